@@ -1,0 +1,293 @@
+//! Replaying and verifying a journal: the hash chain, every commitment link,
+//! every draw regenerated from its seed, and every state digest. Used by
+//! `adjutant audit`, and by the desk to rebuild a game whose snapshot is
+//! missing or stale.
+
+use crate::dice::{self, stats, Committed, Declared, Dice, Draw, Scripted};
+use crate::engine::Game;
+use crate::journal::{self, kinds, Entry};
+use std::collections::BTreeMap;
+
+/// Where and why a journal failed to verify.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("entry {seq}: {message}")]
+pub struct Mismatch {
+    pub seq: u64,
+    pub message: String,
+}
+
+fn bad(seq: u64, message: impl Into<String>) -> Mismatch {
+    Mismatch {
+        seq,
+        message: message.into(),
+    }
+}
+
+/// What a verified journal contained.
+#[derive(Debug, Clone, Default)]
+pub struct Summary {
+    pub game: String,
+    pub ruleset: String,
+    pub entries: usize,
+    pub steps: u32,
+    pub draws: usize,
+    pub declared_draws: usize,
+    pub orders_accepted: usize,
+    pub orders_rejected: usize,
+    pub dice_mode: String,
+    pub ended: bool,
+    pub dice: Vec<stats::DieSummary>,
+    pub final_digest: String,
+}
+
+/// Replay a journal from creation; returns the game as it stands and the
+/// summary, or the first entry that does not verify.
+pub fn replay(entries: &[Entry]) -> Result<(Game, Summary), Mismatch> {
+    journal::verify_chain(entries).map_err(|(seq, m)| bad(seq, m))?;
+    let first = entries
+        .first()
+        .ok_or_else(|| bad(0, "the journal is empty"))?;
+    if first.kind != "created" {
+        return Err(bad(
+            first.seq,
+            format!("the first entry is {:?}, not \"created\"", first.kind),
+        ));
+    }
+    let c: kinds::Created = first.body().map_err(|m| bad(first.seq, m))?;
+    let rules = crate::rules::find(&c.ruleset)
+        .ok_or_else(|| bad(first.seq, format!("unknown ruleset {:?}", c.ruleset)))?;
+    let mut game = Game::new(&c.game, rules, &c.scenario).map_err(|m| bad(first.seq, m))?;
+    if let Some(p) = &c.patch {
+        game.patch(p).map_err(|m| bad(first.seq, m))?;
+    }
+    if game.roles != c.roles {
+        return Err(bad(
+            first.seq,
+            format!(
+                "roles {:?} differ from the scenario's {:?}",
+                c.roles, game.roles
+            ),
+        ));
+    }
+    if game.digest() != c.digest {
+        return Err(bad(
+            first.seq,
+            "the set-up does not reproduce the recorded state digest",
+        ));
+    }
+    let mut anchors = BTreeMap::new();
+    for (stream, a) in &c.anchors {
+        anchors.insert(
+            stream.clone(),
+            dice::from_hex(a).ok_or_else(|| {
+                bad(
+                    first.seq,
+                    format!("anchor of {stream} is not 32 bytes of hex"),
+                )
+            })?,
+        );
+    }
+    if c.dice == "committed" {
+        for s in dice::stream_names(&c.roles) {
+            if !anchors.contains_key(&s) {
+                return Err(bad(first.seq, format!("no anchor for stream {s}")));
+            }
+        }
+    }
+    let mut sum = Summary {
+        game: c.game.clone(),
+        ruleset: c.ruleset.clone(),
+        entries: entries.len(),
+        dice_mode: c.dice.clone(),
+        ..Summary::default()
+    };
+    let mut all_draws: Vec<Draw> = Vec::new();
+    // The last verified link of each stream: the anchor, then each revealed link.
+    let mut tips = anchors.clone();
+    for e in &entries[1..] {
+        let seq = e.seq;
+        if game.ended && !matches!(e.kind.as_str(), "mail" | "received" | "moderator" | "press") {
+            return Err(bad(
+                seq,
+                format!("a {:?} entry after the game ended", e.kind),
+            ));
+        }
+        match e.kind.as_str() {
+            "accepted" => {
+                let a: kinds::Accepted = e.body().map_err(|m| bad(seq, m))?;
+                if a.step != game.step {
+                    return Err(bad(
+                        seq,
+                        format!(
+                            "orders for step {} while step {} is open",
+                            a.step, game.step
+                        ),
+                    ));
+                }
+                let lines: Vec<(usize, String)> = a
+                    .lines
+                    .iter()
+                    .enumerate()
+                    .map(|(i, l)| (i + 1, l.clone()))
+                    .collect();
+                let canon = game.check(&a.role, &lines).map_err(|errs| {
+                    bad(
+                        seq,
+                        format!(
+                            "accepted orders of {} do not validate: {}",
+                            a.role,
+                            errs.iter()
+                                .map(|e| e.reason.clone())
+                                .collect::<Vec<_>>()
+                                .join("; ")
+                        ),
+                    )
+                })?;
+                if canon != a.lines {
+                    return Err(bad(seq, "accepted orders are not in canonical form"));
+                }
+                game.accept(&a.role, canon);
+                sum.orders_accepted += 1;
+            }
+            "rejected" => sum.orders_rejected += 1,
+            "salt" => {
+                let s: kinds::Salt = e.body().map_err(|m| bad(seq, m))?;
+                if s.step != game.step {
+                    return Err(bad(
+                        seq,
+                        format!("salt for step {} while step {} is open", s.step, game.step),
+                    ));
+                }
+                game.salts.insert(s.role, s.salt);
+            }
+            "resolved" => {
+                let r: kinds::Resolved = e.body().map_err(|m| bad(seq, m))?;
+                check_resolved(&mut game, &r, &c, &mut tips).map_err(|m| bad(seq, m))?;
+                sum.steps += 1;
+                sum.draws += r.draws.len();
+                sum.declared_draws += r.draws.iter().filter(|d| d.declared).count();
+                all_draws.extend(r.draws);
+            }
+            "ended" => game.ended = true,
+            _ => {}
+        }
+    }
+    sum.ended = game.ended;
+    sum.dice = stats::summarize(all_draws.iter());
+    sum.final_digest = game.digest();
+    Ok((game, sum))
+}
+
+fn check_resolved(
+    game: &mut Game,
+    r: &kinds::Resolved,
+    c: &kinds::Created,
+    tips: &mut BTreeMap<String, dice::Link>,
+) -> Result<(), String> {
+    if r.step != game.step {
+        return Err(format!(
+            "resolves step {} while step {} is open",
+            r.step, game.step
+        ));
+    }
+    let salts = game.salts_for_seed();
+    if r.salts != salts {
+        return Err(format!(
+            "salts {:?} differ from the salts given for the step {:?}",
+            r.salts, salts
+        ));
+    }
+    // The orders used are the accepted ones, or the no-moves orders.
+    let awaiting = game.awaiting();
+    for role in awaiting.prompts.keys() {
+        let used = r.orders.get(role).cloned().unwrap_or_default();
+        let expected = match game.orders.get(role) {
+            Some(o) => o.clone(),
+            None => game.rules.default_orders(&game.state, role),
+        };
+        if used != expected {
+            return Err(format!(
+                "orders used for {role} {used:?} are not the orders accepted {expected:?}"
+            ));
+        }
+    }
+    let mut dice_impl: Box<dyn Dice> = match c.dice.as_str() {
+        "committed" => {
+            let mut seeds = BTreeMap::new();
+            for (stream, lh) in &r.links {
+                let link = dice::from_hex(lh)
+                    .ok_or_else(|| format!("link of {stream} is not 32 bytes of hex"))?;
+                let prev = tips
+                    .get(stream)
+                    .ok_or_else(|| format!("link for unknown stream {stream}"))?;
+                if !dice::link_follows(&link, prev) {
+                    return Err(format!(
+                        "link {} of stream {stream} does not hash back to the previous link",
+                        r.step
+                    ));
+                }
+                tips.insert(stream.clone(), link);
+                seeds.insert(
+                    stream.clone(),
+                    dice::seed(&c.game, r.step, stream, &link, &salts),
+                );
+            }
+            for d in &r.draws {
+                if !seeds.contains_key(&d.stream) {
+                    return Err(format!(
+                        "draw {} {} uses stream {} whose link is not revealed",
+                        d.stream, d.n, d.stream
+                    ));
+                }
+            }
+            Box::new(Committed::new(seeds))
+        }
+        "declared" => Box::new(Declared::new(
+            r.draws
+                .iter()
+                .map(|d| (d.label.clone(), d.result.clone()))
+                .collect(),
+        )),
+        _ => Box::new(Scripted::new(
+            &r.draws
+                .iter()
+                .flat_map(|d| d.result.clone())
+                .collect::<Vec<_>>(),
+        )),
+    };
+    let mut next = game.clone();
+    let res = next.resolve(dice_impl.as_mut())?;
+    let made = dice_impl.draws();
+    for (i, d) in r.draws.iter().enumerate() {
+        match made.get(i) {
+            None => {
+                return Err(format!(
+                    "draw {} {} ({}) was not made on replay",
+                    d.stream, d.n, d.label
+                ))
+            }
+            Some(m) if m != d => {
+                return Err(format!(
+                    "draw {} {} ({}) recorded {:?}, regenerated {:?}",
+                    d.stream, d.n, d.label, d.result, m.result
+                ))
+            }
+            _ => {}
+        }
+    }
+    if made.len() > r.draws.len() {
+        return Err(format!(
+            "replay made {} draws, the journal records {}",
+            made.len(),
+            r.draws.len()
+        ));
+    }
+    if res.events != r.events {
+        return Err("the events recorded differ from the events of the replay".into());
+    }
+    if next.digest() != r.digest {
+        return Err("the state after the step does not match the recorded digest".into());
+    }
+    *game = next;
+    Ok(())
+}

@@ -1,0 +1,317 @@
+//! Data-driven adjudication cases (DESIGN.md 7): one TOML file a case, run
+//! three ways (directly, through a journal and its replay, and resumed from
+//! a snapshot after every step) which must agree.
+//!
+//! ```toml
+//! title = "..."
+//! cites = "rulebook section and sentence"
+//! ruleset = "mantua"
+//! scenario = "standard"        # optional
+//! dice = [3, 5]                # faces, consumed in order
+//! [patch]                      # optional: merged into the set-up state
+//! [[step]]                     # one submission each
+//! role = "austria"
+//! orders = ["MOVE Provera TO Piave"]
+//! reject = ["not adjacent"]    # optional: the submission must be refused
+//! [expect]
+//! events = ["Escape roll"]     # substrings each found in some event
+//! no_events = []               # substrings found in no event
+//! awaiting = ["france"]        # roles awaited at the end
+//! [expect.facts]               # dotted paths into the state
+//! "blocks.Provera.at" = "Piave"
+//! ```
+
+use crate::audit;
+use crate::dice::Scripted;
+use crate::engine::{lookup, Game};
+use crate::journal::{kinds, Journal};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Case {
+    pub title: String,
+    pub cites: String,
+    pub ruleset: String,
+    #[serde(default)]
+    pub scenario: Option<String>,
+    #[serde(default)]
+    pub dice: Vec<u32>,
+    #[serde(default)]
+    pub patch: Option<toml::Table>,
+    #[serde(default, rename = "step")]
+    pub steps: Vec<Step>,
+    #[serde(default)]
+    pub expect: Expect,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Step {
+    pub role: String,
+    pub orders: Vec<String>,
+    #[serde(default)]
+    pub reject: Vec<String>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Expect {
+    #[serde(default)]
+    pub events: Vec<String>,
+    #[serde(default)]
+    pub no_events: Vec<String>,
+    #[serde(default)]
+    pub awaiting: Option<Vec<String>>,
+    #[serde(default)]
+    pub facts: BTreeMap<String, toml::Value>,
+    #[serde(default)]
+    pub dice_left: Option<usize>,
+}
+
+pub fn load(path: &Path) -> Result<Case, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read case {}: {e}", path.display()))?;
+    toml::from_str(&text).map_err(|e| format!("cannot read case {}: {e}", path.display()))
+}
+
+/// Run one case file; `Err` says what failed.
+pub fn run_file(path: &Path) -> Result<(), String> {
+    let case = load(path)?;
+    run(&case).map_err(|m| format!("{}: {m}", path.display()))
+}
+
+struct Run {
+    game: Game,
+    events: Vec<String>,
+    dice_left: usize,
+}
+
+/// The three runs must agree on the final state digest.
+pub fn run(case: &Case) -> Result<(), String> {
+    let direct = play(case, false)?;
+    let resumed = play(case, true)?;
+    if direct.game.digest() != resumed.game.digest() {
+        return Err("resuming from a snapshot after every step reached a different state".into());
+    }
+    let replayed = through_journal(case)?;
+    if replayed != direct.game.digest() {
+        return Err("replaying the journal reached a different state".into());
+    }
+    check(case, &direct)
+}
+
+fn new_game(case: &Case) -> Result<Game, String> {
+    let rules = crate::rules::find(&case.ruleset)
+        .ok_or_else(|| format!("unknown ruleset {:?}", case.ruleset))?;
+    let scenario = case
+        .scenario
+        .clone()
+        .unwrap_or_else(|| rules.info().scenarios[0].name.clone());
+    let mut g = Game::new("case", rules, &scenario)?;
+    if let Some(p) = &case.patch {
+        g.patch(p)?;
+    }
+    Ok(g)
+}
+
+fn play(case: &Case, resume: bool) -> Result<Run, String> {
+    let mut game = new_game(case)?;
+    let mut dice = Scripted::new(&case.dice);
+    let mut events = Vec::new();
+    for (i, st) in case.steps.iter().enumerate() {
+        let lines: Vec<(usize, String)> = st
+            .orders
+            .iter()
+            .enumerate()
+            .map(|(n, l)| (n + 1, l.clone()))
+            .collect();
+        match game.check(&st.role, &lines) {
+            Ok(canon) => {
+                if !st.reject.is_empty() {
+                    return Err(format!(
+                        "step {} ({}) was accepted but should be refused for {:?}",
+                        i + 1,
+                        st.role,
+                        st.reject
+                    ));
+                }
+                game.accept(&st.role, canon);
+            }
+            Err(errs) => {
+                let all: Vec<String> = errs
+                    .iter()
+                    .map(|e| format!("line {}: {}", e.line, e.reason))
+                    .collect();
+                if st.reject.is_empty() {
+                    return Err(format!(
+                        "step {} ({}) was refused: {}",
+                        i + 1,
+                        st.role,
+                        all.join("; ")
+                    ));
+                }
+                for want in &st.reject {
+                    if !all.iter().any(|a| a.contains(want.as_str())) {
+                        return Err(format!(
+                            "step {} ({}) was refused, but not for {want:?}: {}",
+                            i + 1,
+                            st.role,
+                            all.join("; ")
+                        ));
+                    }
+                }
+                continue;
+            }
+        }
+        if game.complete() {
+            let r = game.resolve(&mut dice)?;
+            events.extend(r.events.iter().map(|e| e.text.clone()));
+            if dice.exhausted {
+                return Err(format!("the case's dice ran out at step {}", i + 1));
+            }
+        }
+        if resume {
+            let text = game.state_text();
+            game = Game::from_parts(game.envelope(), game.rules, &text)?;
+        }
+    }
+    Ok(Run {
+        game,
+        events,
+        dice_left: dice.remaining(),
+    })
+}
+
+/// Play the case through a real journal in a temporary folder, then replay it.
+fn through_journal(case: &Case) -> Result<String, String> {
+    let mut game = new_game(case)?;
+    let dir = std::env::temp_dir().join(format!(
+        "adjutant-case-{}-{}",
+        std::process::id(),
+        crate::dice::to_hex(&crate::dice::sha256(case.title.as_bytes()))
+    ));
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    let jp = dir.join("journal.toml");
+    let _ = std::fs::remove_file(&jp);
+    let mut j = Journal::open(&jp).map_err(|e| e.to_string())?;
+    let at = "2026-01-01T00:00:00+00:00";
+    let created = kinds::Created {
+        game: "case".into(),
+        ruleset: case.ruleset.clone(),
+        scenario: game.scenario.clone(),
+        roles: game.roles.clone(),
+        players: BTreeMap::new(),
+        gm: None,
+        dice: "scripted".into(),
+        chain_len: 0,
+        anchors: BTreeMap::new(),
+        deadline: None,
+        patch: case.patch.clone(),
+        digest: game.digest(),
+    };
+    j.append(at, &[("created", &created)])
+        .map_err(|e| e.to_string())?;
+    let mut dice = Scripted::new(&case.dice);
+    for st in &case.steps {
+        let lines: Vec<(usize, String)> = st
+            .orders
+            .iter()
+            .enumerate()
+            .map(|(n, l)| (n + 1, l.clone()))
+            .collect();
+        let Ok(canon) = game.check(&st.role, &lines) else {
+            continue;
+        };
+        j.append(
+            at,
+            &[(
+                "accepted",
+                &kinds::Accepted {
+                    step: game.step,
+                    role: st.role.clone(),
+                    lines: canon.clone(),
+                },
+            )],
+        )
+        .map_err(|e| e.to_string())?;
+        game.accept(&st.role, canon);
+        if game.complete() {
+            let before = crate::dice::Dice::draws(&dice).len();
+            let r = game.resolve(&mut dice)?;
+            let draws = crate::dice::Dice::draws(&dice)[before..].to_vec();
+            let body = kinds::Resolved {
+                step: r.step,
+                step_kind: r.kind,
+                orders: r.orders,
+                defaulted: r.defaulted,
+                salts: r.salts,
+                links: BTreeMap::new(),
+                draws: renumber(draws),
+                events: r.events,
+                digest: game.digest(),
+            };
+            j.append(at, &[("resolved", &body)])
+                .map_err(|e| e.to_string())?;
+        }
+    }
+    let entries = crate::journal::read(&jp).map_err(|e| e.to_string())?;
+    let _ = std::fs::remove_dir_all(&dir);
+    let (g, _) = audit::replay(&entries).map_err(|m| format!("replay failed: {m}"))?;
+    Ok(g.digest())
+}
+
+/// Draw counters restart at 0 each step, per stream.
+fn renumber(mut draws: Vec<crate::dice::Draw>) -> Vec<crate::dice::Draw> {
+    let mut n: BTreeMap<String, u32> = BTreeMap::new();
+    for d in &mut draws {
+        let c = n.entry(d.stream.clone()).or_default();
+        d.n = *c;
+        *c += 1;
+    }
+    draws
+}
+
+fn check(case: &Case, run: &Run) -> Result<(), String> {
+    for want in &case.expect.events {
+        if !run.events.iter().any(|e| e.contains(want.as_str())) {
+            return Err(format!(
+                "no event mentions {want:?}; events were:\n  {}",
+                run.events.join("\n  ")
+            ));
+        }
+    }
+    for not in &case.expect.no_events {
+        if let Some(e) = run.events.iter().find(|e| e.contains(not.as_str())) {
+            return Err(format!("an event mentions {not:?}: {e}"));
+        }
+    }
+    if let Some(want) = &case.expect.awaiting {
+        let got: Vec<String> = run.game.awaiting().prompts.keys().cloned().collect();
+        let mut w = want.clone();
+        w.sort();
+        if got != w {
+            return Err(format!("awaiting {got:?}, expected {w:?}"));
+        }
+    }
+    let state: toml::Value = toml::from_str(&run.game.state_text()).map_err(|e| e.to_string())?;
+    for (path, want) in &case.expect.facts {
+        match lookup(&state, path) {
+            Some(got) if got == want => {}
+            Some(got) => return Err(format!("{path} is {got}, expected {want}")),
+            None if want.as_str() == Some("") => {}
+            None => return Err(format!("{path} is not in the state; expected {want}")),
+        }
+    }
+    if let Some(n) = case.expect.dice_left {
+        if run.dice_left != n {
+            return Err(format!(
+                "{} scripted dice left unused, expected {n}",
+                run.dice_left
+            ));
+        }
+    }
+    Ok(())
+}

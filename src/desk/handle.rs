@@ -1,0 +1,705 @@
+//! Handling one inbound message: identification, loop safety, the general
+//! commands (HELP, STATUS, VIEW, SALT, PRESS, RESIGN), moderator commands,
+//! and all-or-nothing order submissions.
+
+use super::{letters, store, Batch, Desk, Error, Letter, Loaded, PassReport};
+use crate::dice;
+use crate::engine::LineError;
+use crate::journal::kinds;
+use crate::mail::{parse, same_address, split_address};
+use chrono::{DateTime, Utc};
+use minijinja::context;
+use std::collections::BTreeMap;
+use tracing::{info, instrument};
+
+/// A general or moderator command found among the lines of a message.
+#[derive(Debug, Clone, PartialEq)]
+enum Command {
+    Help,
+    Status,
+    View,
+    Salt(String),
+    Press { to: String, text: String },
+    Resign,
+    Extend(i64),
+    Pause,
+    Resume,
+    Replace { role: String, email: String },
+    ResolveNow,
+    End,
+    Declare { label: String, values: Vec<u32> },
+}
+
+const MODERATOR_WORDS: &[&str] = &[
+    "EXTEND", "PAUSE", "RESUME", "REPLACE", "RESOLVE", "END", "DECLARE",
+];
+
+fn problem(
+    line: usize,
+    text: &str,
+    reason: impl Into<String>,
+    suggestion: Option<&str>,
+) -> LineError {
+    LineError {
+        line,
+        text: text.to_string(),
+        reason: reason.into(),
+        suggestion: suggestion.map(str::to_string),
+    }
+}
+
+/// Read a command line, if it is one. `Err` is a command written wrongly.
+fn command(l: &Loaded, role: &str, n: usize, text: &str) -> Option<Result<Command, LineError>> {
+    let (word, rest) = match text.split_once(char::is_whitespace) {
+        Some((w, r)) => (w.to_uppercase(), r.trim()),
+        None => (text.to_uppercase(), ""),
+    };
+    let err = |reason: String, hint: &str| Some(Err(problem(n, text, reason, Some(hint))));
+    let gm = role == "gm";
+    let c = match word.as_str() {
+        "HELP" => Command::Help,
+        "STATUS" => Command::Status,
+        "VIEW" => Command::View,
+        // A REF line only carries the credential; it is read elsewhere.
+        "REF" => return Some(Ok(Command::Status)).filter(|_| false),
+        "SALT" => {
+            if rest.is_empty()
+                || rest.chars().count() > 64
+                || rest
+                    .chars()
+                    .any(|c| c.is_control() || !(c.is_ascii_graphic() || c == ' '))
+            {
+                return err(
+                    "a salt is 1 to 64 printable ASCII characters".into(),
+                    "SALT any-text-you-like-42",
+                );
+            }
+            Command::Salt(rest.to_string())
+        }
+        "PRESS" => {
+            let (to, msg) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
+            let to_l = to.to_lowercase();
+            let ok = to_l == "all" || to_l == "gm" || l.game.roles.contains(&to_l);
+            if !ok || msg.trim().is_empty() {
+                return err(
+                    format!(
+                        "PRESS needs a recipient ({}, gm or ALL) and a text",
+                        l.game.roles.join(", ")
+                    ),
+                    "PRESS ALL Greetings from Vienna",
+                );
+            }
+            Command::Press {
+                to: to_l,
+                text: msg.trim().to_string(),
+            }
+        }
+        "RESIGN" if !gm => Command::Resign,
+        w if gm && MODERATOR_WORDS.contains(&w) => match w {
+            "EXTEND" => match store::parse_duration(rest) {
+                Some(s) => Command::Extend(s),
+                None => return err(format!("cannot read the duration {rest:?}"), "EXTEND 24h"),
+            },
+            "PAUSE" => Command::Pause,
+            "RESUME" => Command::Resume,
+            "REPLACE" => {
+                let mut it = rest.split_whitespace();
+                match (it.next(), it.next()) {
+                    (Some(r), Some(e))
+                        if l.game.roles.contains(&r.to_lowercase())
+                            && e.parse::<lettre::Address>().is_ok() =>
+                    {
+                        Command::Replace {
+                            role: r.to_lowercase(),
+                            email: e.to_string(),
+                        }
+                    }
+                    _ => {
+                        return err(
+                            format!(
+                                "REPLACE needs a role ({}) and an e-mail address",
+                                l.game.roles.join(", ")
+                            ),
+                            "REPLACE france new.player@example.org",
+                        )
+                    }
+                }
+            }
+            "RESOLVE" if rest.eq_ignore_ascii_case("now") => Command::ResolveNow,
+            "RESOLVE" => return err("write RESOLVE NOW".into(), "RESOLVE NOW"),
+            "END" => Command::End,
+            "DECLARE" => {
+                let (label, v) = rest.rsplit_once(char::is_whitespace).unwrap_or(("", rest));
+                let values: Option<Vec<u32>> =
+                    v.split(',').map(|x| x.trim().parse().ok()).collect();
+                match values {
+                    Some(values)
+                        if !label.trim().is_empty()
+                            && !values.is_empty()
+                            && l.desk.dice == "declared" =>
+                    {
+                        Command::Declare {
+                            label: label.trim().to_string(),
+                            values,
+                        }
+                    }
+                    _ if l.desk.dice != "declared" => {
+                        return err(
+                            "this game's dice are committed, not declared".into(),
+                            "DECLARE is for games created with --dice declared",
+                        )
+                    }
+                    _ => {
+                        return err(
+                            "DECLARE needs a label and a value (or values separated by commas)"
+                                .into(),
+                            "DECLARE escape roll 4",
+                        )
+                    }
+                }
+            }
+            _ => unreachable!("listed in MODERATOR_WORDS"),
+        },
+        _ => return None,
+    };
+    Some(Ok(c))
+}
+
+/// Find `<game>.<token>` in the recipients' `+detail`, or a `REF` in the
+/// subject or body.
+fn credential(inb: &parse::Inbound) -> Option<(String, String)> {
+    let split = |s: &str| {
+        s.trim()
+            .rsplit_once('.')
+            .map(|(g, t)| (g.to_lowercase(), t.to_lowercase()))
+    };
+    for to in &inb.to {
+        if let Some((_, Some(detail), _)) = split_address(to) {
+            if let Some(c) = split(&detail) {
+                return Some(c);
+            }
+        }
+    }
+    let mut texts = vec![inb.subject.clone()];
+    texts.extend(inb.lines.iter().map(|(_, l)| l.clone()));
+    for t in texts {
+        let words: Vec<&str> = t.split_whitespace().collect();
+        for w in words.windows(2) {
+            if w[0].eq_ignore_ascii_case("REF") {
+                if let Some(c) = split(w[1]) {
+                    return Some(c);
+                }
+            }
+        }
+    }
+    None
+}
+
+impl Desk {
+    /// Handle one raw message. Errors are the desk's own (disk), never the
+    /// sender's: a sender's mistake is answered and journaled.
+    #[instrument(skip_all)]
+    pub fn handle(
+        &self,
+        raw: &[u8],
+        now: DateTime<Utc>,
+        report: &mut PassReport,
+    ) -> Result<(), Error> {
+        let too_big = raw.len() > self.cfg.limits.max_message_bytes;
+        let inb = if too_big {
+            parse::parse(&raw[..raw.len().min(64 * 1024)])
+        } else {
+            parse::parse(raw)
+        };
+        if let Some(why) = &inb.automatic {
+            info!(reason = %why, "automatic message dropped without reply");
+            report.dropped += 1;
+            return Ok(());
+        }
+        let from = inb.from.clone().unwrap_or_default();
+        if too_big {
+            report.refused += 1;
+            return self.refuse(
+                &from,
+                &inb,
+                &format!(
+                    "the message is {} bytes; the limit is {}",
+                    raw.len(),
+                    self.cfg.limits.max_message_bytes
+                ),
+                now,
+            );
+        }
+        let Some((gid, token)) = credential(&inb) else {
+            report.refused += 1;
+            return self.refuse(&from, &inb, "it does not say which game it is for (no reply token in the address and no REF line)", now);
+        };
+        let mut l = match self.load(&gid) {
+            Ok(l) => l,
+            Err(Error::Store(store::Error::NoGame(_))) => {
+                report.refused += 1;
+                return self.refuse(&from, &inb, &format!("there is no game {gid:?} here"), now);
+            }
+            Err(e) => return Err(e),
+        };
+        let sha = dice::to_hex(&dice::sha256(raw));
+        if l.desk.seen.contains(&sha) {
+            report.duplicates += 1;
+            return Ok(());
+        }
+        let mut roles: Vec<String> = l.game.roles.clone();
+        roles.push("gm".into());
+        let role = roles.into_iter().find(|r| self.token(&gid, r) == token);
+        let mid = inb
+            .message_id
+            .clone()
+            .unwrap_or_else(|| format!("sha256-{}", &sha[..16]));
+        let mut received = kinds::Received {
+            message_id: mid.clone(),
+            from: from.clone(),
+            sha256: sha.clone(),
+            role: role.clone(),
+            step: l.game.step,
+            verdict: "refused".into(),
+        };
+        let refusal = match &role {
+            None => Some("its reply token does not belong to this game".to_string()),
+            Some(r) => match self.address_of(&l, r) {
+                Some(reg) if same_address(&reg, &from) => None,
+                Some(_) => Some(format!(
+                    "it was not sent from the address registered for {r}"
+                )),
+                None => Some(format!("{r} has no registered address")),
+            },
+        };
+        // Archive the raw message under the game before anything else.
+        let archive =
+            l.dir
+                .join("mail")
+                .join(format!("{:06}-{}.eml", l.journal.last_seq + 1, &sha[..16]));
+        std::fs::write(&archive, raw).map_err(|source| Error::Io {
+            what: "archive",
+            path: archive.clone(),
+            source,
+        })?;
+        l.desk.seen.insert(sha);
+        let mut batch = Batch::default();
+        if let Some(why) = refusal {
+            report.refused += 1;
+            batch.entry("received", &received);
+            if self.may_reply(&from, now) {
+                batch.letters.push(Letter {
+                    role: None,
+                    to: from.clone(),
+                    subject: format!("Re: {}", inb.subject),
+                    body: letters::fill("refusal", context! { reason => why }),
+                    svg: None,
+                    in_reply_to: inb.message_id.clone(),
+                });
+            }
+            return self.commit(&mut l, batch, now);
+        }
+        let role = role.expect("identified");
+        self.submission(&mut l, &role, &inb, &mut received, &mut batch, now, report)?;
+        self.commit(&mut l, batch, now)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn submission(
+        &self,
+        l: &mut Loaded,
+        role: &str,
+        inb: &parse::Inbound,
+        received: &mut kinds::Received,
+        batch: &mut Batch,
+        now: DateTime<Utc>,
+        report: &mut PassReport,
+    ) -> Result<(), Error> {
+        let to = self.address_of(l, role).unwrap_or_default();
+        let reply = |subject: String, body: String, svg: Option<(String, String)>| Letter {
+            role: Some(role.to_string()),
+            to: to.clone(),
+            subject,
+            body,
+            svg,
+            in_reply_to: inb.message_id.clone(),
+        };
+        let gid = l.game.id.clone();
+        let step = l.game.step;
+        let mut commands = Vec::new();
+        let mut orders = Vec::new();
+        let mut errors = Vec::new();
+        for (n, text) in &inb.lines {
+            if text
+                .split_whitespace()
+                .next()
+                .map(|w| w.eq_ignore_ascii_case("REF"))
+                .unwrap_or(false)
+            {
+                continue;
+            }
+            match command(l, role, *n, text) {
+                Some(Ok(c)) => commands.push(c),
+                Some(Err(e)) => errors.push(e),
+                None => orders.push((*n, text.clone())),
+            }
+        }
+        if inb.lines.is_empty() {
+            errors.push(problem(
+                0,
+                "",
+                if inb.no_text {
+                    "the message has no text part to read orders from"
+                } else {
+                    "the message has no order lines"
+                },
+                Some("write one order per line in a plain-text reply; HELP lists them"),
+            ));
+        }
+        if l.game.ended && !orders.is_empty() {
+            errors.push(problem(
+                orders[0].0,
+                &orders[0].1,
+                "the game is over; no more orders are taken",
+                None,
+            ));
+            orders.clear();
+        }
+        let mut canon = None;
+        if !orders.is_empty() && errors.is_empty() {
+            if role == "gm" {
+                for (n, t) in &orders {
+                    errors.push(problem(*n, t, "not a moderator command", Some("EXTEND <dur>, PAUSE, RESUME, REPLACE <role> <email>, RESOLVE NOW, END, DECLARE <label> <value>")));
+                }
+            } else {
+                match l.game.check(role, &orders) {
+                    Ok(c) => canon = Some(c),
+                    Err(es) => errors.extend(es),
+                }
+            }
+        } else if !orders.is_empty() && role != "gm" {
+            // Report order problems too, so one reply lists every bad line.
+            if let Err(es) = l.game.check(role, &orders) {
+                errors.extend(es);
+            }
+        }
+        let syntax = l
+            .game
+            .awaiting()
+            .prompts
+            .get(role)
+            .map(|p| p.syntax.clone())
+            .unwrap_or_default();
+        if !errors.is_empty() {
+            errors.sort_by_key(|e| e.line);
+            report.rejected += 1;
+            received.verdict = "rejected".into();
+            batch.entry("received", received);
+            batch.entry(
+                "rejected",
+                &kinds::Rejected {
+                    step,
+                    role: role.to_string(),
+                    errors: errors.clone(),
+                },
+            );
+            let body = letters::fill(
+                "rejection",
+                context! { game => gid, step => step, errors => errors, syntax => syntax },
+            );
+            batch.letters.push(reply(
+                format!("[{gid}] NOT accepted: step {step}"),
+                body,
+                None,
+            ));
+            return Ok(());
+        }
+        received.verdict = if canon.is_some() {
+            "orders".into()
+        } else {
+            "command".into()
+        };
+        batch.entry("received", received);
+        let mut salt = None;
+        for c in &commands {
+            if let Command::Salt(s) = c {
+                salt = Some(s.clone());
+            }
+        }
+        if let Some(c) = canon.clone() {
+            report.accepted += 1;
+            batch.entry(
+                "accepted",
+                &kinds::Accepted {
+                    step,
+                    role: role.to_string(),
+                    lines: c.clone(),
+                },
+            );
+            l.game.accept(role, c);
+        }
+        if let Some(s) = &salt {
+            if role != "gm" {
+                batch.entry(
+                    "salt",
+                    &kinds::Salt {
+                        step,
+                        role: role.to_string(),
+                        salt: s.clone(),
+                    },
+                );
+                l.game.salts.insert(role.to_string(), s.clone());
+            }
+        }
+        if canon.is_some() || salt.is_some() {
+            let lines = canon
+                .clone()
+                .or_else(|| l.game.orders.get(role).cloned())
+                .unwrap_or_default();
+            let waiting: Vec<String> = l
+                .game
+                .awaiting()
+                .prompts
+                .keys()
+                .filter(|r| !l.game.orders.contains_key(*r))
+                .cloned()
+                .collect();
+            let body = letters::fill(
+                "ack",
+                context! { game => gid, step => step, lines => lines, salt => salt, waiting => waiting.join(", ") },
+            );
+            batch
+                .letters
+                .push(reply(format!("[{gid}] accepted: step {step}"), body, None));
+        }
+        let mut resolve_now = false;
+        for c in commands {
+            match c {
+                Command::Salt(_) => {}
+                Command::Help => {
+                    let mut text = String::from("Commands anyone can send:\n  HELP, STATUS, VIEW, SALT <text>, PRESS <role|ALL> <text>, RESIGN\n");
+                    if role == "gm" {
+                        text.push_str("Moderator commands:\n  EXTEND <dur>, PAUSE, RESUME, REPLACE <role> <email>, RESOLVE NOW, END, DECLARE <label> <value>\n");
+                    }
+                    if syntax.is_empty() {
+                        text.push_str("\nNo orders are awaited from you at this step.\n");
+                    } else {
+                        text.push_str("\nOrders for this step:\n");
+                        for s in &syntax {
+                            text.push_str(&format!("  {s}\n"));
+                        }
+                    }
+                    batch.letters.push(reply(
+                        format!("[{gid}] help"),
+                        letters::fill("reply", context! { text => text }),
+                        None,
+                    ));
+                }
+                Command::Status => {
+                    let a = l.game.awaiting();
+                    let mut text = format!("Game {gid}, step {} ({}).\n", l.game.step, a.kind);
+                    if l.game.ended {
+                        text.push_str("The game is over.\n");
+                    }
+                    for r in a.prompts.keys() {
+                        text.push_str(&format!(
+                            "  {r}: {}\n",
+                            if l.game.orders.contains_key(r) {
+                                "orders in"
+                            } else {
+                                "awaited"
+                            }
+                        ));
+                    }
+                    if let Some(d) = &l.desk.deadline_at {
+                        text.push_str(&format!("Deadline: {d}.\n"));
+                    }
+                    if l.desk.paused {
+                        text.push_str("The game is paused by the moderator.\n");
+                    }
+                    if let Some(o) = l.game.orders.get(role) {
+                        text.push_str("Your accepted orders:\n");
+                        for x in o {
+                            text.push_str(&format!("  {x}\n"));
+                        }
+                    }
+                    batch.letters.push(reply(
+                        format!("[{gid}] status"),
+                        letters::fill("reply", context! { text => text }),
+                        None,
+                    ));
+                }
+                Command::View => {
+                    let view = l.game.view(&letters::viewer_of(role));
+                    let svg = self.svg_for(l, &view);
+                    batch.letters.push(reply(
+                        format!("[{gid}] your view"),
+                        letters::fill("reply", context! { text => letters::view_text(&view) }),
+                        Some(svg),
+                    ));
+                }
+                Command::Press { to: dest, text } => {
+                    batch.entry(
+                        "press",
+                        &kinds::Press {
+                            from: role.to_string(),
+                            to: dest.clone(),
+                            text: text.clone(),
+                        },
+                    );
+                    for (r, addr) in self.recipients(l) {
+                        if r == role || !(dest == "all" || dest == r) {
+                            continue;
+                        }
+                        let body = letters::fill(
+                            "press",
+                            context! { from => role, game => gid, to => dest, text => text },
+                        );
+                        batch.letters.push(Letter {
+                            role: Some(r.clone()),
+                            to: addr,
+                            subject: format!("[{gid}] press from {role}"),
+                            body,
+                            svg: None,
+                            in_reply_to: None,
+                        });
+                    }
+                }
+                Command::Resign => {
+                    batch.entry(
+                        "moderator",
+                        &kinds::Moderator {
+                            action: "resign".into(),
+                            args: vec![role.to_string()],
+                        },
+                    );
+                    let others: Vec<String> = l
+                        .game
+                        .roles
+                        .iter()
+                        .filter(|r| *r != role)
+                        .cloned()
+                        .collect();
+                    let winner = if others.len() == 1 {
+                        Some(others[0].clone())
+                    } else {
+                        None
+                    };
+                    if !l.game.ended {
+                        self.end_game(l, batch, winner, format!("{role} resigned"))?;
+                    }
+                }
+                Command::Extend(secs) => {
+                    let base = l
+                        .desk
+                        .deadline_at
+                        .as_deref()
+                        .and_then(|d| DateTime::parse_from_rfc3339(d).ok())
+                        .map(|d| d.with_timezone(&Utc))
+                        .unwrap_or(now);
+                    let at = (base + chrono::Duration::seconds(secs)).to_rfc3339();
+                    self.moderator(l, batch, "deadline", vec![at.clone()]);
+                    batch.letters.push(reply(
+                        format!("[{gid}] deadline extended"),
+                        letters::fill(
+                            "reply",
+                            context! { text => format!("The deadline is now {at}.") },
+                        ),
+                        None,
+                    ));
+                }
+                Command::Pause => self.moderator(l, batch, "pause", vec![]),
+                Command::Resume => self.moderator(l, batch, "resume", vec![]),
+                Command::Replace { role: r, email } => {
+                    self.moderator(l, batch, "replace", vec![r, email])
+                }
+                Command::ResolveNow => resolve_now = true,
+                Command::End => {
+                    batch.entry(
+                        "moderator",
+                        &kinds::Moderator {
+                            action: "end".into(),
+                            args: vec![],
+                        },
+                    );
+                    if !l.game.ended {
+                        self.end_game(l, batch, None, "ended by the moderator".into())?;
+                    }
+                }
+                Command::Declare { label, values } => {
+                    let v: Vec<String> = values.iter().map(|x| x.to_string()).collect();
+                    self.moderator(l, batch, "declare", vec![label, v.join(",")]);
+                }
+            }
+        }
+        if l.game.ended {
+            return Ok(());
+        }
+        let players_complete = l.game.complete() && !l.game.awaiting().prompts.contains_key("gm");
+        if (players_complete && !l.desk.paused) || resolve_now {
+            if self.resolve_step(l, batch, now)? {
+                report.resolved += 1;
+            }
+        }
+        Ok(())
+    }
+
+    fn moderator(&self, l: &mut Loaded, batch: &mut Batch, action: &str, args: Vec<String>) {
+        let m = kinds::Moderator {
+            action: action.into(),
+            args,
+        };
+        store::apply_moderator(&mut l.desk, &m);
+        batch.entry("moderator", &m);
+    }
+
+    /// Refuse a message that belongs to no game we can name.
+    fn refuse(
+        &self,
+        from: &str,
+        inb: &parse::Inbound,
+        why: &str,
+        now: DateTime<Utc>,
+    ) -> Result<(), Error> {
+        if from.is_empty() || from.parse::<lettre::Address>().is_err() || !self.may_reply(from, now)
+        {
+            return Ok(());
+        }
+        let letter = Letter {
+            role: None,
+            to: from.to_string(),
+            subject: format!("Re: {}", inb.subject),
+            body: letters::fill("refusal", context! { reason => why }),
+            svg: None,
+            in_reply_to: inb.message_id.clone(),
+        };
+        self.send_loose(&letter, now)
+    }
+
+    /// Rate limit on replies to unidentified or refused senders, kept in
+    /// `DATA/desk/refusals.toml`: a loop with another robot dies out.
+    fn may_reply(&self, from: &str, now: DateTime<Utc>) -> bool {
+        let p = self.data.join("desk/refusals.toml");
+        let mut m: BTreeMap<String, Vec<i64>> = std::fs::read_to_string(&p)
+            .ok()
+            .and_then(|t| toml::from_str(&t).ok())
+            .unwrap_or_default();
+        let t = now.timestamp();
+        let key = from.to_lowercase();
+        for v in m.values_mut() {
+            v.retain(|&x| t - x < 3600);
+        }
+        m.retain(|_, v| !v.is_empty());
+        let v = m.entry(key).or_default();
+        let ok = (v.len() as u32) < self.cfg.limits.refusals_per_hour;
+        if ok {
+            v.push(t);
+        }
+        let _ = crate::journal::write_atomic(
+            &p,
+            toml::to_string(&m).unwrap_or_default().as_bytes(),
+            None,
+        );
+        ok
+    }
+}

@@ -1,0 +1,870 @@
+//! The desk: the only place that sequences side effects. For each inbound
+//! message it identifies game and role, checks, journals (fsync), spools the
+//! replies, then marks the message processed; it resolves steps that are
+//! complete or past their deadline and delivers the spool.
+//!
+//! Crash safety rests on one order, kept in [`Desk::commit`]: replies are
+//! written to `spool/tmp/`, the journal entries (with the replies' digests)
+//! are appended and fsynced, then the replies move to `spool/new/` and the
+//! snapshot is rewritten. A restart promotes spooled replies whose
+//! Message-ID the journal holds and discards the others; the inbound message
+//! is only marked processed after all that, and is recognised by its SHA-256
+//! if it is seen again.
+
+mod handle;
+pub mod letters;
+pub mod store;
+
+use crate::config::{Config, Inbound as InCfg, Outbound as OutCfg};
+use crate::dice::{self, Committed, Declared};
+use crate::engine::{Game, Viewer};
+use crate::journal::{kinds, Journal};
+use crate::mail::compose::{self, Outgoing};
+use crate::mail::maildir::{safe_name, Maildir};
+use chrono::{DateTime, Utc};
+use hmac::{Hmac, Mac};
+use minijinja::context;
+use serde::Serialize;
+use sha2::Sha256;
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+pub use store::{DeskState, Loaded};
+use tracing::{info, warn};
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error(transparent)]
+    Store(#[from] store::Error),
+    #[error(transparent)]
+    Journal(#[from] crate::journal::Error),
+    #[error("cannot {what} {path}: {source}")]
+    Io {
+        what: &'static str,
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{0}")]
+    Bad(String),
+}
+
+fn io<'a>(what: &'static str, path: &'a Path) -> impl FnOnce(std::io::Error) -> Error + 'a {
+    move |source| Error::Io {
+        what,
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// A reply to be sent, before it has a Message-ID.
+#[derive(Debug, Clone)]
+pub struct Letter {
+    /// Role the letter is for ("gm" for the moderator), or None for a
+    /// stranger (refusals).
+    pub role: Option<String>,
+    pub to: String,
+    pub subject: String,
+    pub body: String,
+    pub svg: Option<(String, String)>,
+    pub in_reply_to: Option<String>,
+}
+
+/// Entries and letters one event produces, committed together.
+#[derive(Default)]
+pub struct Batch {
+    pub entries: Vec<(String, toml::Value)>,
+    pub letters: Vec<Letter>,
+}
+
+impl Batch {
+    pub fn entry<T: Serialize>(&mut self, kind: &str, body: &T) {
+        self.entries.push((
+            kind.to_string(),
+            toml::Value::try_from(body).expect("journal bodies serialize"),
+        ));
+    }
+}
+
+/// What one pass did, for logs and tests.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct PassReport {
+    pub messages: usize,
+    pub accepted: usize,
+    pub rejected: usize,
+    pub refused: usize,
+    pub dropped: usize,
+    pub duplicates: usize,
+    pub resolved: usize,
+    pub sent: usize,
+}
+
+/// A request to create a game.
+#[derive(Debug, Clone)]
+pub struct NewGame {
+    pub ruleset: String,
+    pub scenario: Option<String>,
+    pub players: Vec<(String, String)>,
+    pub gm: Option<String>,
+    pub deadline: Option<String>,
+    pub dice: String,
+    pub id: Option<String>,
+}
+
+pub struct Desk {
+    pub data: PathBuf,
+    pub cfg: Config,
+    key: Vec<u8>,
+}
+
+impl Desk {
+    /// Open the data folder, creating it and the server key on first use.
+    pub fn open(data: &Path, cfg: Config) -> Result<Desk, Error> {
+        for d in ["games", "spool/tmp", "spool/new", "desk"] {
+            fs::create_dir_all(data.join(d)).map_err(io("create", &data.join(d)))?;
+        }
+        let kp = data.join("server.key");
+        let key = match fs::read_to_string(&kp) {
+            Ok(k) => hex::decode(k.trim())
+                .map_err(|_| Error::Bad(format!("cannot read {}: not hex", kp.display())))?,
+            Err(_) => {
+                let k = os_random();
+                crate::journal::write_atomic(&kp, hex::encode(k).as_bytes(), Some(0o600))
+                    .map_err(io("write", &kp))?;
+                k.to_vec()
+            }
+        };
+        let desk = Desk {
+            data: data.to_path_buf(),
+            cfg,
+            key,
+        };
+        Maildir::open(&desk.inbox_path()).map_err(io("open inbox", &desk.inbox_path()))?;
+        Ok(desk)
+    }
+
+    pub fn inbox_path(&self) -> PathBuf {
+        match &self.cfg.inbound {
+            InCfg::Maildir { path: Some(p) } => PathBuf::from(p),
+            InCfg::Maildir { path: None } => self.data.join("mail/inbox"),
+        }
+    }
+
+    pub fn outbox_root(&self) -> PathBuf {
+        match &self.cfg.outbound {
+            OutCfg::File { path: Some(p) } => PathBuf::from(p),
+            OutCfg::File { path: None } => self.data.join("mail/outbox"),
+        }
+    }
+
+    /// The outbox Maildir of one recipient.
+    pub fn outbox_of(&self, addr: &str) -> PathBuf {
+        self.outbox_root().join(safe_name(&addr.to_lowercase()))
+    }
+
+    /// The reply token of a role: an HMAC of game and role under the server
+    /// key, so it needs no storage and cannot be guessed.
+    pub fn token(&self, game: &str, role: &str) -> String {
+        let mut m = Hmac::<Sha256>::new_from_slice(&self.key).expect("HMAC takes any key length");
+        m.update(game.as_bytes());
+        m.update(&[0]);
+        m.update(role.as_bytes());
+        hex::encode(m.finalize().into_bytes())[..16].to_string()
+    }
+
+    fn split_game_address(&self) -> (String, String) {
+        let a = &self.cfg.game.address;
+        let (l, d) = a.rsplit_once('@').unwrap_or((a.as_str(), "adjutant.local"));
+        (l.to_string(), d.to_string())
+    }
+
+    pub fn reply_address(&self, game: &str, role: &str) -> String {
+        let (l, d) = self.split_game_address();
+        format!("{l}+{game}.{}@{d}", self.token(game, role))
+    }
+
+    /// Create a game: journal, secrets, snapshot, welcome mails and the
+    /// first prompts. `entropy` gives 32 fresh random bytes a call (the OS
+    /// RNG in production, a fixed source in tests).
+    pub fn create(
+        &self,
+        req: &NewGame,
+        now: DateTime<Utc>,
+        entropy: &mut dyn FnMut() -> [u8; 32],
+    ) -> Result<String, Error> {
+        let rules = crate::rules::find(&req.ruleset).ok_or_else(|| {
+            let names: Vec<&str> = crate::rules::ALL.iter().map(|r| r.info().name).collect();
+            Error::Bad(format!(
+                "unknown ruleset {:?}; known: {}",
+                req.ruleset,
+                names.join(", ")
+            ))
+        })?;
+        let info = rules.info();
+        let scenario = req
+            .scenario
+            .clone()
+            .unwrap_or_else(|| info.scenarios[0].name.clone());
+        let id = match &req.id {
+            Some(id) if store::valid_id(id) => id.clone(),
+            Some(id) => {
+                return Err(Error::Bad(format!(
+                    "game id {id:?} must be 1-40 lowercase letters, digits or '-'"
+                )))
+            }
+            None => format!("{}-{}", info.name, &hex::encode(entropy())[..6]),
+        };
+        let dir = store::game_dir(&self.data, &id);
+        if dir.exists() {
+            return Err(Error::Bad(format!("game {id} already exists")));
+        }
+        if !["committed", "declared"].contains(&req.dice.as_str()) {
+            return Err(Error::Bad(format!(
+                "dice mode {:?}: use committed or declared",
+                req.dice
+            )));
+        }
+        if let Some(d) = &req.deadline {
+            if store::parse_duration(d).is_none() {
+                return Err(Error::Bad(format!(
+                    "deadline {d:?}: write a length such as 72h, 3d or 90m"
+                )));
+            }
+        }
+        let game = Game::new(&id, rules, &scenario).map_err(Error::Bad)?;
+        let mut players = BTreeMap::new();
+        for (role, email) in &req.players {
+            if !game.roles.contains(role) {
+                return Err(Error::Bad(format!(
+                    "{role:?} is not a role of {} {scenario}; roles: {}",
+                    info.name,
+                    game.roles.join(", ")
+                )));
+            }
+            if email.parse::<lettre::Address>().is_err() {
+                return Err(Error::Bad(format!(
+                    "{email:?} is not an e-mail address (for {role})"
+                )));
+            }
+            players.insert(role.clone(), email.clone());
+        }
+        for r in &game.roles {
+            if !players.contains_key(r) {
+                return Err(Error::Bad(format!(
+                    "no player for role {r}: add --player {r}=EMAIL"
+                )));
+            }
+        }
+        fs::create_dir_all(dir.join("mail")).map_err(io("create", &dir))?;
+        // Commit to every stream before any order exists (dice-v1 step 1).
+        let mut secrets = store::Secrets::default();
+        let mut anchors = BTreeMap::new();
+        for s in dice::stream_names(&game.roles) {
+            let top = entropy();
+            anchors.insert(
+                s.clone(),
+                dice::to_hex(&dice::anchor(&top, dice::CHAIN_LEN)),
+            );
+            secrets.tops.insert(s, dice::to_hex(&top));
+        }
+        for r in game.roles.iter().chain(std::iter::once(&"gm".to_string())) {
+            secrets.tokens.insert(r.clone(), self.token(&id, r));
+        }
+        store::write_secrets(&dir, &secrets)?;
+        let created = kinds::Created {
+            game: id.clone(),
+            ruleset: info.name.to_string(),
+            scenario: scenario.clone(),
+            roles: game.roles.clone(),
+            players: players.clone(),
+            gm: req.gm.clone(),
+            dice: req.dice.clone(),
+            chain_len: dice::CHAIN_LEN,
+            anchors: anchors.clone(),
+            deadline: req.deadline.clone(),
+            patch: None,
+            digest: game.digest(),
+        };
+        let mut journal = Journal::open(&dir.join("journal.toml"))?;
+        journal.append(&now.to_rfc3339(), &[("created", &created)])?;
+        let mut loaded = Loaded {
+            dir: dir.clone(),
+            game,
+            desk: DeskState {
+                title: info.title.to_string(),
+                players,
+                gm: req.gm.clone(),
+                dice: req.dice.clone(),
+                chain_len: dice::CHAIN_LEN,
+                deadline_secs: req.deadline.as_deref().and_then(store::parse_duration),
+                ..DeskState::default()
+            },
+            journal,
+        };
+        let mut batch = Batch::default();
+        let anchor_list: Vec<_> = anchors
+            .iter()
+            .map(|(s, h)| context! { stream => s, hex => h })
+            .collect();
+        let player_list: Vec<String> = loaded
+            .desk
+            .players
+            .iter()
+            .map(|(r, e)| format!("{r} ({e})"))
+            .collect();
+        for (role, email) in self.recipients(&loaded) {
+            let body = letters::fill(
+                "welcome",
+                context! {
+                    title => info.title, game => id, role => if role == "gm" { "moderator".to_string() } else { role.clone() },
+                    players => player_list, gm => req.gm, dice => req.dice, chain_len => dice::CHAIN_LEN, anchors => anchor_list,
+                },
+            );
+            batch.letters.push(Letter {
+                role: Some(role),
+                to: email,
+                subject: format!("[{id}] welcome to {}", info.title),
+                body,
+                svg: None,
+                in_reply_to: None,
+            });
+        }
+        self.open_step(&mut loaded, &mut batch, now);
+        self.prompts(&loaded, &mut batch);
+        self.commit(&mut loaded, batch, now)?;
+        info!(game = %id, ruleset = info.name, "game created");
+        Ok(id)
+    }
+
+    /// Every (role, address) that receives a game's mail: players, then the
+    /// moderator as "gm".
+    pub fn recipients(&self, l: &Loaded) -> Vec<(String, String)> {
+        let mut v: Vec<(String, String)> = l
+            .desk
+            .players
+            .iter()
+            .map(|(r, e)| (r.clone(), e.clone()))
+            .collect();
+        if let Some(gm) = &l.desk.gm {
+            v.push(("gm".into(), gm.clone()));
+        }
+        v
+    }
+
+    pub fn address_of(&self, l: &Loaded, role: &str) -> Option<String> {
+        if role == "gm" {
+            l.desk.gm.clone()
+        } else {
+            l.desk.players.get(role).cloned()
+        }
+    }
+
+    /// Set the deadline of a newly opened step (players awaited only).
+    fn open_step(&self, l: &mut Loaded, batch: &mut Batch, now: DateTime<Utc>) {
+        let awaits_players = l.game.awaiting().prompts.keys().any(|r| r != "gm");
+        let at = match (l.desk.deadline_secs, awaits_players) {
+            (Some(secs), true) => Some((now + chrono::Duration::seconds(secs)).to_rfc3339()),
+            _ => None,
+        };
+        if at != l.desk.deadline_at {
+            let m = kinds::Moderator {
+                action: "deadline".into(),
+                args: at.iter().cloned().collect(),
+            };
+            store::apply_moderator(&mut l.desk, &m);
+            batch.entry("deadline", &m);
+        }
+    }
+
+    /// Prompt letters to every awaited role.
+    fn prompts(&self, l: &Loaded, batch: &mut Batch) {
+        let a = l.game.awaiting();
+        for (role, p) in &a.prompts {
+            let Some(to) = self.address_of(l, role) else {
+                continue;
+            };
+            let viewer = letters::viewer_of(role);
+            let view = l.game.view(&viewer);
+            let body = letters::fill(
+                "prompt",
+                context! {
+                    title => l.desk.title, step => l.game.step, kind => a.kind, prompt => p.text, syntax => p.syntax,
+                    deadline => l.desk.deadline_at, view => letters::view_text(&view),
+                },
+            );
+            batch.letters.push(Letter {
+                role: Some(role.clone()),
+                to,
+                subject: format!(
+                    "[{}] step {}: your orders are awaited ({})",
+                    l.game.id, l.game.step, a.kind
+                ),
+                body,
+                svg: Some(self.svg_for(l, &view)),
+                in_reply_to: None,
+            });
+        }
+    }
+
+    fn svg_for(&self, l: &Loaded, view: &crate::engine::View) -> (String, String) {
+        (
+            format!("map-{}-step{}.svg", l.game.id, l.game.step),
+            crate::render::svg::render(view),
+        )
+    }
+
+    /// Resolve the open step (silent roles get the no-moves orders) and
+    /// queue the results. Returns false, changing nothing but a notice to the
+    /// moderator, when declared dice are missing.
+    pub fn resolve_step(
+        &self,
+        l: &mut Loaded,
+        batch: &mut Batch,
+        now: DateTime<Utc>,
+    ) -> Result<bool, Error> {
+        let k = l.game.step;
+        let mut next = l.game.clone();
+        let mut links = BTreeMap::new();
+        let (res, draws) = if l.desk.dice == "declared" {
+            let mut d = Declared::new(l.desk.declared.clone());
+            let res = next.resolve(&mut d).map_err(Error::Bad)?;
+            if !d.missing.is_empty() {
+                if let Some(gm) = l.desk.gm.clone() {
+                    batch.letters.push(Letter {
+                        role: Some("gm".into()),
+                        to: gm,
+                        subject: format!("[{}] step {k}: dice to declare", l.game.id),
+                        body: letters::fill("reply", context! { text => format!(
+                            "Step {k} cannot resolve until you declare these dice (DECLARE <label> <value>):\n{}\n",
+                            d.missing.iter().map(|m| format!("  {m}")).collect::<Vec<_>>().join("\n")) }),
+                        svg: None,
+                        in_reply_to: None,
+                    });
+                }
+                return Ok(false);
+            }
+            (res, d.draws().to_vec())
+        } else {
+            let secrets = store::read_secrets(&l.dir)?;
+            let salts = l.game.salts_for_seed();
+            let mut seeds = BTreeMap::new();
+            for (stream, top) in &secrets.tops {
+                let top = dice::from_hex(top).ok_or_else(|| {
+                    Error::Bad(format!(
+                        "secrets of {}: bad chain top for {stream}",
+                        l.game.id
+                    ))
+                })?;
+                let link = dice::link_at(&top, l.desk.chain_len, k);
+                links.insert(stream.clone(), dice::to_hex(&link));
+                seeds.insert(
+                    stream.clone(),
+                    dice::seed(&l.game.id, k, stream, &link, &salts),
+                );
+            }
+            let mut c = Committed::new(seeds);
+            let res = next.resolve(&mut c).map_err(Error::Bad)?;
+            if !c.unknown.is_empty() {
+                return Err(Error::Bad(format!(
+                    "ruleset drew from unknown streams {:?}",
+                    c.unknown
+                )));
+            }
+            (res, c.into_draws())
+        };
+        use crate::dice::Dice as _;
+        let resolved = kinds::Resolved {
+            step: k,
+            step_kind: res.kind.clone(),
+            orders: res.orders.clone(),
+            defaulted: res.defaulted.clone(),
+            salts: res.salts.clone(),
+            links: links.clone(),
+            draws: draws.clone(),
+            events: res.events.clone(),
+            digest: next.digest(),
+        };
+        batch.entry("resolved", &resolved);
+        l.game = next;
+        l.desk.declared.clear();
+        self.open_step(l, batch, now);
+        let a = l.game.awaiting();
+        let waiting: Vec<String> = a.prompts.keys().cloned().collect();
+        for (role, to) in self.recipients(l) {
+            let viewer = letters::viewer_of(&role);
+            let view = l.game.view(&viewer);
+            let prompt = a.prompts.get(&role);
+            let body = letters::fill(
+                "results",
+                context! {
+                    title => l.desk.title, step => k, kind => res.kind,
+                    defaulted => res.defaulted.join(", "),
+                    events => letters::visible_events(&res.events, &viewer),
+                    awaited => prompt.is_some(), next_step => l.game.step, next_kind => a.kind,
+                    prompt => prompt.map(|p| p.text.clone()), syntax => prompt.map(|p| p.syntax.clone()).unwrap_or_default(),
+                    deadline => l.desk.deadline_at, waiting => waiting.join(", "),
+                    view => letters::view_text(&view),
+                    dice_block => letters::dice_block(&l.game.id, k, &res.salts, &links, &draws, &viewer),
+                },
+            );
+            let subject = if prompt.is_some() {
+                format!(
+                    "[{}] step {k} resolved; your orders are awaited ({})",
+                    l.game.id, a.kind
+                )
+            } else if waiting.is_empty() {
+                format!("[{}] step {k} resolved", l.game.id)
+            } else {
+                format!(
+                    "[{}] step {k} resolved; waiting for {}",
+                    l.game.id,
+                    waiting.join(", ")
+                )
+            };
+            batch.letters.push(Letter {
+                role: Some(role.clone()),
+                to,
+                subject,
+                body,
+                svg: Some(self.svg_for(l, &view)),
+                in_reply_to: None,
+            });
+        }
+        let _ = Viewer::Public;
+        if let Some(o) = l.game.outcome() {
+            self.end_game(l, batch, o.winner.clone(), o.reason.clone())?;
+        }
+        Ok(true)
+    }
+
+    /// End the game: journal it and reveal every link used to everyone.
+    pub fn end_game(
+        &self,
+        l: &mut Loaded,
+        batch: &mut Batch,
+        winner: Option<String>,
+        reason: String,
+    ) -> Result<(), Error> {
+        l.game.ended = true;
+        batch.entry(
+            "ended",
+            &kinds::Ended {
+                reason: reason.clone(),
+                winner: winner.clone(),
+            },
+        );
+        let secrets = store::read_secrets(&l.dir)?;
+        let used = l.game.step.saturating_sub(1);
+        let all = store::links_upto(&secrets, l.desk.chain_len, used);
+        let mut block = format!(
+            "-----BEGIN ADJUTANT REVEAL-----\nscheme: dice-v1\ngame: {}\nsteps: {used}\n",
+            l.game.id
+        );
+        for (stream, ls) in &all {
+            for (i, h) in ls.iter().enumerate() {
+                block.push_str(&format!("link {stream} {}: {h}\n", i + 1));
+            }
+        }
+        block.push_str("-----END ADJUTANT REVEAL-----\n");
+        let result = match &winner {
+            Some(w) => format!("Winner: {w} ({reason})."),
+            None => format!("No winner ({reason})."),
+        };
+        for (role, to) in self.recipients(l) {
+            let view = l.game.view(&Viewer::Public);
+            let body = letters::fill(
+                "gameover",
+                context! { title => l.desk.title, result => result, dice_block => block, view => letters::view_text(&view) },
+            );
+            batch.letters.push(Letter {
+                role: Some(role),
+                to,
+                subject: format!("[{}] game over", l.game.id),
+                body,
+                svg: None,
+                in_reply_to: None,
+            });
+        }
+        Ok(())
+    }
+
+    /// Commit a batch: spool the letters (tmp), append and fsync the
+    /// journal, release the letters, save the snapshot.
+    pub fn commit(
+        &self,
+        l: &mut Loaded,
+        mut batch: Batch,
+        now: DateTime<Utc>,
+    ) -> Result<(), Error> {
+        if batch.entries.is_empty() && batch.letters.is_empty() {
+            return Ok(());
+        }
+        let base = l.journal.last_seq + 1;
+        let mut spooled = Vec::new();
+        let letters = std::mem::take(&mut batch.letters);
+        for (i, letter) in letters.iter().enumerate() {
+            let (_, domain) = self.split_game_address();
+            let mid = format!("{}.{base}.{i}@{domain}", l.game.id);
+            let bytes = self.render(&l.game.id, l.game.step, letter, &mid, now)?;
+            let name = format!(
+                "{}~{:03}~{}.eml",
+                spool_stamp(now, base),
+                i,
+                safe_name(&mid)
+            );
+            let tmp = self.data.join("spool/tmp").join(&name);
+            write_synced(&tmp, &bytes).map_err(io("spool", &tmp))?;
+            batch.entry(
+                "mail",
+                &kinds::Mail {
+                    message_id: mid,
+                    to: letter.to.clone(),
+                    subject: letter.subject.clone(),
+                    sha256: dice::to_hex(&dice::sha256(&bytes)),
+                },
+            );
+            spooled.push(name);
+        }
+        let items: Vec<(&str, &toml::Value)> =
+            batch.entries.iter().map(|(k, v)| (k.as_str(), v)).collect();
+        l.journal.append(&now.to_rfc3339(), &items)?;
+        for name in spooled {
+            let (a, b) = (
+                self.data.join("spool/tmp").join(&name),
+                self.data.join("spool/new").join(&name),
+            );
+            fs::rename(&a, &b).map_err(io("release", &a))?;
+        }
+        l.save()?;
+        Ok(())
+    }
+
+    /// Spool a letter that belongs to no game (a refusal to a stranger).
+    pub fn send_loose(&self, letter: &Letter, now: DateTime<Utc>) -> Result<(), Error> {
+        let (_, domain) = self.split_game_address();
+        let n = now.timestamp_nanos_opt().unwrap_or(0);
+        let mid = format!(
+            "refusal.{n}.{}@{domain}",
+            &hex::encode(dice::sha256(letter.to.as_bytes()))[..8]
+        );
+        let bytes = self.render("-", 0, letter, &mid, now)?;
+        let name = format!("{}~000~{}.eml", spool_stamp(now, 0), safe_name(&mid));
+        let p = self.data.join("spool/new").join(name);
+        write_synced(&p, &bytes).map_err(io("spool", &p))
+    }
+
+    fn render(
+        &self,
+        game: &str,
+        step: u32,
+        letter: &Letter,
+        mid: &str,
+        now: DateTime<Utc>,
+    ) -> Result<Vec<u8>, Error> {
+        let reply_to = match &letter.role {
+            Some(r) if game != "-" => Some(self.reply_address(game, r)),
+            _ => None,
+        };
+        let mut headers = Vec::new();
+        if game != "-" {
+            headers.push(("X-Adjutant-Game".to_string(), game.to_string()));
+            headers.push(("X-Adjutant-Step".to_string(), step.to_string()));
+        }
+        let o = Outgoing {
+            message_id: mid.to_string(),
+            from: self.cfg.game.address.clone(),
+            from_name: self.cfg.game.name.clone(),
+            to: letter.to.clone(),
+            reply_to,
+            subject: letter.subject.clone(),
+            in_reply_to: letter.in_reply_to.clone(),
+            body: letter.body.clone(),
+            attachment: letter.svg.clone(),
+            headers,
+            date: now.into(),
+        };
+        compose::render(&o).map_err(|e| Error::Bad(e.to_string()))
+    }
+
+    /// After a crash: letters left in spool/tmp are released if their
+    /// Message-ID is journaled, else discarded (their entries never landed).
+    pub fn recover_spool(&self) -> Result<(), Error> {
+        let tmpdir = self.data.join("spool/tmp");
+        let mut journaled: BTreeMap<String, bool> = BTreeMap::new();
+        for e in fs::read_dir(&tmpdir)
+            .map_err(io("read", &tmpdir))?
+            .flatten()
+        {
+            let name = e.file_name().to_string_lossy().to_string();
+            let game = name
+                .split('~')
+                .nth(2)
+                .and_then(|m| m.split('.').next())
+                .unwrap_or("")
+                .to_string();
+            let known = *journaled.entry(name.clone()).or_insert_with(|| {
+                let jp = store::game_dir(&self.data, &game).join("journal.toml");
+                let mid_safe = name
+                    .splitn(3, '~')
+                    .nth(2)
+                    .unwrap_or("")
+                    .trim_end_matches(".eml")
+                    .to_string();
+                crate::journal::read(&jp)
+                    .map(|es| {
+                        es.iter().filter(|x| x.kind == "mail").any(|x| {
+                            x.body::<kinds::Mail>()
+                                .map(|m| safe_name(&m.message_id) == mid_safe)
+                                .unwrap_or(false)
+                        })
+                    })
+                    .unwrap_or(false)
+            });
+            if known {
+                fs::rename(e.path(), self.data.join("spool/new").join(&name))
+                    .map_err(io("release", &e.path()))?;
+            } else {
+                warn!(file = %name, "discarding a reply whose journal entry never landed");
+                let _ = fs::remove_file(e.path());
+            }
+        }
+        Ok(())
+    }
+
+    /// Deliver spooled mail through the configured transport.
+    pub fn deliver(&self) -> Result<usize, Error> {
+        let dir = self.data.join("spool/new");
+        let mut names: Vec<PathBuf> = fs::read_dir(&dir)
+            .map_err(io("read", &dir))?
+            .flatten()
+            .map(|e| e.path())
+            .collect();
+        names.sort();
+        let mut n = 0;
+        for p in names {
+            let bytes = fs::read(&p).map_err(io("read", &p))?;
+            let parsed = crate::mail::parse::parse(&bytes);
+            let name = p
+                .file_name()
+                .map(|s| s.to_string_lossy().to_string())
+                .unwrap_or_default();
+            let mid = name.splitn(3, '~').nth(2).unwrap_or(&name).to_string();
+            for to in &parsed.to {
+                let md = Maildir::open(&self.outbox_of(to))
+                    .map_err(io("open outbox", &self.outbox_of(to)))?;
+                md.deliver(&mid, &bytes).map_err(io("deliver", &md.root))?;
+            }
+            fs::remove_file(&p).map_err(io("remove", &p))?;
+            n += 1;
+        }
+        Ok(n)
+    }
+
+    /// One pass: recover the spool, handle every waiting message, resolve
+    /// steps past their deadline, deliver.
+    pub fn run_once(&self, now: DateTime<Utc>) -> Result<PassReport, Error> {
+        let mut report = PassReport::default();
+        self.recover_spool()?;
+        let inbox =
+            Maildir::open(&self.inbox_path()).map_err(io("open inbox", &self.inbox_path()))?;
+        for path in inbox
+            .list_new()
+            .map_err(io("read inbox", &self.inbox_path()))?
+        {
+            let raw = match fs::read(&path) {
+                Ok(r) => r,
+                Err(e) => {
+                    warn!(file = %path.display(), error = %e, "cannot read inbound message; leaving it");
+                    continue;
+                }
+            };
+            report.messages += 1;
+            self.handle(&raw, now, &mut report)?;
+            inbox
+                .mark_seen(&path)
+                .map_err(io("mark processed", &path))?;
+        }
+        self.deadlines(now, &mut report)?;
+        report.sent += self.deliver()?;
+        Ok(report)
+    }
+
+    /// Resolve every open step whose deadline has passed.
+    fn deadlines(&self, now: DateTime<Utc>, report: &mut PassReport) -> Result<(), Error> {
+        for id in self.game_ids()? {
+            let mut l = match store::load(&self.data, &id) {
+                Ok(l) => l,
+                Err(e) => {
+                    warn!(game = %id, error = %e, "cannot load game");
+                    continue;
+                }
+            };
+            if l.game.ended || l.desk.paused {
+                continue;
+            }
+            let due = l
+                .desk
+                .deadline_at
+                .as_deref()
+                .and_then(|d| DateTime::parse_from_rfc3339(d).ok())
+                .map(|d| d <= now)
+                .unwrap_or(false);
+            if due {
+                let mut batch = Batch::default();
+                if self.resolve_step(&mut l, &mut batch, now)? {
+                    report.resolved += 1;
+                }
+                self.commit(&mut l, batch, now)?;
+            }
+        }
+        Ok(())
+    }
+
+    pub fn game_ids(&self) -> Result<Vec<String>, Error> {
+        let dir = self.data.join("games");
+        let mut v: Vec<String> = fs::read_dir(&dir)
+            .map_err(io("read", &dir))?
+            .flatten()
+            .filter(|e| e.path().join("journal.toml").exists())
+            .map(|e| e.file_name().to_string_lossy().to_string())
+            .collect();
+        v.sort();
+        Ok(v)
+    }
+
+    pub fn load(&self, id: &str) -> Result<Loaded, Error> {
+        Ok(store::load(&self.data, id)?)
+    }
+
+    /// Put a message into the local inbox (the embedded default's `post`).
+    pub fn post(&self, raw: &[u8], now: DateTime<Utc>) -> Result<PathBuf, Error> {
+        let inbox =
+            Maildir::open(&self.inbox_path()).map_err(io("open inbox", &self.inbox_path()))?;
+        let name = format!(
+            "{}.{}.adjutant",
+            spool_stamp(now, 0),
+            &hex::encode(dice::sha256(raw))[..16]
+        );
+        inbox
+            .deliver(&name, raw)
+            .map_err(io("deliver to inbox", &self.inbox_path()))
+    }
+}
+
+/// A sortable stamp for spool and inbox file names.
+fn spool_stamp(now: DateTime<Utc>, seq: u64) -> String {
+    format!("{:020}.{seq:010}", now.timestamp_nanos_opt().unwrap_or(0))
+}
+
+fn write_synced(p: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut f = fs::File::create(p)?;
+    f.write_all(bytes)?;
+    f.sync_all()
+}
+
+/// 32 bytes from the operating system's CSPRNG: chain tops and server keys.
+pub fn os_random() -> [u8; 32] {
+    let mut b = [0u8; 32];
+    getrandom::fill(&mut b).expect("the OS random source is available");
+    b
+}

@@ -1,0 +1,289 @@
+//! A game's folder on disk: journal, snapshot, secrets and the raw-mail
+//! archive; loading a game from its snapshot, or rebuilding it from the
+//! journal when the snapshot is missing or behind.
+
+use crate::audit;
+use crate::dice;
+use crate::engine::{Envelope, Game};
+use crate::journal::{self, kinds, Entry, Journal};
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// The desk's own facts about a game, beside the engine's: who plays, how
+/// dice work, deadlines, what mail was seen. Rebuildable from the journal.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct DeskState {
+    pub title: String,
+    pub players: BTreeMap<String, String>,
+    #[serde(default)]
+    pub gm: Option<String>,
+    pub dice: String,
+    pub chain_len: u32,
+    /// Length of a step, in seconds, if the game has deadlines.
+    #[serde(default)]
+    pub deadline_secs: Option<i64>,
+    /// When the open step's deadline falls (RFC 3339).
+    #[serde(default)]
+    pub deadline_at: Option<String>,
+    #[serde(default)]
+    pub paused: bool,
+    /// Values the moderator declared for the open step (declared dice).
+    #[serde(default)]
+    pub declared: Vec<(String, Vec<u32>)>,
+    /// SHA-256 of every inbound message handled: the dedupe set.
+    #[serde(default)]
+    pub seen: BTreeSet<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Snapshot {
+    /// The journal entry this snapshot reflects, and the journal's length
+    /// then: a journal longer than that means the snapshot is behind.
+    pub seq: u64,
+    pub hash: String,
+    pub journal_len: u64,
+    pub desk: DeskState,
+    pub envelope: Envelope,
+    pub state: String,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Secrets {
+    /// Stream to chain top `x[σ][L]`, in hex.
+    pub tops: BTreeMap<String, String>,
+    /// Role (or "gm") to reply token.
+    pub tokens: BTreeMap<String, String>,
+}
+
+/// A game loaded for handling mail.
+pub struct Loaded {
+    pub dir: PathBuf,
+    pub game: Game,
+    pub desk: DeskState,
+    pub journal: Journal,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("no game {0:?}")]
+    NoGame(String),
+    #[error("cannot read game {id}: {message}")]
+    Corrupt { id: String, message: String },
+    #[error(transparent)]
+    Journal(#[from] journal::Error),
+    #[error("cannot write {path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+pub fn game_dir(data: &Path, id: &str) -> PathBuf {
+    data.join("games").join(id)
+}
+
+pub fn valid_id(id: &str) -> bool {
+    !id.is_empty()
+        && id.len() <= 40
+        && id
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+        && !id.starts_with('-')
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> Error + '_ {
+    move |source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+pub fn read_secrets(dir: &Path) -> Result<Secrets, Error> {
+    let p = dir.join("secrets.toml");
+    let t = fs::read_to_string(&p).map_err(io(&p))?;
+    toml::from_str(&t).map_err(|e| Error::Corrupt {
+        id: dir.display().to_string(),
+        message: format!("secrets.toml: {e}"),
+    })
+}
+
+pub fn write_secrets(dir: &Path, s: &Secrets) -> Result<(), Error> {
+    let p = dir.join("secrets.toml");
+    journal::write_atomic(
+        &p,
+        toml::to_string(s).expect("secrets serialize").as_bytes(),
+        Some(0o600),
+    )
+    .map_err(io(&p))
+}
+
+impl Loaded {
+    pub fn save(&self) -> Result<(), Error> {
+        let jp = self.journal.path();
+        let journal_len = fs::metadata(jp).map(|m| m.len()).unwrap_or(0);
+        let snap = Snapshot {
+            seq: self.journal.last_seq,
+            hash: self.journal.last_hash.clone(),
+            journal_len,
+            desk: self.desk.clone(),
+            envelope: self.game.envelope(),
+            state: self.game.state_text(),
+        };
+        let p = self.dir.join("state.toml");
+        journal::write_atomic(
+            &p,
+            toml::to_string(&snap)
+                .expect("snapshot serializes")
+                .as_bytes(),
+            None,
+        )
+        .map_err(io(&p))
+    }
+}
+
+/// Load a game: the snapshot when it matches the journal, else a replay.
+pub fn load(data: &Path, id: &str) -> Result<Loaded, Error> {
+    if !valid_id(id) {
+        return Err(Error::NoGame(id.to_string()));
+    }
+    let dir = game_dir(data, id);
+    let jp = dir.join("journal.toml");
+    if !jp.exists() {
+        return Err(Error::NoGame(id.to_string()));
+    }
+    let jlen = fs::metadata(&jp).map_err(io(&jp))?.len();
+    if let Ok(text) = fs::read_to_string(dir.join("state.toml")) {
+        if let Ok(snap) = toml::from_str::<Snapshot>(&text) {
+            if snap.journal_len == jlen {
+                if let Some(rules) = crate::rules::find(&snap.envelope.ruleset) {
+                    if let Ok(game) = Game::from_parts(snap.envelope, rules, &snap.state) {
+                        return Ok(Loaded {
+                            journal: Journal::with_tip(&jp, snap.seq, snap.hash),
+                            dir,
+                            game,
+                            desk: snap.desk,
+                        });
+                    }
+                }
+            }
+        }
+    }
+    rebuild(&dir, id)
+}
+
+/// Replay the journal to rebuild the game and the desk state; the journal
+/// wins over any snapshot.
+pub fn rebuild(dir: &Path, id: &str) -> Result<Loaded, Error> {
+    let jp = dir.join("journal.toml");
+    let entries = journal::read(&jp)?;
+    let (game, _) = audit::replay(&entries).map_err(|m| Error::Corrupt {
+        id: id.to_string(),
+        message: m.to_string(),
+    })?;
+    let desk = desk_state(&entries).map_err(|message| Error::Corrupt {
+        id: id.to_string(),
+        message,
+    })?;
+    let l = Loaded {
+        journal: Journal::open(&jp)?,
+        dir: dir.to_path_buf(),
+        game,
+        desk,
+    };
+    l.save()?;
+    Ok(l)
+}
+
+/// The desk state as the journal records it.
+pub fn desk_state(entries: &[Entry]) -> Result<DeskState, String> {
+    let mut d = DeskState::default();
+    for e in entries {
+        match e.kind.as_str() {
+            "created" => {
+                let c: kinds::Created = e.body()?;
+                d.title = crate::rules::find(&c.ruleset)
+                    .map(|r| r.info().title.to_string())
+                    .unwrap_or_default();
+                d.players = c.players;
+                d.gm = c.gm;
+                d.dice = c.dice;
+                d.chain_len = c.chain_len;
+                d.deadline_secs = c.deadline.as_deref().and_then(parse_duration);
+            }
+            "received" => {
+                let r: kinds::Received = e.body()?;
+                d.seen.insert(r.sha256);
+            }
+            "resolved" => d.declared.clear(),
+            "moderator" => {
+                let m: kinds::Moderator = e.body()?;
+                apply_moderator(&mut d, &m);
+            }
+            _ => {}
+        }
+    }
+    Ok(d)
+}
+
+/// The desk-state effect of a journaled moderator action.
+pub fn apply_moderator(d: &mut DeskState, m: &kinds::Moderator) {
+    match (m.action.as_str(), m.args.as_slice()) {
+        ("pause", _) => d.paused = true,
+        ("resume", _) => d.paused = false,
+        ("replace", [role, email]) => {
+            if role == "gm" {
+                d.gm = Some(email.clone());
+            } else {
+                d.players.insert(role.clone(), email.clone());
+            }
+        }
+        ("deadline", [at]) => d.deadline_at = Some(at.clone()),
+        ("deadline", []) => d.deadline_at = None,
+        ("declare", [label, values]) => {
+            let v: Vec<u32> = values
+                .split(',')
+                .filter_map(|x| x.trim().parse().ok())
+                .collect();
+            d.declared.push((label.clone(), v));
+        }
+        _ => {}
+    }
+}
+
+/// "72h", "3d", "90m", "45s", or a bare number of hours.
+pub fn parse_duration(s: &str) -> Option<i64> {
+    let s = s.trim().to_lowercase();
+    let (num, unit) = s.split_at(s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len()));
+    let n: i64 = num.parse().ok()?;
+    let mult = match unit.trim() {
+        "" | "h" | "hours" | "hour" => 3600,
+        "d" | "days" | "day" => 86400,
+        "m" | "min" | "minutes" => 60,
+        "s" | "sec" | "seconds" => 1,
+        "w" | "weeks" => 7 * 86400,
+        _ => return None,
+    };
+    if n <= 0 {
+        return None;
+    }
+    n.checked_mul(mult)
+}
+
+/// Every link of every stream up to step `k`, from the secrets: what the
+/// end of a game reveals.
+pub fn links_upto(sec: &Secrets, chain_len: u32, k: u32) -> BTreeMap<String, Vec<String>> {
+    sec.tops
+        .iter()
+        .map(|(s, top)| {
+            let top = dice::from_hex(top).unwrap_or([0; 32]);
+            (
+                s.clone(),
+                (1..=k.min(chain_len))
+                    .map(|i| dice::to_hex(&dice::link_at(&top, chain_len, i)))
+                    .collect(),
+            )
+        })
+        .collect()
+}

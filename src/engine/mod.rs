@@ -1,0 +1,574 @@
+//! The generic game machine: a ruleset's typed rules behind one object-safe
+//! interface, the step counter, accepted orders and salts. Pure: no I/O, no
+//! clock, randomness only through the `Dice` handed in.
+
+pub mod view;
+
+use crate::dice::Dice;
+use serde::{de::DeserializeOwned, Deserialize, Serialize};
+use std::any::Any;
+use std::collections::BTreeMap;
+use std::fmt;
+pub use view::{Board, GraphBoard, Piece, Table, View, Viewer};
+
+/// A problem with one order line: which line, why, and what would do.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LineError {
+    /// 1-based line number in the order text as the player wrote it.
+    pub line: usize,
+    pub text: String,
+    pub reason: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suggestion: Option<String>,
+}
+
+/// A rule's complaint about an order, before the line is attached.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    pub reason: String,
+    pub suggestion: Option<String>,
+}
+
+impl Problem {
+    pub fn new(reason: impl Into<String>) -> Problem {
+        Problem {
+            reason: reason.into(),
+            suggestion: None,
+        }
+    }
+    pub fn hint(mut self, s: impl Into<String>) -> Problem {
+        self.suggestion = Some(s.into());
+        self
+    }
+}
+
+/// Who may read an event.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Audience {
+    All,
+    Role(String),
+    Moderator,
+}
+
+impl Audience {
+    pub fn admits(&self, v: &Viewer) -> bool {
+        match (self, v) {
+            (Audience::All, _) => true,
+            (_, Viewer::Moderator) => true,
+            (Audience::Role(r), Viewer::Role(w)) => r == w,
+            _ => false,
+        }
+    }
+}
+
+/// Something that happened in a resolution, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Event {
+    pub to: Audience,
+    pub text: String,
+}
+
+impl Event {
+    pub fn all(t: impl Into<String>) -> Event {
+        Event {
+            to: Audience::All,
+            text: t.into(),
+        }
+    }
+    pub fn to_role(r: &str, t: impl Into<String>) -> Event {
+        Event {
+            to: Audience::Role(r.to_string()),
+            text: t.into(),
+        }
+    }
+    pub fn gm(t: impl Into<String>) -> Event {
+        Event {
+            to: Audience::Moderator,
+            text: t.into(),
+        }
+    }
+}
+
+/// What one awaited role is asked.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Prompt {
+    pub text: String,
+    /// Order syntax with examples, shown in the prompt and in HELP.
+    pub syntax: Vec<String>,
+}
+
+/// The open step: its kind and the roles it waits for.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Awaiting {
+    /// A short name for the kind of step ("setup", "turn", "escape"); the
+    /// desk picks deadlines per kind.
+    pub kind: String,
+    pub prompts: BTreeMap<String, Prompt>,
+}
+
+/// How a game ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Outcome {
+    pub winner: Option<String>,
+    pub reason: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ScenarioInfo {
+    pub name: String,
+    pub roles: Vec<String>,
+    pub about: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct RulesetInfo {
+    pub name: &'static str,
+    pub title: &'static str,
+    pub scenarios: Vec<ScenarioInfo>,
+}
+
+/// A game's rules with typed state and orders. Implemented once per game;
+/// the engine reaches it through [`Ruleset`].
+pub trait Rules: Send + Sync + 'static {
+    type State: Clone + Serialize + DeserializeOwned + Send + Sync + 'static;
+    type Order: Clone + fmt::Display;
+
+    fn info(&self) -> RulesetInfo;
+    fn setup(&self, scenario: &str) -> Result<Self::State, String>;
+    fn awaiting(&self, s: &Self::State) -> Awaiting;
+    /// Parse one line of a role's orders for the open step.
+    fn parse(&self, s: &Self::State, role: &str, line: &str) -> Result<Self::Order, Problem>;
+    /// Check a whole submission; problems are keyed by the index of the
+    /// order they belong to.
+    fn validate(
+        &self,
+        s: &Self::State,
+        role: &str,
+        orders: &[Self::Order],
+    ) -> Vec<(usize, Problem)>;
+    /// The no-moves policy: what a silent role is taken to have ordered.
+    fn default_orders(&self, s: &Self::State, role: &str) -> Vec<Self::Order>;
+    fn resolve(
+        &self,
+        s: &mut Self::State,
+        orders: &BTreeMap<String, Vec<Self::Order>>,
+        dice: &mut dyn Dice,
+    ) -> Vec<Event>;
+    fn view(&self, s: &Self::State, viewer: &Viewer) -> View;
+    fn outcome(&self, s: &Self::State) -> Option<Outcome>;
+}
+
+/// A ruleset's state behind the object-safe interface.
+pub struct AnyState(Box<dyn Any + Send + Sync>);
+
+/// The object-safe face of [`Rules`], one value per game in `rules::ALL`.
+pub trait Ruleset: Send + Sync {
+    fn info(&self) -> RulesetInfo;
+    fn setup(&self, scenario: &str) -> Result<AnyState, String>;
+    fn load(&self, toml_text: &str) -> Result<AnyState, String>;
+    fn save(&self, s: &AnyState) -> String;
+    fn clone_state(&self, s: &AnyState) -> AnyState;
+    fn awaiting(&self, s: &AnyState) -> Awaiting;
+    /// Parse and validate a submission; on success the canonical lines.
+    fn check(
+        &self,
+        s: &AnyState,
+        role: &str,
+        lines: &[(usize, String)],
+    ) -> Result<Vec<String>, Vec<LineError>>;
+    fn default_orders(&self, s: &AnyState, role: &str) -> Vec<String>;
+    /// Resolve with canonical lines; fails only if a line no longer parses,
+    /// which is a bug or a tampered journal, never a player's mistake.
+    fn resolve(
+        &self,
+        s: &mut AnyState,
+        orders: &BTreeMap<String, Vec<String>>,
+        dice: &mut dyn Dice,
+    ) -> Result<Vec<Event>, String>;
+    fn view(&self, s: &AnyState, viewer: &Viewer) -> View;
+    fn outcome(&self, s: &AnyState) -> Option<Outcome>;
+}
+
+fn state<R: Rules>(s: &AnyState) -> &R::State {
+    s.0.downcast_ref().expect("state belongs to this ruleset")
+}
+
+impl<R: Rules> Ruleset for R {
+    fn info(&self) -> RulesetInfo {
+        Rules::info(self)
+    }
+    fn setup(&self, scenario: &str) -> Result<AnyState, String> {
+        Ok(AnyState(Box::new(Rules::setup(self, scenario)?)))
+    }
+    fn load(&self, text: &str) -> Result<AnyState, String> {
+        let st: R::State = toml::from_str(text)
+            .map_err(|e| format!("cannot read {} state: {e}", self.info().name))?;
+        Ok(AnyState(Box::new(st)))
+    }
+    fn save(&self, s: &AnyState) -> String {
+        toml::to_string(state::<R>(s)).expect("ruleset state serializes to TOML")
+    }
+    fn clone_state(&self, s: &AnyState) -> AnyState {
+        AnyState(Box::new(state::<R>(s).clone()))
+    }
+    fn awaiting(&self, s: &AnyState) -> Awaiting {
+        Rules::awaiting(self, state::<R>(s))
+    }
+    fn check(
+        &self,
+        s: &AnyState,
+        role: &str,
+        lines: &[(usize, String)],
+    ) -> Result<Vec<String>, Vec<LineError>> {
+        let st = state::<R>(s);
+        let mut errors = Vec::new();
+        let mut orders = Vec::new();
+        let mut at = Vec::new();
+        for (n, text) in lines {
+            match self.parse(st, role, text) {
+                Ok(o) => {
+                    orders.push(o);
+                    at.push((*n, text.clone()));
+                }
+                Err(p) => errors.push(LineError {
+                    line: *n,
+                    text: text.clone(),
+                    reason: p.reason,
+                    suggestion: p.suggestion,
+                }),
+            }
+        }
+        // Validate what parsed even if something did not, so the player
+        // hears of every problem in one reply.
+        for (i, p) in self.validate(st, role, &orders) {
+            let (line, text) = at.get(i).cloned().unwrap_or((0, String::new()));
+            errors.push(LineError {
+                line,
+                text,
+                reason: p.reason,
+                suggestion: p.suggestion,
+            });
+        }
+        if errors.is_empty() {
+            Ok(orders.iter().map(|o| o.to_string()).collect())
+        } else {
+            errors.sort_by_key(|e| e.line);
+            Err(errors)
+        }
+    }
+    fn default_orders(&self, s: &AnyState, role: &str) -> Vec<String> {
+        Rules::default_orders(self, state::<R>(s), role)
+            .iter()
+            .map(|o| o.to_string())
+            .collect()
+    }
+    fn resolve(
+        &self,
+        s: &mut AnyState,
+        orders: &BTreeMap<String, Vec<String>>,
+        dice: &mut dyn Dice,
+    ) -> Result<Vec<Event>, String> {
+        let mut typed = BTreeMap::new();
+        for (role, lines) in orders {
+            let st = state::<R>(s);
+            let mut v = Vec::new();
+            for l in lines {
+                v.push(self.parse(st, role, l).map_err(|p| {
+                    format!("order {l:?} of {role} no longer parses: {}", p.reason)
+                })?);
+            }
+            typed.insert(role.clone(), v);
+        }
+        let st: &mut R::State = s.0.downcast_mut().expect("state belongs to this ruleset");
+        Ok(Rules::resolve(self, st, &typed, dice))
+    }
+    fn view(&self, s: &AnyState, viewer: &Viewer) -> View {
+        Rules::view(self, state::<R>(s), viewer)
+    }
+    fn outcome(&self, s: &AnyState) -> Option<Outcome> {
+        Rules::outcome(self, state::<R>(s))
+    }
+}
+
+/// A game in play: ruleset state plus the step counter, the orders accepted
+/// for the open step and the salts given for it.
+pub struct Game {
+    pub id: String,
+    pub rules: &'static dyn Ruleset,
+    pub scenario: String,
+    pub roles: Vec<String>,
+    /// The open step, 1-based: step `k` draws from chain link `k`.
+    pub step: u32,
+    pub orders: BTreeMap<String, Vec<String>>,
+    pub salts: BTreeMap<String, String>,
+    pub ended: bool,
+    pub state: AnyState,
+}
+
+/// The generic part of a game, as kept in the snapshot.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Envelope {
+    pub id: String,
+    pub ruleset: String,
+    pub scenario: String,
+    pub roles: Vec<String>,
+    pub step: u32,
+    #[serde(default)]
+    pub orders: BTreeMap<String, Vec<String>>,
+    #[serde(default)]
+    pub salts: BTreeMap<String, String>,
+    #[serde(default)]
+    pub ended: bool,
+}
+
+/// What a resolution did, for the journal and the results mail.
+#[derive(Debug, Clone)]
+pub struct Resolution {
+    pub step: u32,
+    pub kind: String,
+    /// Orders used per role, defaults included.
+    pub orders: BTreeMap<String, Vec<String>>,
+    pub defaulted: Vec<String>,
+    pub salts: BTreeMap<String, String>,
+    pub events: Vec<Event>,
+}
+
+impl Game {
+    pub fn new(id: &str, rules: &'static dyn Ruleset, scenario: &str) -> Result<Game, String> {
+        let info = rules.info();
+        let sc = info
+            .scenarios
+            .iter()
+            .find(|s| s.name == scenario)
+            .ok_or_else(|| {
+                let names: Vec<_> = info.scenarios.iter().map(|s| s.name.as_str()).collect();
+                format!(
+                    "unknown scenario {scenario:?} for {}; known: {}",
+                    info.name,
+                    names.join(", ")
+                )
+            })?;
+        let state = rules.setup(scenario)?;
+        Ok(Game {
+            id: id.to_string(),
+            rules,
+            scenario: scenario.to_string(),
+            roles: sc.roles.clone(),
+            step: 1,
+            orders: BTreeMap::new(),
+            salts: BTreeMap::new(),
+            ended: false,
+            state,
+        })
+    }
+
+    pub fn envelope(&self) -> Envelope {
+        Envelope {
+            id: self.id.clone(),
+            ruleset: self.rules.info().name.to_string(),
+            scenario: self.scenario.clone(),
+            roles: self.roles.clone(),
+            step: self.step,
+            orders: self.orders.clone(),
+            salts: self.salts.clone(),
+            ended: self.ended,
+        }
+    }
+
+    pub fn from_parts(
+        env: Envelope,
+        rules: &'static dyn Ruleset,
+        state_text: &str,
+    ) -> Result<Game, String> {
+        Ok(Game {
+            id: env.id,
+            rules,
+            scenario: env.scenario,
+            roles: env.roles,
+            step: env.step,
+            orders: env.orders,
+            salts: env.salts,
+            ended: env.ended,
+            state: rules.load(state_text)?,
+        })
+    }
+
+    /// Change the ruleset state by a patch (see [`merge`]): how a case or a
+    /// moderator sets up a position other than the scenario's.
+    pub fn patch(&mut self, patch: &toml::Table) -> Result<(), String> {
+        let mut t: toml::Table = toml::from_str(&self.state_text()).map_err(|e| e.to_string())?;
+        merge(&mut t, patch);
+        let text = toml::to_string(&t).map_err(|e| e.to_string())?;
+        self.state = self.rules.load(&text)?;
+        Ok(())
+    }
+
+    pub fn state_text(&self) -> String {
+        self.rules.save(&self.state)
+    }
+
+    /// SHA-256 of the ruleset state's canonical TOML: what replay compares.
+    pub fn digest(&self) -> String {
+        crate::dice::to_hex(&crate::dice::sha256(self.state_text().as_bytes()))
+    }
+
+    pub fn awaiting(&self) -> Awaiting {
+        if self.ended || self.rules.outcome(&self.state).is_some() {
+            return Awaiting::default();
+        }
+        self.rules.awaiting(&self.state)
+    }
+
+    pub fn awaits(&self, role: &str) -> bool {
+        self.awaiting().prompts.contains_key(role)
+    }
+
+    /// Check a role's submission against the open step without changing
+    /// anything.
+    pub fn check(
+        &self,
+        role: &str,
+        lines: &[(usize, String)],
+    ) -> Result<Vec<String>, Vec<LineError>> {
+        if !self.awaits(role) {
+            return Err(vec![LineError {
+                line: lines.first().map(|l| l.0).unwrap_or(0),
+                text: lines.first().map(|l| l.1.clone()).unwrap_or_default(),
+                reason: format!("step {} does not await orders from {role}", self.step),
+                suggestion: Some("wait for your prompt; STATUS tells what the game awaits".into()),
+            }]);
+        }
+        self.rules.check(&self.state, role, lines)
+    }
+
+    pub fn accept(&mut self, role: &str, canonical: Vec<String>) {
+        self.orders.insert(role.to_string(), canonical);
+    }
+
+    /// Every awaited role has orders in.
+    pub fn complete(&self) -> bool {
+        let a = self.awaiting();
+        !a.prompts.is_empty() && a.prompts.keys().all(|r| self.orders.contains_key(r))
+    }
+
+    /// Resolve the open step; silent roles get the no-moves orders. On
+    /// success the step counter advances and orders and salts are cleared.
+    pub fn resolve(&mut self, dice: &mut dyn Dice) -> Result<Resolution, String> {
+        let a = self.awaiting();
+        let mut used = BTreeMap::new();
+        let mut defaulted = Vec::new();
+        for role in a.prompts.keys() {
+            match self.orders.get(role) {
+                Some(o) => {
+                    used.insert(role.clone(), o.clone());
+                }
+                None => {
+                    defaulted.push(role.clone());
+                    used.insert(role.clone(), self.rules.default_orders(&self.state, role));
+                }
+            }
+        }
+        let events = self.rules.resolve(&mut self.state, &used, dice)?;
+        let r = Resolution {
+            step: self.step,
+            kind: a.kind,
+            orders: used,
+            defaulted,
+            salts: self.salts_for_seed(),
+            events,
+        };
+        self.step += 1;
+        self.orders.clear();
+        self.salts.clear();
+        Ok(r)
+    }
+
+    /// Every role's salt for the seed, empty where none was given.
+    pub fn salts_for_seed(&self) -> BTreeMap<String, String> {
+        self.roles
+            .iter()
+            .map(|r| (r.clone(), self.salts.get(r).cloned().unwrap_or_default()))
+            .collect()
+    }
+
+    pub fn view(&self, viewer: &Viewer) -> View {
+        self.rules.view(&self.state, viewer)
+    }
+
+    pub fn outcome(&self) -> Option<Outcome> {
+        self.rules.outcome(&self.state)
+    }
+}
+
+impl Clone for Game {
+    fn clone(&self) -> Game {
+        Game {
+            id: self.id.clone(),
+            rules: self.rules,
+            scenario: self.scenario.clone(),
+            roles: self.roles.clone(),
+            step: self.step,
+            orders: self.orders.clone(),
+            salts: self.salts.clone(),
+            ended: self.ended,
+            state: self.rules.clone_state(&self.state),
+        }
+    }
+}
+
+/// Deep-merge `patch` into `base`: tables merge key by key; an array of
+/// tables whose items have a `name` merges item by item on that name (new
+/// names are appended); anything else is replaced.
+pub fn merge(base: &mut toml::Table, patch: &toml::Table) {
+    for (k, pv) in patch {
+        match (base.get_mut(k), pv) {
+            (Some(toml::Value::Table(bt)), toml::Value::Table(pt)) => merge(bt, pt),
+            (Some(toml::Value::Array(ba)), toml::Value::Array(pa))
+                if pa.iter().all(|v| v.get("name").is_some()) && !pa.is_empty() =>
+            {
+                for item in pa {
+                    let name = item.get("name");
+                    match ba.iter_mut().find(|b| b.get("name") == name) {
+                        Some(toml::Value::Table(bt)) => {
+                            if let toml::Value::Table(it) = item {
+                                merge(bt, it);
+                            }
+                        }
+                        _ => ba.push(item.clone()),
+                    }
+                }
+            }
+            _ => {
+                base.insert(k.clone(), pv.clone());
+            }
+        }
+    }
+}
+
+/// Look a dotted path up in a TOML value; a segment indexes an array of
+/// tables by their `name` (or by position, if numeric).
+pub fn lookup<'a>(v: &'a toml::Value, path: &str) -> Option<&'a toml::Value> {
+    let mut cur = v;
+    let segs: Vec<&str> = path.split('.').collect();
+    let mut i = 0;
+    while i < segs.len() {
+        match cur {
+            toml::Value::Table(t) => {
+                // Names may contain dots' neighbours such as spaces, never dots.
+                cur = t.get(segs[i])?;
+            }
+            toml::Value::Array(a) => {
+                cur = match segs[i].parse::<usize>() {
+                    Ok(n) => a.get(n)?,
+                    Err(_) => a
+                        .iter()
+                        .find(|x| x.get("name").and_then(|n| n.as_str()) == Some(segs[i]))?,
+                };
+            }
+            _ => return None,
+        }
+        i += 1;
+    }
+    Some(cur)
+}

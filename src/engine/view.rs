@@ -1,0 +1,87 @@
+//! What a viewer may see: the only game data renderers and mail templates
+//! ever receive. A `View` is built by a ruleset's `view(state, viewer)`, so
+//! hidden facts never reach a template unless the ruleset put them there.
+
+use serde::{Deserialize, Serialize};
+
+/// Who is looking.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Viewer {
+    Role(String),
+    Moderator,
+    Public,
+}
+
+impl Viewer {
+    pub fn label(&self) -> String {
+        match self {
+            Viewer::Role(r) => r.clone(),
+            Viewer::Moderator => "moderator".into(),
+            Viewer::Public => "public".into(),
+        }
+    }
+}
+
+/// A viewer's picture of the game.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct View {
+    pub title: String,
+    /// Plain status lines ("Turn 4: France to move").
+    pub lines: Vec<String>,
+    pub tables: Vec<Table>,
+    pub board: Option<Board>,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Table {
+    pub title: String,
+    pub header: Vec<String>,
+    pub rows: Vec<Vec<String>>,
+}
+
+/// A map the renderers can draw without knowing the game.
+#[derive(Debug, Clone, Serialize)]
+pub enum Board {
+    Graph(GraphBoard),
+}
+
+/// Spaces at coordinates joined by roads (Mantua; later the road networks of
+/// other games).
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct GraphBoard {
+    /// Coordinate box of the spaces: x in 0..width, y in 0..height.
+    pub width: u32,
+    pub height: u32,
+    pub spaces: Vec<BoardSpace>,
+    /// Roads as pairs of indices into `spaces`.
+    pub links: Vec<(usize, usize)>,
+    /// Roads bearing off the map, drawn as stubs with a label.
+    pub stubs: Vec<Stub>,
+    /// Side name to colour, for the legend and the SVG.
+    pub sides: Vec<(String, String)>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct BoardSpace {
+    pub name: String,
+    /// "city", "point" or "fortress".
+    pub kind: String,
+    pub x: i32,
+    pub y: i32,
+    pub pieces: Vec<Piece>,
+}
+
+/// One marker as this viewer may see it: the text is already redacted.
+#[derive(Debug, Clone, Serialize)]
+pub struct Piece {
+    pub side: String,
+    pub text: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Stub {
+    pub from: usize,
+    pub x: i32,
+    pub y: i32,
+    pub label: String,
+}

@@ -1,0 +1,121 @@
+//! Typed bodies of the journal's entry kinds. The field names are the
+//! journal format: renaming one breaks every journal already written. No
+//! body may use the entry fields `seq`, `at`, `kind`, `prev` or `hash`.
+
+use crate::dice::Draw;
+use crate::engine::{Event, LineError};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// `created`: everything needed to set the game up again.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Created {
+    pub game: String,
+    pub ruleset: String,
+    pub scenario: String,
+    pub roles: Vec<String>,
+    /// Role to e-mail address.
+    pub players: BTreeMap<String, String>,
+    #[serde(default)]
+    pub gm: Option<String>,
+    /// "committed", "declared" or "scripted".
+    pub dice: String,
+    pub chain_len: u32,
+    /// Stream name to anchor `x[σ][0]`, in hex.
+    pub anchors: BTreeMap<String, String>,
+    #[serde(default)]
+    pub deadline: Option<String>,
+    /// A position patch applied after set-up (adjudication cases, or a
+    /// moderator starting from a custom position); see `engine::patch`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub patch: Option<toml::Table>,
+    /// Digest of the ruleset state right after set-up (and the patch).
+    pub digest: String,
+}
+
+/// `received`: an inbound message, whatever became of it.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Received {
+    pub message_id: String,
+    pub from: String,
+    pub sha256: String,
+    #[serde(default)]
+    pub role: Option<String>,
+    pub step: u32,
+    /// "orders", "rejected", "command", "refused", "late".
+    pub verdict: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Accepted {
+    pub step: u32,
+    pub role: String,
+    pub lines: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Rejected {
+    pub step: u32,
+    pub role: String,
+    pub errors: Vec<LineError>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Salt {
+    pub step: u32,
+    pub role: String,
+    pub salt: String,
+}
+
+/// `resolved`: a step's resolution, with what it takes to verify it.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Resolved {
+    pub step: u32,
+    /// The kind of step ("turn", "escape"...); not `kind`, which every
+    /// entry has already.
+    pub step_kind: String,
+    pub orders: BTreeMap<String, Vec<String>>,
+    #[serde(default)]
+    pub defaulted: Vec<String>,
+    pub salts: BTreeMap<String, String>,
+    /// Stream to chain link `x[σ][step]` in hex (committed dice only).
+    #[serde(default)]
+    pub links: BTreeMap<String, String>,
+    #[serde(default)]
+    pub draws: Vec<Draw>,
+    #[serde(default)]
+    pub events: Vec<Event>,
+    /// Digest of the ruleset state after the step.
+    pub digest: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Press {
+    pub from: String,
+    pub to: String,
+    pub text: String,
+}
+
+/// `mail`: a message queued for sending.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Mail {
+    pub message_id: String,
+    pub to: String,
+    pub subject: String,
+    pub sha256: String,
+}
+
+/// `moderator`: an action of the moderator's that is not an order.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Moderator {
+    pub action: String,
+    #[serde(default)]
+    pub args: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Ended {
+    pub reason: String,
+    #[serde(default)]
+    pub winner: Option<String>,
+}

@@ -1,0 +1,83 @@
+//! Maildir folders (new/, cur/, tmp/): the embedded default's inbox and the
+//! per-recipient outboxes.
+
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+pub struct Maildir {
+    pub root: PathBuf,
+}
+
+impl Maildir {
+    pub fn open(root: &Path) -> std::io::Result<Maildir> {
+        for d in ["new", "cur", "tmp"] {
+            fs::create_dir_all(root.join(d))?;
+        }
+        Ok(Maildir {
+            root: root.to_path_buf(),
+        })
+    }
+
+    /// Messages waiting in new/, oldest name first (names start with the
+    /// delivery time, so this is arrival order).
+    pub fn list_new(&self) -> std::io::Result<Vec<PathBuf>> {
+        let mut v: Vec<PathBuf> = fs::read_dir(self.root.join("new"))?
+            .filter_map(|e| e.ok())
+            .map(|e| e.path())
+            .filter(|p| p.is_file())
+            .collect();
+        v.sort();
+        Ok(v)
+    }
+
+    pub fn list_cur(&self) -> std::io::Result<Vec<PathBuf>> {
+        let mut v: Vec<PathBuf> = fs::read_dir(self.root.join("cur"))?
+            .filter_map(|e| e.ok())
+            .map(|e| e.path())
+            .filter(|p| p.is_file())
+            .collect();
+        v.sort();
+        Ok(v)
+    }
+
+    /// Deliver a message under `name` (unique per message): write in tmp/,
+    /// fsync, rename into new/. Delivering the same name twice replaces it,
+    /// which makes re-delivery after a crash harmless.
+    pub fn deliver(&self, name: &str, data: &[u8]) -> std::io::Result<PathBuf> {
+        let tmp = self.root.join("tmp").join(name);
+        {
+            let mut f = fs::File::create(&tmp)?;
+            f.write_all(data)?;
+            f.sync_all()?;
+        }
+        let dst = self.root.join("new").join(name);
+        fs::rename(&tmp, &dst)?;
+        Ok(dst)
+    }
+
+    /// Mark a message in new/ processed by moving it to cur/.
+    pub fn mark_seen(&self, path: &Path) -> std::io::Result<()> {
+        let name = path
+            .file_name()
+            .ok_or_else(|| std::io::Error::other("no file name"))?;
+        let mut n = name.to_string_lossy().to_string();
+        if !n.contains(":2,") {
+            n.push_str(":2,S");
+        }
+        fs::rename(path, self.root.join("cur").join(n))
+    }
+}
+
+/// A file name safe on every file system for a Message-ID.
+pub fn safe_name(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "-_.".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}

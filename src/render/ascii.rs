@@ -1,0 +1,135 @@
+//! A `View` as plain text: title, status lines, aligned tables and an ASCII
+//! map of the board that fits a 78-column mail.
+
+use crate::engine::view::{Board, GraphBoard, Table, View};
+
+pub const COLS: usize = 78;
+const ROWS: usize = 30;
+
+pub fn render(v: &View) -> String {
+    let mut out = String::new();
+    out.push_str(&v.title);
+    out.push('\n');
+    out.push_str(&"=".repeat(v.title.chars().count()));
+    out.push('\n');
+    for l in &v.lines {
+        out.push_str(l);
+        out.push('\n');
+    }
+    if let Some(Board::Graph(g)) = &v.board {
+        out.push('\n');
+        out.push_str(&map(g));
+    }
+    for t in &v.tables {
+        out.push('\n');
+        out.push_str(&table(t));
+    }
+    out
+}
+
+pub fn table(t: &Table) -> String {
+    let mut w: Vec<usize> = t.header.iter().map(|h| h.chars().count()).collect();
+    for r in &t.rows {
+        for (i, c) in r.iter().enumerate() {
+            if i < w.len() {
+                w[i] = w[i].max(c.chars().count());
+            }
+        }
+    }
+    let line = |cells: &[String]| {
+        let s: Vec<String> = cells
+            .iter()
+            .enumerate()
+            .map(|(i, c)| format!("{:<width$}", c, width = w.get(i).copied().unwrap_or(0)))
+            .collect();
+        s.join("  ").trim_end().to_string() + "\n"
+    };
+    let mut out = format!("{}\n", t.title);
+    out.push_str(&line(&t.header));
+    out.push_str(&line(&w.iter().map(|n| "-".repeat(*n)).collect::<Vec<_>>()));
+    for r in &t.rows {
+        out.push_str(&line(r));
+    }
+    if t.rows.is_empty() {
+        out.push_str("(none)\n");
+    }
+    out
+}
+
+/// Roads as dots, spaces as `[Name]` (cities) or `(Name)` (Points), with a
+/// count of pieces per side after the name, e.g. `[Verona] F2`.
+pub fn map(g: &GraphBoard) -> String {
+    let mut grid = vec![vec![' '; COLS]; ROWS];
+    let pos = |x: i32, y: i32| -> (usize, usize) {
+        let c = (x.max(0) as usize * (COLS - 1)) / g.width.max(1) as usize;
+        let r = (y.max(0) as usize * (ROWS - 1)) / g.height.max(1) as usize;
+        (c.min(COLS - 1), r.min(ROWS - 1))
+    };
+    let segment = |grid: &mut Vec<Vec<char>>, a: (usize, usize), b: (usize, usize)| {
+        let steps = a.0.abs_diff(b.0).max(a.1.abs_diff(b.1)).max(1);
+        for i in 0..=steps {
+            let c = a.0 as f64 + (b.0 as f64 - a.0 as f64) * i as f64 / steps as f64;
+            let r = a.1 as f64 + (b.1 as f64 - a.1 as f64) * i as f64 / steps as f64;
+            let (c, r) = (c.round() as usize, r.round() as usize);
+            if grid[r][c] == ' ' {
+                grid[r][c] = '.';
+            }
+        }
+    };
+    for &(a, b) in &g.links {
+        let (sa, sb) = (&g.spaces[a], &g.spaces[b]);
+        segment(&mut grid, pos(sa.x, sa.y), pos(sb.x, sb.y));
+    }
+    for s in &g.stubs {
+        let f = &g.spaces[s.from];
+        segment(&mut grid, pos(f.x, f.y), pos(s.x, s.y));
+    }
+    for s in &g.spaces {
+        let mut label = if s.kind == "point" {
+            format!("({})", s.name)
+        } else {
+            format!("[{}]", s.name)
+        };
+        let mut counts = Vec::new();
+        for (side, _) in &g.sides {
+            let n = s.pieces.iter().filter(|p| &p.side == side).count();
+            if n > 0 {
+                counts.push(format!(
+                    "{}{}",
+                    side.chars().next().unwrap_or('?').to_ascii_uppercase(),
+                    n
+                ));
+            }
+        }
+        if !counts.is_empty() {
+            label.push_str(&counts.join(""));
+        }
+        let (c, r) = pos(s.x, s.y);
+        let chars: Vec<char> = label.chars().collect();
+        let start = c
+            .saturating_sub(chars.len() / 2)
+            .min(COLS.saturating_sub(chars.len()));
+        for (i, ch) in chars.iter().enumerate() {
+            if start + i < COLS {
+                grid[r][start + i] = *ch;
+            }
+        }
+    }
+    let mut out: String = grid
+        .iter()
+        .map(|row| row.iter().collect::<String>().trim_end().to_string() + "\n")
+        .collect();
+    let legend: Vec<String> = g
+        .sides
+        .iter()
+        .map(|(s, _)| {
+            format!(
+                "{}n = n {} pieces",
+                s.chars().next().unwrap_or('?').to_ascii_uppercase(),
+                s
+            )
+        })
+        .collect();
+    out.push_str(&format!("[City] (Point); {}\n", legend.join(", ")));
+    out
+}

@@ -1,0 +1,73 @@
+//! A `View`'s board as a standalone SVG map (attached to every prompt and
+//! results mail).
+
+use crate::engine::view::{Board, View};
+
+fn esc(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+pub fn render(v: &View) -> String {
+    let Some(Board::Graph(g)) = &v.board else {
+        return format!(
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"400\" height=\"40\"><text x=\"10\" y=\"25\">{}</text></svg>\n",
+            esc(&v.title)
+        );
+    };
+    let (w, h) = (g.width as i32 + 160, g.height as i32 + 80);
+    let mut s = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"-80 -40 {w} {h}\" width=\"{w}\" height=\"{h}\" font-family=\"sans-serif\" font-size=\"12\">\n"
+    );
+    s.push_str(&format!("<title>{}</title>\n<rect x=\"-80\" y=\"-40\" width=\"{w}\" height=\"{h}\" fill=\"#f4efe1\"/>\n", esc(&v.title)));
+    for &(a, b) in &g.links {
+        let (p, q) = (&g.spaces[a], &g.spaces[b]);
+        s.push_str(&format!("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#7a6a4f\" stroke-width=\"3\"/>\n", p.x, p.y, q.x, q.y));
+    }
+    for st in &g.stubs {
+        let p = &g.spaces[st.from];
+        s.push_str(&format!(
+            "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#7a6a4f\" stroke-width=\"3\" stroke-dasharray=\"6 4\"/>\n<text x=\"{}\" y=\"{}\" fill=\"#7a6a4f\" font-style=\"italic\">{}</text>\n",
+            p.x, p.y, st.x, st.y, st.x, st.y, esc(&st.label)
+        ));
+    }
+    let colour = |side: &str| {
+        g.sides
+            .iter()
+            .find(|(n, _)| n == side)
+            .map(|(_, c)| c.as_str())
+            .unwrap_or("#444")
+    };
+    for sp in &g.spaces {
+        match sp.kind.as_str() {
+            "point" => s.push_str(&format!("<circle cx=\"{}\" cy=\"{}\" r=\"6\" fill=\"#fff\" stroke=\"#333\"/>\n", sp.x, sp.y)),
+            "fortress" => s.push_str(&format!(
+                "<rect x=\"{}\" y=\"{}\" width=\"24\" height=\"24\" fill=\"#ddd\" stroke=\"#333\" stroke-width=\"2\" transform=\"rotate(45 {} {})\"/>\n",
+                sp.x - 12, sp.y - 12, sp.x, sp.y
+            )),
+            _ => s.push_str(&format!("<rect x=\"{}\" y=\"{}\" width=\"20\" height=\"20\" fill=\"#fff\" stroke=\"#333\" stroke-width=\"2\"/>\n", sp.x - 10, sp.y - 10)),
+        }
+        s.push_str(&format!(
+            "<text x=\"{}\" y=\"{}\" font-weight=\"bold\">{}</text>\n",
+            sp.x + 14,
+            sp.y - 6,
+            esc(&sp.name)
+        ));
+        for (i, p) in sp.pieces.iter().enumerate() {
+            let y = sp.y + 8 + 14 * i as i32;
+            s.push_str(&format!(
+                "<rect x=\"{}\" y=\"{}\" width=\"10\" height=\"10\" fill=\"{}\"/><text x=\"{}\" y=\"{}\" font-size=\"10\">{}</text>\n",
+                sp.x + 14,
+                y - 8,
+                colour(&p.side),
+                sp.x + 28,
+                y + 1,
+                esc(&p.text)
+            ));
+        }
+    }
+    s.push_str("</svg>\n");
+    s
+}

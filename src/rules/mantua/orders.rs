@@ -1,0 +1,205 @@
+//! Siege of Mantua order lines: parsing into typed orders, and their
+//! canonical form (what is journaled and echoed back).
+
+use super::{Phase, State, MAP};
+use crate::engine::Problem;
+use crate::rules::shared::names;
+use std::fmt;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Order {
+    /// Set-up: put a block in a city.
+    Place {
+        block: String,
+        at: String,
+    },
+    /// Normal move of one or more blocks that share an origin.
+    Move {
+        blocks: Vec<String>,
+        to: String,
+    },
+    /// Interior Lines special move.
+    Swap {
+        a: String,
+        b: String,
+    },
+    /// Reassign special move: reveal and reduce `from`, raise `to`.
+    Reassign {
+        from: String,
+        to: String,
+    },
+    /// Escape step: try to escape by this route.
+    Escape {
+        to: String,
+    },
+    /// Escape step: accept battle.
+    Stand,
+    /// After the siege is lifted: up to two blocks gain one step.
+    Strengthen {
+        blocks: Vec<String>,
+    },
+    Pass,
+}
+
+impl fmt::Display for Order {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Order::Place { block, at } => write!(f, "PLACE {block} AT {at}"),
+            Order::Move { blocks, to } => write!(f, "MOVE {} TO {to}", blocks.join(", ")),
+            Order::Swap { a, b } => write!(f, "SWAP {a} WITH {b}"),
+            Order::Reassign { from, to } => write!(f, "REASSIGN {from} TO {to}"),
+            Order::Escape { to } => write!(f, "ESCAPE TO {to}"),
+            Order::Stand => write!(f, "STAND"),
+            Order::Strengthen { blocks } => write!(f, "STRENGTHEN {}", blocks.join(", ")),
+            Order::Pass => write!(f, "PASS"),
+        }
+    }
+}
+
+/// The syntax shown in prompts for each kind of step.
+pub fn syntax(phase: &Phase) -> Vec<String> {
+    let v: &[&str] = match phase {
+        Phase::Setup => &["PLACE <block> AT <city>      e.g. PLACE Davidovich AT Riva"],
+        Phase::Turn => &[
+            "MOVE <block>[, <block>...] TO <place>   e.g. MOVE Provera, Liptay TO Piave",
+            "SWAP <block> WITH <block>               (Interior Lines special move)",
+            "REASSIGN <block> TO <block>             (Reassign special move)",
+            "PASS                                    (move nothing this turn)",
+        ],
+        Phase::Escape => &[
+            "ESCAPE TO <city>   e.g. ESCAPE TO Caldiero",
+            "STAND              (accept battle)",
+        ],
+        Phase::LiftSiege => &[
+            "STRENGTHEN <block>[, <block>]   up to two blocks, e.g. STRENGTHEN Provera, Alvinczi",
+            "PASS",
+        ],
+        Phase::Battle | Phase::Over => &[],
+    };
+    v.iter().map(|s| s.to_string()).collect()
+}
+
+/// Split `text` at the last standalone keyword `kw` (case-insensitive).
+fn split_kw<'a>(text: &'a str, kw: &str) -> Option<(&'a str, &'a str)> {
+    let lower = text.to_lowercase();
+    let pat = format!(" {} ", kw.to_lowercase());
+    let i = lower.rfind(&pat)?;
+    Some((text[..i].trim(), text[i + pat.len()..].trim()))
+}
+
+fn block_name(s: &State, role: &str, q: &str) -> Result<String, Problem> {
+    let own: Vec<&str> = s
+        .blocks
+        .iter()
+        .filter(|b| b.side == role)
+        .map(|b| b.name.as_str())
+        .collect();
+    names::find(&own, q, "block").map(|i| own[i].to_string())
+}
+
+fn block_list(s: &State, role: &str, q: &str) -> Result<Vec<String>, Problem> {
+    let parts: Vec<&str> = q
+        .split([',', ';'])
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .collect();
+    let mut out = Vec::new();
+    for p in parts {
+        // "Provera and Liptay" reads naturally; accept it.
+        for q in p.split(" and ").map(str::trim).filter(|x| !x.is_empty()) {
+            out.push(block_name(s, role, q)?);
+        }
+    }
+    if out.is_empty() {
+        return Err(Problem::new("no block named").hint("name at least one of your blocks"));
+    }
+    Ok(out)
+}
+
+pub fn place_name(q: &str) -> Result<String, Problem> {
+    let map = &*MAP;
+    let names = map.names();
+    names::find(&names, q, "place").map(|i| names[i].to_string())
+}
+
+pub fn parse(s: &State, role: &str, line: &str) -> Result<Order, Problem> {
+    let line = line.trim();
+    let (word, rest) = match line.split_once(char::is_whitespace) {
+        Some((w, r)) => (w, r.trim()),
+        None => (line, ""),
+    };
+    // A leading space lets `split_kw` find a keyword right after the verb.
+    let spaced = format!(" {rest}");
+    let word = word.to_uppercase();
+    let allowed = syntax(&s.phase);
+    let usage = |what: &str| {
+        Problem::new(format!("cannot read this {what} order")).hint(allowed.join(" | "))
+    };
+    let order = match word.as_str() {
+        "PLACE" => {
+            let (b, at) = split_kw(&spaced, "at").ok_or_else(|| usage("PLACE"))?;
+            Order::Place {
+                block: block_name(s, role, b)?,
+                at: place_name(at)?,
+            }
+        }
+        "MOVE" => {
+            let (b, to) = split_kw(&spaced, "to").ok_or_else(|| usage("MOVE"))?;
+            Order::Move {
+                blocks: block_list(s, role, b)?,
+                to: place_name(to)?,
+            }
+        }
+        "SWAP" => {
+            let (a, b) = split_kw(&spaced, "with").ok_or_else(|| usage("SWAP"))?;
+            Order::Swap {
+                a: block_name(s, role, a)?,
+                b: block_name(s, role, b)?,
+            }
+        }
+        "REASSIGN" => {
+            let (a, b) = split_kw(&spaced, "to").ok_or_else(|| usage("REASSIGN"))?;
+            Order::Reassign {
+                from: block_name(s, role, a)?,
+                to: block_name(s, role, b)?,
+            }
+        }
+        "ESCAPE" => {
+            let to = rest
+                .strip_prefix("to ")
+                .or_else(|| rest.strip_prefix("TO "))
+                .unwrap_or(rest);
+            let to = to.strip_prefix("To ").unwrap_or(to);
+            Order::Escape {
+                to: place_name(to)?,
+            }
+        }
+        "STAND" if rest.is_empty() => Order::Stand,
+        "STRENGTHEN" => Order::Strengthen {
+            blocks: block_list(s, role, rest)?,
+        },
+        "PASS" if rest.is_empty() => Order::Pass,
+        _ => {
+            return Err(
+                Problem::new(format!("{word:?} is not an order for this step"))
+                    .hint(allowed.join(" | ")),
+            );
+        }
+    };
+    let fits = matches!(
+        (&s.phase, &order),
+        (Phase::Setup, Order::Place { .. })
+            | (
+                Phase::Turn,
+                Order::Move { .. } | Order::Swap { .. } | Order::Reassign { .. } | Order::Pass
+            )
+            | (Phase::Escape, Order::Escape { .. } | Order::Stand)
+            | (Phase::LiftSiege, Order::Strengthen { .. } | Order::Pass)
+    );
+    if !fits {
+        return Err(
+            Problem::new(format!("{word} is not an order for this step")).hint(allowed.join(" | ")),
+        );
+    }
+    Ok(order)
+}

@@ -1,0 +1,4 @@
+//! What several games share: name matching and road networks.
+
+pub mod graph;
+pub mod names;

@@ -1,0 +1,107 @@
+//! Matching what a player typed to a place or unit name: case- and
+//! accent-insensitive, unambiguous prefixes accepted, a "did you mean" for
+//! near misses.
+
+use crate::engine::Problem;
+
+/// Lowercase, accents removed, runs of anything but letters and digits
+/// squeezed to one space.
+pub fn fold(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut gap = false;
+    for c in s.chars().flat_map(|c| c.to_lowercase()) {
+        let c = match c {
+            'à' | 'á' | 'â' | 'ã' | 'ä' | 'å' => 'a',
+            'è' | 'é' | 'ê' | 'ë' => 'e',
+            'ì' | 'í' | 'î' | 'ï' => 'i',
+            'ò' | 'ó' | 'ô' | 'õ' | 'ö' => 'o',
+            'ù' | 'ú' | 'û' | 'ü' => 'u',
+            'ç' => 'c',
+            'ñ' => 'n',
+            'ý' | 'ÿ' => 'y',
+            c => c,
+        };
+        if c.is_alphanumeric() {
+            if gap && !out.is_empty() {
+                out.push(' ');
+            }
+            gap = false;
+            out.push(c);
+        } else {
+            gap = true;
+        }
+    }
+    out
+}
+
+/// Find `query` among `names` (index). `what` names the kind of thing for
+/// the error ("place", "block").
+pub fn find(names: &[&str], query: &str, what: &str) -> Result<usize, Problem> {
+    let q = fold(query);
+    if q.is_empty() {
+        return Err(Problem::new(format!("a {what} name is missing")));
+    }
+    let folded: Vec<String> = names.iter().map(|n| fold(n)).collect();
+    if let Some(i) = folded.iter().position(|f| *f == q) {
+        return Ok(i);
+    }
+    let prefixed: Vec<usize> = (0..names.len())
+        .filter(|&i| folded[i].starts_with(&q))
+        .collect();
+    match prefixed.len() {
+        1 => return Ok(prefixed[0]),
+        0 => {}
+        _ => {
+            let list: Vec<&str> = prefixed.iter().map(|&i| names[i]).collect();
+            return Err(
+                Problem::new(format!("{query:?} could be any of: {}", list.join(", ")))
+                    .hint(format!("write more of the {what} name")),
+            );
+        }
+    }
+    let best = (0..names.len()).min_by_key(|&i| distance(&folded[i], &q));
+    let mut p = Problem::new(format!("no {what} is called {query:?}"));
+    if let Some(i) = best {
+        if distance(&folded[i], &q) <= 2 + q.len() / 4 {
+            p = p.hint(format!("did you mean {}?", names[i]));
+        }
+    }
+    Err(p)
+}
+
+/// Levenshtein distance in characters.
+pub fn distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for j in 0..b.len() {
+            let cur = row[j + 1];
+            row[j + 1] = (prev + usize::from(ca != b[j]))
+                .min(row[j] + 1)
+                .min(cur + 1);
+            prev = cur;
+        }
+    }
+    row[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn accents_case_and_prefixes() {
+        let names = ["Masséna", "Augereau", "Mantova", "Salò"];
+        assert_eq!(find(&names, "massena", "block"), Ok(0));
+        assert_eq!(find(&names, "SALO", "place"), Ok(3));
+        assert_eq!(find(&names, "aug", "block"), Ok(1));
+        assert!(find(&names, "Ma", "place")
+            .unwrap_err()
+            .reason
+            .contains("could be any"));
+        let e = find(&names, "Mantva", "place").unwrap_err();
+        assert_eq!(e.suggestion.as_deref(), Some("did you mean Mantova?"));
+    }
+}
