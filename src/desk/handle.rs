@@ -165,6 +165,18 @@ fn command(l: &Loaded, role: &str, n: usize, text: &str) -> Option<Result<Comman
     Some(Ok(c))
 }
 
+/// The step a reply's subject names, as our subjects write it:
+/// `[<game>] step <k>...`.
+fn replied_step(subject: &str, game: &str) -> Option<u32> {
+    let tag = format!("[{game}]");
+    let rest = &subject[subject.find(&tag)? + tag.len()..];
+    let rest = rest.trim_start().strip_prefix("step ")?;
+    rest.split(|c: char| !c.is_ascii_digit())
+        .next()?
+        .parse()
+        .ok()
+}
+
 /// Find `<game>.<token>` in the recipients' `+detail`, or a `REF` in the
 /// subject or body.
 fn credential(inb: &parse::Inbound) -> Option<(String, String)> {
@@ -355,6 +367,20 @@ impl Desk {
                 },
                 Some("write one order per line in a plain-text reply; HELP lists them"),
             ));
+        }
+        // A reply to an old prompt names its step in the subject
+        // ("Re: [game] step 3: ..."): orders for a step already resolved
+        // must not be applied to the next one.
+        if let Some(k) = replied_step(&inb.subject, &l.game.id) {
+            if k < l.game.step && !orders.is_empty() {
+                errors.push(problem(
+                    orders[0].0,
+                    &orders[0].1,
+                    format!("this replies to step {k}, which has already been resolved; the game is now at step {}", l.game.step),
+                    Some("reply to the latest prompt (or send STATUS to see what is awaited)"),
+                ));
+                orders.clear();
+            }
         }
         if l.game.ended && !orders.is_empty() {
             errors.push(problem(

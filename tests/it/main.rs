@@ -1,1 +1,6 @@
+//! One integration-test binary (link time on a 2-core machine), one module
+//! per concern.
 
+mod desk;
+mod dice_vectors;
+mod support;

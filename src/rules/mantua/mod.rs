@@ -243,14 +243,23 @@ fn route(s: &State, side: &str, from: &str, to: &str) -> Result<Route, Problem> 
             });
         }
     }
-    let reach = reachable(s, side, from);
-    Err(
-        Problem::new(format!("{to} is not adjacent to {from}")).hint(if reach.is_empty() {
+    Err(Problem::new(format!("{to} is not adjacent to {from}")))
+}
+
+/// [`route`], with the destinations that would do as the suggestion when a
+/// destination is not adjacent.
+fn route_explained(s: &State, side: &str, from: &str, to: &str) -> Result<Route, Problem> {
+    route(s, side, from, to).map_err(|p| {
+        if p.suggestion.is_some() || !p.reason.contains("is not adjacent") {
+            return p;
+        }
+        let reach = reachable(s, side, from);
+        p.hint(if reach.is_empty() {
             format!("nothing can move from {from}")
         } else {
             format!("from {from} a block can move to {}", reach.join(", "))
-        }),
-    )
+        })
+    })
 }
 
 /// Every destination a block at `from` could reach this turn.
@@ -450,7 +459,7 @@ impl Mantua {
                         if b.eliminated || b.at == BESIEGED {
                             continue;
                         }
-                        match route(s, role, &b.at, to) {
+                        match route_explained(s, role, &b.at, to) {
                             Err(p) => out.push((i, p)),
                             Ok(_) => {
                                 if b.at == MANTOVA {

@@ -1,0 +1,381 @@
+//! The desk on the embedded default: accepted orders, and every kind of bad
+//! input answered clearly while nothing changes.
+
+use crate::support::*;
+
+#[test]
+fn setup_orders_are_acknowledged_and_resolve_the_step() {
+    let mut t = Table::new("happy");
+    t.send("austria", ALICE, "PLACE Laudon AT Riva\nSALT hello-world");
+    let r = t.pass();
+    assert_eq!((r.accepted, r.resolved), (1, 0));
+    let (s, body) = t.last(ALICE);
+    assert!(s.contains("accepted: step 1"), "{s}");
+    assert!(
+        body.contains("PLACE Laudon AT Riva") && body.contains("hello-world"),
+        "{body}"
+    );
+    t.send("france", BOB, "place bonaparte at verona");
+    let r = t.pass();
+    assert_eq!(r.resolved, 1);
+    let (s, body) = t.last(BOB);
+    assert!(s.contains("step 1 resolved"), "{s}");
+    assert!(
+        body.contains("salt austria: hello-world"),
+        "the dice block lists every salt: {body}"
+    );
+    let (s, _) = t.last(ALICE);
+    assert!(s.contains("your orders are awaited (turn)"), "{s}");
+    assert_eq!(t.step(), 2);
+}
+
+#[test]
+fn unknown_game_is_refused_politely() {
+    let mut t = Table::new("nogame");
+    let raw = format!("From: <{ALICE}>\r\nTo: <game+nosuch.0123456789abcdef@adjutant.local>\r\nSubject: hi\r\nMessage-ID: <x1@example.org>\r\n\r\nPASS\r\n");
+    let before = t.digest();
+    t.post_raw(raw.as_bytes());
+    let r = t.pass();
+    assert_eq!(r.refused, 1);
+    let (_, body) = t.last(ALICE);
+    assert!(body.contains("there is no game \"nosuch\""), "{body}");
+    assert_eq!(t.digest(), before);
+}
+
+#[test]
+fn no_reference_at_all_is_refused() {
+    let mut t = Table::new("noref");
+    let raw = format!("From: <{BOB}>\r\nTo: <game@adjutant.local>\r\nSubject: hi\r\nMessage-ID: <x2@example.org>\r\n\r\nPLACE Bonaparte AT Verona\r\n");
+    t.post_raw(raw.as_bytes());
+    assert_eq!(t.pass().refused, 1);
+    assert!(t.last(BOB).1.contains("does not say which game"));
+}
+
+#[test]
+fn spoofed_sender_is_refused_and_changes_nothing() {
+    let mut t = Table::new("spoof");
+    let before = t.digest();
+    t.send("austria", "mallory@example.net", "PLACE Laudon AT Riva");
+    let r = t.pass();
+    assert_eq!((r.refused, r.accepted), (1, 0));
+    assert!(t
+        .last("mallory@example.net")
+        .1
+        .contains("not sent from the address registered for austria"));
+    assert_eq!(t.digest(), before);
+    let l = t.desk.load(&t.game).unwrap();
+    assert!(l.game.orders.is_empty());
+}
+
+#[test]
+fn wrong_token_is_refused() {
+    let mut t = Table::new("token");
+    let raw = format!("From: <{ALICE}>\r\nTo: <game+g1.ffffffffffffffff@adjutant.local>\r\nSubject: hi\r\nMessage-ID: <x3@example.org>\r\n\r\nPLACE Laudon AT Riva\r\n");
+    t.post_raw(raw.as_bytes());
+    assert_eq!(t.pass().refused, 1);
+    assert!(t.last(ALICE).1.contains("reply token does not belong"));
+}
+
+#[test]
+fn unknown_place_gets_every_bad_line_with_a_suggestion() {
+    let mut t = Table::new("place");
+    let before = t.digest();
+    t.send("france", BOB, "PLACE Bonaparte AT Vienna\nPLACE Masena AT Caldiero\nPLACE Joubert AT Rivoli\nFLY Kilmaine TO Paris");
+    let r = t.pass();
+    assert_eq!(r.rejected, 1);
+    let (s, body) = t.last(BOB);
+    assert!(s.contains("NOT accepted"), "{s}");
+    assert!(
+        body.contains("line 1: PLACE Bonaparte AT Vienna")
+            && body.contains("did you mean Vicenza?"),
+        "{body}"
+    );
+    assert!(
+        body.contains("line 2:") && body.contains("did you mean Masséna?"),
+        "{body}"
+    );
+    assert!(body.contains("line 4: FLY Kilmaine TO Paris"), "{body}");
+    assert!(
+        !body.contains("line 3:"),
+        "a good line is not reported: {body}"
+    );
+    assert_eq!(t.digest(), before);
+    assert!(t.desk.load(&t.game).unwrap().game.orders.is_empty());
+}
+
+#[test]
+fn illegal_move_and_two_networks_are_rejected() {
+    let mut t = Table::new("illegal");
+    t.setup();
+    let before = t.digest();
+    t.send("austria", ALICE, "MOVE Provera TO Verona");
+    t.pass();
+    let body = t.last(ALICE).1;
+    assert!(
+        body.contains("Verona is not adjacent to Friuli")
+            && body.contains("from Friuli a block can move to"),
+        "{body}"
+    );
+    t.send(
+        "austria",
+        ALICE,
+        "MOVE Provera TO Padova\nMOVE Davidovich TO Trento",
+    );
+    t.pass();
+    let body = t.last(ALICE).1;
+    assert!(body.contains("not in communication with Provera"), "{body}");
+    assert_eq!(t.digest(), before);
+}
+
+#[test]
+fn moving_out_of_turn_is_rejected() {
+    let mut t = Table::new("turn");
+    t.setup();
+    t.send("france", BOB, "MOVE Augereau TO Vicenza");
+    t.pass();
+    let body = t.last(BOB).1;
+    assert!(body.contains("does not await orders from france"), "{body}");
+}
+
+#[test]
+fn malformed_mime_does_not_crash_or_change_anything() {
+    let mut t = Table::new("mime");
+    let before = t.digest();
+    t.post_raw(b"\x00\xff\xfe garbage that is not a message at all");
+    let to = t.desk.reply_address("g1", "france");
+    let broken = format!(
+        "From: <{BOB}>\r\nTo: <{to}>\r\nSubject: broken\r\nMIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary=\"zzz\"\r\n\r\n--zzz\r\nContent-Type: text/plain\r\nContent-Transfer-Encoding: base64\r\n\r\n!!!not base64!!!\r\n--zz"
+    );
+    t.post_raw(broken.as_bytes());
+    let r = t.pass();
+    assert_eq!(r.messages, 2);
+    assert_eq!(r.accepted, 0);
+    assert_eq!(t.digest(), before);
+}
+
+#[test]
+fn empty_body_is_answered() {
+    let mut t = Table::new("empty");
+    t.send("france", BOB, "");
+    let r = t.pass();
+    assert_eq!(r.rejected, 1);
+    assert!(t.last(BOB).1.contains("no order lines"));
+}
+
+#[test]
+fn ten_megabyte_attachment_is_refused_unread() {
+    let mut t = Table::new("big");
+    let before = t.digest();
+    let to = t.desk.reply_address("g1", "france");
+    let mut raw = format!(
+        "From: <{BOB}>\r\nTo: <{to}>\r\nSubject: big\r\nMIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary=\"b\"\r\n\r\n--b\r\nContent-Type: text/plain\r\n\r\nPLACE Bonaparte AT Verona\r\n--b\r\nContent-Type: application/octet-stream\r\nContent-Transfer-Encoding: base64\r\n\r\n"
+    )
+    .into_bytes();
+    raw.extend(std::iter::repeat_n(b'A', 10 * 1024 * 1024));
+    raw.extend_from_slice(b"\r\n--b--\r\n");
+    t.post_raw(&raw);
+    let r = t.pass();
+    assert_eq!((r.refused, r.accepted), (1, 0));
+    assert!(t.last(BOB).1.contains("the limit is"));
+    assert_eq!(t.digest(), before);
+}
+
+#[test]
+fn orders_for_a_step_already_resolved_are_rejected() {
+    let mut t = Table::new("stale");
+    t.setup();
+    let before = t.digest();
+    // France answers the set-up prompt again after the set-up resolved.
+    t.send_subject(
+        "france",
+        BOB,
+        "Re: [g1] step 1: your orders are awaited (setup)",
+        "PLACE Joubert AT Rivoli",
+    );
+    let r = t.pass();
+    assert_eq!(r.rejected, 1);
+    assert!(t
+        .last(BOB)
+        .1
+        .contains("replies to step 1, which has already been resolved"));
+    assert_eq!(t.digest(), before);
+}
+
+#[test]
+fn the_same_message_twice_is_handled_once() {
+    let mut t = Table::new("dupe");
+    let to = t.desk.reply_address("g1", "austria");
+    let raw = format!("From: <{ALICE}>\r\nTo: <{to}>\r\nSubject: x\r\nMessage-ID: <same@example.org>\r\n\r\nPLACE Laudon AT Riva\r\n");
+    t.post_raw(raw.as_bytes());
+    t.post_raw(raw.as_bytes());
+    let r = t.pass();
+    assert_eq!((r.accepted, r.duplicates), (1, 1));
+}
+
+#[test]
+fn auto_replies_and_bounces_get_no_answer() {
+    let mut t = Table::new("auto");
+    let to = t.desk.reply_address("g1", "austria");
+    let n_before = t.mails(ALICE).len();
+    t.post_raw(format!("From: <{ALICE}>\r\nTo: <{to}>\r\nAuto-Submitted: auto-replied\r\nSubject: Out of office\r\n\r\nI am away.\r\n").as_bytes());
+    t.post_raw(format!("From: <MAILER-DAEMON@example.org>\r\nTo: <{to}>\r\nSubject: Undelivered\r\n\r\nbounce\r\n").as_bytes());
+    t.post_raw(
+        format!(
+            "From: <{ALICE}>\r\nTo: <{to}>\r\nPrecedence: bulk\r\nSubject: list\r\n\r\nPASS\r\n"
+        )
+        .as_bytes(),
+    );
+    let r = t.pass();
+    assert_eq!(r.dropped, 3);
+    assert_eq!(t.mails(ALICE).len(), n_before);
+    assert!(t.mails("mailer-daemon@example.org").is_empty());
+}
+
+#[test]
+fn refusals_are_rate_limited_so_loops_die_out() {
+    let mut t = Table::new("loop");
+    for _ in 0..20 {
+        t.send("austria", "robot@example.net", "PLACE Laudon AT Riva");
+    }
+    let r = t.pass();
+    assert_eq!(r.refused, 20);
+    assert_eq!(
+        t.mails("robot@example.net").len(),
+        5,
+        "five refusals an hour at most"
+    );
+}
+
+#[test]
+fn help_status_view_and_press() {
+    let mut t = Table::new("cmds");
+    t.send(
+        "france",
+        BOB,
+        "HELP\nSTATUS\nVIEW\nPRESS austria Bonjour, Vienne.",
+    );
+    t.pass();
+    let subjects: Vec<String> = t.mails(BOB).into_iter().map(|m| m.0).collect();
+    assert!(
+        subjects.iter().any(|s| s.contains("help"))
+            && subjects.iter().any(|s| s.contains("status"))
+            && subjects.iter().any(|s| s.contains("your view")),
+        "{subjects:?}"
+    );
+    let press = t
+        .mails(ALICE)
+        .into_iter()
+        .find(|m| m.0.contains("press from france"))
+        .expect("press relayed");
+    assert!(press.1.contains("Bonjour, Vienne."));
+    assert!(
+        t.mails(CAROL).iter().all(|m| !m.0.contains("press")),
+        "PRESS to austria is not sent to the moderator"
+    );
+}
+
+#[test]
+fn bad_salt_and_bad_press_are_rejected_whole() {
+    let mut t = Table::new("salt");
+    t.send(
+        "austria",
+        ALICE,
+        &format!("PLACE Laudon AT Riva\nSALT {}", "x".repeat(80)),
+    );
+    t.pass();
+    let body = t.last(ALICE).1;
+    assert!(body.contains("a salt is 1 to 64 printable"), "{body}");
+    assert!(
+        t.desk.load(&t.game).unwrap().game.orders.is_empty(),
+        "all or nothing"
+    );
+    t.send("austria", ALICE, "PRESS prussia hello");
+    t.pass();
+    assert!(t.last(ALICE).1.contains("PRESS needs a recipient"));
+}
+
+#[test]
+fn deadline_applies_the_no_moves_rule() {
+    let mut t = Table::with("deadline", Some("1h"), "committed");
+    t.send("austria", ALICE, "PLACE Laudon AT Riva");
+    t.pass();
+    assert_eq!(t.step(), 1);
+    t.now += chrono::Duration::hours(2);
+    let r = t.pass();
+    assert_eq!(r.resolved, 1);
+    assert_eq!(t.step(), 2);
+    let body = t.last(BOB).1;
+    assert!(body.contains("No orders came from france"), "{body}");
+}
+
+#[test]
+fn moderator_commands() {
+    let mut t = Table::new("gm");
+    t.send("gm", CAROL, "PAUSE");
+    t.pass();
+    assert!(t.desk.load(&t.game).unwrap().desk.paused);
+    t.send("austria", ALICE, "PLACE Laudon AT Riva");
+    t.send("france", BOB, "PLACE Bonaparte AT Verona");
+    t.pass();
+    assert_eq!(t.step(), 1, "a paused game does not resolve");
+    t.send("gm", CAROL, "RESUME\nRESOLVE NOW");
+    t.pass();
+    assert_eq!(t.step(), 2);
+    t.send("gm", CAROL, "REPLACE france dave@example.org");
+    t.pass();
+    t.send("gm", CAROL, "DECLARE escape 4");
+    t.pass();
+    assert!(t.last(CAROL).1.contains("committed, not declared"));
+    t.send("austria", ALICE, "MOVE Provera TO Piave");
+    t.pass();
+    assert!(t
+        .mails("dave@example.org")
+        .iter()
+        .any(|m| m.0.contains("step 2 resolved")));
+    t.send("gm", CAROL, "END");
+    t.pass();
+    let (s, body) = t.last(ALICE);
+    assert!(s.contains("game over"), "{s}");
+    assert!(
+        body.contains("BEGIN ADJUTANT REVEAL") && body.contains("link role:france 1:"),
+        "{body}"
+    );
+    t.send("austria", ALICE, "PASS");
+    t.pass();
+    assert!(t.last(ALICE).1.contains("the game is over"));
+}
+
+#[test]
+fn a_player_cannot_use_moderator_commands() {
+    let mut t = Table::new("notgm");
+    t.send("austria", ALICE, "END");
+    t.pass();
+    assert!(t.last(ALICE).0.contains("NOT accepted"));
+    assert!(!t.desk.load(&t.game).unwrap().game.ended);
+}
+
+#[test]
+fn resign_ends_the_game_for_the_other_side() {
+    let mut t = Table::new("resign");
+    t.send("france", BOB, "RESIGN");
+    t.pass();
+    let body = t.last(ALICE).1;
+    assert!(body.contains("Winner: austria (france resigned)"), "{body}");
+}
+
+#[test]
+fn html_only_quoted_printable_and_latin1_orders_are_read() {
+    let mut t = Table::new("encodings");
+    let to = t.desk.reply_address("g1", "france");
+    let html = format!("From: <{BOB}>\r\nTo: <{to}>\r\nSubject: x\r\nMIME-Version: 1.0\r\nContent-Type: text/html; charset=utf-8\r\n\r\n<html><body><p>PLACE Bonaparte AT Verona</p><div>PLACE Mass&eacute;na AT Caldiero</div></body></html>\r\n");
+    t.post_raw(html.as_bytes());
+    t.pass();
+    let (s, body) = t.last(BOB);
+    assert!(s.contains("accepted"), "{s}: {body}");
+    assert!(body.contains("PLACE Masséna AT Caldiero"), "{body}");
+    let mut latin = format!("From: <{ALICE}>\r\nTo: <{}>\r\nSubject: y\r\nContent-Type: text/plain; charset=iso-8859-1\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\nPLACE Laudon AT Riva\r\nOn Sun, 1 Mar 2026, adjutant wrote:\r\n> PLACE Davidovich AT Sal=F2\r\n", t.desk.reply_address("g1", "austria")).into_bytes();
+    latin.extend_from_slice(b"");
+    t.post_raw(&latin);
+    t.pass();
+    assert_eq!(t.step(), 2, "both set-ups accepted and resolved");
+}

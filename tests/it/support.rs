@@ -1,0 +1,172 @@
+//! Helpers for integration tests: a desk in a fresh folder with fixed
+//! entropy, posting mail as a player, reading a recipient's outbox.
+
+use adjutant::config::Config;
+use adjutant::desk::{Desk, NewGame, PassReport};
+use adjutant::mail::maildir::Maildir;
+use chrono::{DateTime, TimeZone, Utc};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+pub const ALICE: &str = "alice@example.org";
+pub const BOB: &str = "bob@example.org";
+pub const CAROL: &str = "carol@example.org";
+
+static N: AtomicU64 = AtomicU64::new(0);
+
+pub fn temp_dir(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!(
+        "adjutant-it-{}-{tag}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::SeqCst)
+    ));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Entropy that is the same on every run: reproducible chain tops.
+pub fn fixed_entropy() -> impl FnMut() -> [u8; 32] {
+    let mut i = 0u8;
+    move || {
+        i = i.wrapping_add(1);
+        adjutant::dice::sha256(&[b'e', i])
+    }
+}
+
+pub fn t0() -> DateTime<Utc> {
+    Utc.with_ymd_and_hms(2026, 3, 1, 12, 0, 0).unwrap()
+}
+
+pub struct Table {
+    pub dir: PathBuf,
+    pub desk: Desk,
+    pub game: String,
+    pub now: DateTime<Utc>,
+}
+
+impl Table {
+    pub fn new(tag: &str) -> Table {
+        Table::with(tag, Some("72h"), "committed")
+    }
+
+    pub fn with(tag: &str, deadline: Option<&str>, dice: &str) -> Table {
+        let dir = temp_dir(tag);
+        let desk = Desk::open(&dir, Config::default()).unwrap();
+        let req = NewGame {
+            ruleset: "mantua".into(),
+            scenario: None,
+            players: vec![
+                ("austria".into(), ALICE.into()),
+                ("france".into(), BOB.into()),
+            ],
+            gm: Some(CAROL.into()),
+            deadline: deadline.map(str::to_string),
+            dice: dice.into(),
+            id: Some("g1".into()),
+        };
+        let game = desk.create(&req, t0(), &mut fixed_entropy()).unwrap();
+        desk.deliver().unwrap();
+        Table {
+            dir,
+            desk,
+            game,
+            now: t0(),
+        }
+    }
+
+    /// A whole raw message into the inbox.
+    pub fn post_raw(&mut self, raw: &[u8]) {
+        self.now += chrono::Duration::seconds(1);
+        self.desk.post(raw, self.now).unwrap();
+    }
+
+    /// A plain reply from `from` to `role`'s reply address.
+    pub fn send(&mut self, role: &str, from: &str, body: &str) {
+        self.send_subject(role, from, "Re: orders", body);
+    }
+
+    pub fn send_subject(&mut self, role: &str, from: &str, subject: &str, body: &str) {
+        let to = self.desk.reply_address(&self.game, role);
+        let n = N.fetch_add(1, Ordering::SeqCst);
+        let raw = format!(
+            "From: <{from}>\r\nTo: <{to}>\r\nSubject: {subject}\r\nMessage-ID: <t{n}@example.org>\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n{body}\r\n"
+        );
+        self.post_raw(raw.as_bytes());
+    }
+
+    pub fn pass(&mut self) -> PassReport {
+        self.desk.run_once(self.now).unwrap()
+    }
+
+    /// Every mail a recipient has, oldest first, as (subject, text body).
+    pub fn mails(&self, who: &str) -> Vec<(String, String)> {
+        let md = Maildir::open(&self.desk.outbox_of(who)).unwrap();
+        let mut files = md.list_new().unwrap();
+        files.sort_by_key(|p| {
+            let n = p.file_name().unwrap().to_string_lossy().to_string();
+            let parts: Vec<u64> = n
+                .split('.')
+                .skip(1)
+                .take(2)
+                .map(|x| x.parse().unwrap_or(0))
+                .collect();
+            parts
+        });
+        files
+            .iter()
+            .map(|f| {
+                let raw = std::fs::read(f).unwrap();
+                let m = mail_parser::MessageParser::default()
+                    .parse(&raw[..])
+                    .unwrap();
+                (
+                    m.subject().unwrap_or("").to_string(),
+                    m.body_text(0).map(|b| b.to_string()).unwrap_or_default(),
+                )
+            })
+            .collect()
+    }
+
+    /// Every raw mail a recipient has.
+    pub fn raw_mails(&self, who: &str) -> Vec<Vec<u8>> {
+        let md = Maildir::open(&self.desk.outbox_of(who)).unwrap();
+        md.list_new()
+            .unwrap()
+            .iter()
+            .map(|f| std::fs::read(f).unwrap())
+            .collect()
+    }
+
+    pub fn last(&self, who: &str) -> (String, String) {
+        self.mails(who).pop().unwrap_or_default()
+    }
+
+    pub fn digest(&self) -> String {
+        self.desk.load(&self.game).unwrap().game.digest()
+    }
+
+    pub fn step(&self) -> u32 {
+        self.desk.load(&self.game).unwrap().game.step
+    }
+
+    pub fn journal_len(&self) -> usize {
+        adjutant::journal::read(&self.dir.join("games").join(&self.game).join("journal.toml"))
+            .unwrap()
+            .len()
+    }
+
+    /// Both sides' set-up with the scenario placements: to turn 1.
+    pub fn setup(&mut self) {
+        self.send("austria", ALICE, "PLACE Laudon AT Riva");
+        self.send("france", BOB, "PLACE Bonaparte AT Verona");
+        let r = self.pass();
+        assert_eq!(r.resolved, 1, "{r:?}");
+    }
+}
+
+impl Drop for Table {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
