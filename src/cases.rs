@@ -143,7 +143,10 @@ fn play(case: &Case, resume: bool) -> Result<Run, String> {
             Err(errs) => {
                 let all: Vec<String> = errs
                     .iter()
-                    .map(|e| format!("line {}: {}", e.line, e.reason))
+                    .map(|e| {
+                        let hint = e.suggestion.as_deref().map(|x| format!(" (try: {x})")).unwrap_or_default();
+                        format!("line {}: {}{hint}", e.line, e.reason)
+                    })
                     .collect();
                 if st.reject.is_empty() {
                     return Err(format!(
