@@ -1,1 +1,124 @@
-fn main() {}
+//! Throughput benchmarks (run with `cargo bench --bench throughput`):
+//! ingesting and answering order mails from the local Maildir across many
+//! games, and auditing a 1,000-step journal. Prints the figures the README
+//! quotes; asserts nothing about time.
+
+use adjutant::config::Config;
+use adjutant::desk::{Desk, NewGame};
+use chrono::{TimeZone, Utc};
+use std::time::Instant;
+
+fn entropy() -> impl FnMut() -> [u8; 32] {
+    let mut i = 0u32;
+    move || {
+        i += 1;
+        adjutant::dice::sha256(&i.to_le_bytes())
+    }
+}
+
+fn main() {
+    let games: usize = std::env::var("BENCH_GAMES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(100);
+    let per_game: usize = std::env::var("BENCH_MAILS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(100);
+    let dir = std::env::temp_dir().join(format!("adjutant-bench-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let desk = Desk::open(&dir, Config::default()).unwrap();
+    let t0 = Utc.with_ymd_and_hms(2026, 3, 1, 12, 0, 0).unwrap();
+    let mut ent = entropy();
+    let mut ids = Vec::new();
+    for g in 0..games {
+        let req = NewGame {
+            ruleset: "mantua".into(),
+            scenario: None,
+            players: vec![
+                ("austria".into(), format!("a{g}@example.org")),
+                ("france".into(), format!("f{g}@example.org")),
+            ],
+            gm: None,
+            deadline: None,
+            dice: "committed".into(),
+            id: Some(format!("b{g}")),
+        };
+        ids.push(desk.create(&req, t0, &mut ent).unwrap());
+    }
+    desk.deliver().unwrap();
+    // Order mails: each player revises their set-up again and again (each
+    // accepted set replaces the last), a tenth of them with a mistake.
+    let places = ["Rovereto", "Riva"];
+    let mut n = 0;
+    for i in 0..per_game {
+        for (g, id) in ids.iter().enumerate() {
+            let to = desk.reply_address(id, "austria");
+            let body = if i % 10 == 9 {
+                "PLACE Laudon AT Vienna".to_string()
+            } else {
+                format!("PLACE Laudon AT {}\nSALT s{i}", places[i % 2])
+            };
+            let raw = format!("From: <a{g}@example.org>\r\nTo: <{to}>\r\nSubject: orders\r\nMessage-ID: <m{n}@example.org>\r\n\r\n{body}\r\n");
+            desk.post(raw.as_bytes(), t0 + chrono::Duration::seconds(n as i64))
+                .unwrap();
+            n += 1;
+        }
+    }
+    let start = Instant::now();
+    let r = desk.run_once(t0 + chrono::Duration::hours(1)).unwrap();
+    let secs = start.elapsed().as_secs_f64();
+    println!(
+        "ingest: {} order mails across {games} games in {secs:.2} s ({:.0} mails/s; {} accepted, {} rejected, {} replies written)",
+        r.messages,
+        r.messages as f64 / secs,
+        r.accepted,
+        r.rejected,
+        r.sent
+    );
+
+    if std::env::var("BENCH_SKIP_AUDIT").is_ok() {
+        let _ = std::fs::remove_dir_all(&dir);
+        return;
+    }
+    // A 1,000-step journal: a long quiet game (set-up, then turns passed).
+    let jdir = dir.join("long");
+    std::fs::create_dir_all(&jdir).unwrap();
+    let desk2 = Desk::open(&jdir, Config::default()).unwrap();
+    let req = NewGame {
+        ruleset: "mantua".into(),
+        scenario: None,
+        players: vec![
+            ("austria".into(), "a@example.org".into()),
+            ("france".into(), "f@example.org".into()),
+        ],
+        gm: Some("gm@example.org".into()),
+        deadline: None,
+        dice: "committed".into(),
+        id: Some("long".into()),
+    };
+    desk2.create(&req, t0, &mut ent).unwrap();
+    let mut l = desk2.load("long").unwrap();
+    let mut batch = adjutant::desk::Batch::default();
+    let start = Instant::now();
+    for _ in 0..1000 {
+        desk2.resolve_step(&mut l, &mut batch, t0).unwrap();
+    }
+    // Journal the steps (without the 3,000 mails they would send).
+    batch.letters.clear();
+    desk2.commit(&mut l, batch, t0).unwrap();
+    let build = start.elapsed().as_secs_f64();
+    let jp = jdir.join("games/long/journal.toml");
+    let size = std::fs::metadata(&jp).unwrap().len();
+    let start = Instant::now();
+    let entries = adjutant::journal::read(&jp).unwrap();
+    let (_, s) = adjutant::audit::replay(&entries).unwrap();
+    let secs = start.elapsed().as_secs_f64();
+    println!(
+        "audit: {} steps, {} entries, {:.1} MB journal verified and replayed in {secs:.3} s (built in {build:.2} s)",
+        s.steps,
+        s.entries,
+        size as f64 / 1e6
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

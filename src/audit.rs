@@ -44,9 +44,7 @@ pub struct Summary {
 /// summary, or the first entry that does not verify.
 pub fn replay(entries: &[Entry]) -> Result<(Game, Summary), Mismatch> {
     journal::verify_chain(entries).map_err(|(seq, m)| bad(seq, m))?;
-    let first = entries
-        .first()
-        .ok_or_else(|| bad(0, "the journal is empty"))?;
+    let first = entries.first().ok_or_else(|| bad(0, "the journal is empty"))?;
     if first.kind != "created" {
         return Err(bad(
             first.seq,
@@ -54,8 +52,8 @@ pub fn replay(entries: &[Entry]) -> Result<(Game, Summary), Mismatch> {
         ));
     }
     let c: kinds::Created = first.body().map_err(|m| bad(first.seq, m))?;
-    let rules = crate::rules::find(&c.ruleset)
-        .ok_or_else(|| bad(first.seq, format!("unknown ruleset {:?}", c.ruleset)))?;
+    let rules =
+        crate::rules::find(&c.ruleset).ok_or_else(|| bad(first.seq, format!("unknown ruleset {:?}", c.ruleset)))?;
     let mut game = Game::new(&c.game, rules, &c.scenario).map_err(|m| bad(first.seq, m))?;
     if let Some(p) = &c.patch {
         game.patch(p).map_err(|m| bad(first.seq, m))?;
@@ -63,10 +61,7 @@ pub fn replay(entries: &[Entry]) -> Result<(Game, Summary), Mismatch> {
     if game.roles != c.roles {
         return Err(bad(
             first.seq,
-            format!(
-                "roles {:?} differ from the scenario's {:?}",
-                c.roles, game.roles
-            ),
+            format!("roles {:?} differ from the scenario's {:?}", c.roles, game.roles),
         ));
     }
     if game.digest() != c.digest {
@@ -79,12 +74,7 @@ pub fn replay(entries: &[Entry]) -> Result<(Game, Summary), Mismatch> {
     for (stream, a) in &c.anchors {
         anchors.insert(
             stream.clone(),
-            dice::from_hex(a).ok_or_else(|| {
-                bad(
-                    first.seq,
-                    format!("anchor of {stream} is not 32 bytes of hex"),
-                )
-            })?,
+            dice::from_hex(a).ok_or_else(|| bad(first.seq, format!("anchor of {stream} is not 32 bytes of hex")))?,
         );
     }
     if c.dice == "committed" {
@@ -107,10 +97,7 @@ pub fn replay(entries: &[Entry]) -> Result<(Game, Summary), Mismatch> {
     for e in &entries[1..] {
         let seq = e.seq;
         if game.ended && !matches!(e.kind.as_str(), "mail" | "received" | "moderator" | "press") {
-            return Err(bad(
-                seq,
-                format!("a {:?} entry after the game ended", e.kind),
-            ));
+            return Err(bad(seq, format!("a {:?} entry after the game ended", e.kind)));
         }
         match e.kind.as_str() {
             "accepted" => {
@@ -118,28 +105,17 @@ pub fn replay(entries: &[Entry]) -> Result<(Game, Summary), Mismatch> {
                 if a.step != game.step {
                     return Err(bad(
                         seq,
-                        format!(
-                            "orders for step {} while step {} is open",
-                            a.step, game.step
-                        ),
+                        format!("orders for step {} while step {} is open", a.step, game.step),
                     ));
                 }
-                let lines: Vec<(usize, String)> = a
-                    .lines
-                    .iter()
-                    .enumerate()
-                    .map(|(i, l)| (i + 1, l.clone()))
-                    .collect();
+                let lines: Vec<(usize, String)> = a.lines.iter().enumerate().map(|(i, l)| (i + 1, l.clone())).collect();
                 let canon = game.check(&a.role, &lines).map_err(|errs| {
                     bad(
                         seq,
                         format!(
                             "accepted orders of {} do not validate: {}",
                             a.role,
-                            errs.iter()
-                                .map(|e| e.reason.clone())
-                                .collect::<Vec<_>>()
-                                .join("; ")
+                            errs.iter().map(|e| e.reason.clone()).collect::<Vec<_>>().join("; ")
                         ),
                     )
                 })?;
@@ -185,10 +161,7 @@ fn check_resolved(
     tips: &mut BTreeMap<String, dice::Link>,
 ) -> Result<(), String> {
     if r.step != game.step {
-        return Err(format!(
-            "resolves step {} while step {} is open",
-            r.step, game.step
-        ));
+        return Err(format!("resolves step {} while step {} is open", r.step, game.step));
     }
     let salts = game.salts_for_seed();
     if r.salts != salts {
@@ -215,8 +188,7 @@ fn check_resolved(
         "committed" => {
             let mut seeds = BTreeMap::new();
             for (stream, lh) in &r.links {
-                let link = dice::from_hex(lh)
-                    .ok_or_else(|| format!("link of {stream} is not 32 bytes of hex"))?;
+                let link = dice::from_hex(lh).ok_or_else(|| format!("link of {stream} is not 32 bytes of hex"))?;
                 let prev = tips
                     .get(stream)
                     .ok_or_else(|| format!("link for unknown stream {stream}"))?;
@@ -227,10 +199,7 @@ fn check_resolved(
                     ));
                 }
                 tips.insert(stream.clone(), link);
-                seeds.insert(
-                    stream.clone(),
-                    dice::seed(&c.game, r.step, stream, &link, &salts),
-                );
+                seeds.insert(stream.clone(), dice::seed(&c.game, r.step, stream, &link, &salts));
             }
             for d in &r.draws {
                 if !seeds.contains_key(&d.stream) {
@@ -243,16 +212,10 @@ fn check_resolved(
             Box::new(Committed::new(seeds))
         }
         "declared" => Box::new(Declared::new(
-            r.draws
-                .iter()
-                .map(|d| (d.label.clone(), d.result.clone()))
-                .collect(),
+            r.draws.iter().map(|d| (d.label.clone(), d.result.clone())).collect(),
         )),
         _ => Box::new(Scripted::new(
-            &r.draws
-                .iter()
-                .flat_map(|d| d.result.clone())
-                .collect::<Vec<_>>(),
+            &r.draws.iter().flat_map(|d| d.result.clone()).collect::<Vec<_>>(),
         )),
     };
     let mut next = game.clone();

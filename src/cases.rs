@@ -72,8 +72,7 @@ pub struct Expect {
 }
 
 pub fn load(path: &Path) -> Result<Case, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read case {}: {e}", path.display()))?;
+    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read case {}: {e}", path.display()))?;
     toml::from_str(&text).map_err(|e| format!("cannot read case {}: {e}", path.display()))
 }
 
@@ -104,8 +103,7 @@ pub fn run(case: &Case) -> Result<(), String> {
 }
 
 fn new_game(case: &Case) -> Result<Game, String> {
-    let rules = crate::rules::find(&case.ruleset)
-        .ok_or_else(|| format!("unknown ruleset {:?}", case.ruleset))?;
+    let rules = crate::rules::find(&case.ruleset).ok_or_else(|| format!("unknown ruleset {:?}", case.ruleset))?;
     let scenario = case
         .scenario
         .clone()
@@ -122,12 +120,7 @@ fn play(case: &Case, resume: bool) -> Result<Run, String> {
     let mut dice = Scripted::new(&case.dice);
     let mut events = Vec::new();
     for (i, st) in case.steps.iter().enumerate() {
-        let lines: Vec<(usize, String)> = st
-            .orders
-            .iter()
-            .enumerate()
-            .map(|(n, l)| (n + 1, l.clone()))
-            .collect();
+        let lines: Vec<(usize, String)> = st.orders.iter().enumerate().map(|(n, l)| (n + 1, l.clone())).collect();
         match game.check(&st.role, &lines) {
             Ok(canon) => {
                 if !st.reject.is_empty() {
@@ -144,17 +137,16 @@ fn play(case: &Case, resume: bool) -> Result<Run, String> {
                 let all: Vec<String> = errs
                     .iter()
                     .map(|e| {
-                        let hint = e.suggestion.as_deref().map(|x| format!(" (try: {x})")).unwrap_or_default();
+                        let hint = e
+                            .suggestion
+                            .as_deref()
+                            .map(|x| format!(" (try: {x})"))
+                            .unwrap_or_default();
                         format!("line {}: {}{hint}", e.line, e.reason)
                     })
                     .collect();
                 if st.reject.is_empty() {
-                    return Err(format!(
-                        "step {} ({}) was refused: {}",
-                        i + 1,
-                        st.role,
-                        all.join("; ")
-                    ));
+                    return Err(format!("step {} ({}) was refused: {}", i + 1, st.role, all.join("; ")));
                 }
                 for want in &st.reject {
                     if !all.iter().any(|a| a.contains(want.as_str())) {
@@ -215,16 +207,10 @@ fn through_journal(case: &Case) -> Result<String, String> {
         patch: case.patch.clone(),
         digest: game.digest(),
     };
-    j.append(at, &[("created", &created)])
-        .map_err(|e| e.to_string())?;
+    j.append(at, &[("created", &created)]).map_err(|e| e.to_string())?;
     let mut dice = Scripted::new(&case.dice);
     for st in &case.steps {
-        let lines: Vec<(usize, String)> = st
-            .orders
-            .iter()
-            .enumerate()
-            .map(|(n, l)| (n + 1, l.clone()))
-            .collect();
+        let lines: Vec<(usize, String)> = st.orders.iter().enumerate().map(|(n, l)| (n + 1, l.clone())).collect();
         let Ok(canon) = game.check(&st.role, &lines) else {
             continue;
         };
@@ -256,8 +242,7 @@ fn through_journal(case: &Case) -> Result<String, String> {
                 events: r.events,
                 digest: game.digest(),
             };
-            j.append(at, &[("resolved", &body)])
-                .map_err(|e| e.to_string())?;
+            j.append(at, &[("resolved", &body)]).map_err(|e| e.to_string())?;
         }
     }
     let entries = crate::journal::read(&jp).map_err(|e| e.to_string())?;
@@ -310,10 +295,7 @@ fn check(case: &Case, run: &Run) -> Result<(), String> {
     }
     if let Some(n) = case.expect.dice_left {
         if run.dice_left != n {
-            return Err(format!(
-                "{} scripted dice left unused, expected {n}",
-                run.dice_left
-            ));
+            return Err(format!("{} scripted dice left unused, expected {n}", run.dice_left));
         }
     }
     Ok(())

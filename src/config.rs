@@ -78,8 +78,7 @@ impl Default for Limits {
 
 impl Config {
     pub fn load(path: &Path) -> Result<Config, String> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("cannot read config {}: {e}", path.display()))?;
+        let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read config {}: {e}", path.display()))?;
         toml::from_str(&text).map_err(|e| format!("cannot read config {}: {e}", path.display()))
     }
 }

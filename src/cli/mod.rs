@@ -110,10 +110,7 @@ pub fn main() -> i32 {
     };
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("ADJUTANT_LOG")
-                .unwrap_or_else(|_| "warn".into()),
-        )
+        .with_env_filter(tracing_subscriber::EnvFilter::try_from_env("ADJUTANT_LOG").unwrap_or_else(|_| "warn".into()))
         .init();
     match run(cli) {
         Ok(code) => code,
@@ -127,9 +124,7 @@ pub fn main() -> i32 {
 fn config(path: &Option<PathBuf>) -> Result<Config> {
     match path {
         Some(p) => Config::load(p).map_err(|e| anyhow!(e)),
-        None if Path::new("adjutant.toml").exists() => {
-            Config::load(Path::new("adjutant.toml")).map_err(|e| anyhow!(e))
-        }
+        None if Path::new("adjutant.toml").exists() => Config::load(Path::new("adjutant.toml")).map_err(|e| anyhow!(e)),
         None => Ok(Config::default()),
     }
 }
@@ -146,12 +141,7 @@ fn run(cli: Cli) -> Result<i32> {
                 let i = r.info();
                 println!("{} — {}", i.name, i.title);
                 for s in i.scenarios {
-                    println!(
-                        "  scenario {}: roles {} — {}",
-                        s.name,
-                        s.roles.join(", "),
-                        s.about
-                    );
+                    println!("  scenario {}: roles {} — {}", s.name, s.roles.join(", "), s.about);
                 }
             }
             Ok(0)
@@ -168,11 +158,9 @@ fn run(cli: Cli) -> Result<i32> {
             let desk = Desk::open(&cli.data, cfg)?;
             let mut ps = Vec::new();
             for p in players {
-                let (r, e) = p.split_once('=').ok_or_else(|| {
-                    anyhow!(
-                        "--player {p:?}: write ROLE=EMAIL, e.g. --player france=bob@example.org"
-                    )
-                })?;
+                let (r, e) = p
+                    .split_once('=')
+                    .ok_or_else(|| anyhow!("--player {p:?}: write ROLE=EMAIL, e.g. --player france=bob@example.org"))?;
                 ps.push((r.trim().to_lowercase(), e.trim().to_string()));
             }
             let req = NewGame {
@@ -213,8 +201,7 @@ fn run(cli: Cli) -> Result<i32> {
             let mut body = Vec::new();
             match file {
                 Some(p) if p.as_os_str() != "-" => {
-                    body =
-                        std::fs::read(&p).with_context(|| format!("cannot read {}", p.display()))?
+                    body = std::fs::read(&p).with_context(|| format!("cannot read {}", p.display()))?
                 }
                 _ => {
                     std::io::stdin().read_to_end(&mut body)?;
@@ -248,11 +235,7 @@ fn run(cli: Cli) -> Result<i32> {
                             "{id}  {}  step {} ({})  {}{}{}",
                             l.game.rules.info().name,
                             l.game.step,
-                            if l.game.ended {
-                                "ended"
-                            } else {
-                                a.kind.as_str()
-                            },
+                            if l.game.ended { "ended" } else { a.kind.as_str() },
                             if waits.is_empty() {
                                 "awaits nobody".to_string()
                             } else {
@@ -282,10 +265,7 @@ fn run(cli: Cli) -> Result<i32> {
             let l = desk.load(&game)?;
             let viewer = match (role, gm, public) {
                 (Some(r), false, false) if l.game.roles.contains(&r) => Viewer::Role(r),
-                (Some(r), false, false) => bail!(
-                    "{r:?} is not a role of {game}; roles: {}",
-                    l.game.roles.join(", ")
-                ),
+                (Some(r), false, false) => bail!("{r:?} is not a role of {game}; roles: {}", l.game.roles.join(", ")),
                 (None, _, true) => Viewer::Public,
                 (None, true, false) | (None, false, false) => Viewer::Moderator,
                 _ => bail!("give one of --as ROLE, --gm, --public"),
@@ -367,7 +347,12 @@ fn audit(data: &Path, game: &str, json: bool) -> Result<i32> {
                 let dice: Vec<String> = s
                     .dice
                     .iter()
-                    .map(|d| format!("{{\"sides\":{},\"rolls\":{},\"counts\":{:?},\"chi_square\":{:.4},\"p_value\":{:.4}}}", d.sides, d.rolls, d.counts, d.chi_square, d.p_value))
+                    .map(|d| {
+                        format!(
+                            "{{\"sides\":{},\"rolls\":{},\"counts\":{:?},\"chi_square\":{:.4},\"p_value\":{:.4}}}",
+                            d.sides, d.rolls, d.counts, d.chi_square, d.p_value
+                        )
+                    })
                     .collect();
                 println!(
                     "{{\"ok\":true,\"game\":\"{}\",\"entries\":{},\"steps\":{},\"draws\":{},\"declared\":{},\"ended\":{},\"dice\":[{}]}}",
@@ -409,17 +394,9 @@ fn audit(data: &Path, game: &str, json: bool) -> Result<i32> {
         }
         Err(m) => {
             if json {
-                println!(
-                    "{{\"ok\":false,\"entry\":{},\"error\":{:?}}}",
-                    m.seq, m.message
-                );
+                println!("{{\"ok\":false,\"entry\":{},\"error\":{:?}}}", m.seq, m.message);
             } else {
-                println!(
-                    "audit of {}: FAILED at entry {}: {}",
-                    path.display(),
-                    m.seq,
-                    m.message
-                );
+                println!("audit of {}: FAILED at entry {}: {}", path.display(), m.seq, m.message);
             }
             Ok(1)
         }

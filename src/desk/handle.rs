@@ -2,7 +2,7 @@
 //! commands (HELP, STATUS, VIEW, SALT, PRESS, RESIGN), moderator commands,
 //! and all-or-nothing order submissions.
 
-use super::{letters, store, Batch, Desk, Error, Letter, Loaded, PassReport};
+use super::{letters, store, Batch, Desk, Error, Letter, Loaded, Open, PassReport};
 use crate::dice;
 use crate::engine::LineError;
 use crate::journal::kinds;
@@ -30,16 +30,9 @@ enum Command {
     Declare { label: String, values: Vec<u32> },
 }
 
-const MODERATOR_WORDS: &[&str] = &[
-    "EXTEND", "PAUSE", "RESUME", "REPLACE", "RESOLVE", "END", "DECLARE",
-];
+const MODERATOR_WORDS: &[&str] = &["EXTEND", "PAUSE", "RESUME", "REPLACE", "RESOLVE", "END", "DECLARE"];
 
-fn problem(
-    line: usize,
-    text: &str,
-    reason: impl Into<String>,
-    suggestion: Option<&str>,
-) -> LineError {
+fn problem(line: usize, text: &str, reason: impl Into<String>, suggestion: Option<&str>) -> LineError {
     LineError {
         line,
         text: text.to_string(),
@@ -106,8 +99,7 @@ fn command(l: &Loaded, role: &str, n: usize, text: &str) -> Option<Result<Comman
                 let mut it = rest.split_whitespace();
                 match (it.next(), it.next()) {
                     (Some(r), Some(e))
-                        if l.game.roles.contains(&r.to_lowercase())
-                            && e.parse::<lettre::Address>().is_ok() =>
+                        if l.game.roles.contains(&r.to_lowercase()) && e.parse::<lettre::Address>().is_ok() =>
                     {
                         Command::Replace {
                             role: r.to_lowercase(),
@@ -130,14 +122,9 @@ fn command(l: &Loaded, role: &str, n: usize, text: &str) -> Option<Result<Comman
             "END" => Command::End,
             "DECLARE" => {
                 let (label, v) = rest.rsplit_once(char::is_whitespace).unwrap_or(("", rest));
-                let values: Option<Vec<u32>> =
-                    v.split(',').map(|x| x.trim().parse().ok()).collect();
+                let values: Option<Vec<u32>> = v.split(',').map(|x| x.trim().parse().ok()).collect();
                 match values {
-                    Some(values)
-                        if !label.trim().is_empty()
-                            && !values.is_empty()
-                            && l.desk.dice == "declared" =>
-                    {
+                    Some(values) if !label.trim().is_empty() && !values.is_empty() && l.desk.dice == "declared" => {
                         Command::Declare {
                             label: label.trim().to_string(),
                             values,
@@ -151,8 +138,7 @@ fn command(l: &Loaded, role: &str, n: usize, text: &str) -> Option<Result<Comman
                     }
                     _ => {
                         return err(
-                            "DECLARE needs a label and a value (or values separated by commas)"
-                                .into(),
+                            "DECLARE needs a label and a value (or values separated by commas)".into(),
                             "DECLARE escape roll 4",
                         )
                     }
@@ -171,10 +157,7 @@ fn replied_step(subject: &str, game: &str) -> Option<u32> {
     let tag = format!("[{game}]");
     let rest = &subject[subject.find(&tag)? + tag.len()..];
     let rest = rest.trim_start().strip_prefix("step ")?;
-    rest.split(|c: char| !c.is_ascii_digit())
-        .next()?
-        .parse()
-        .ok()
+    rest.split(|c: char| !c.is_ascii_digit()).next()?.parse().ok()
 }
 
 /// Find `<game>.<token>` in the recipients' `+detail`, or a `REF` in the
@@ -208,14 +191,17 @@ fn credential(inb: &parse::Inbound) -> Option<(String, String)> {
 }
 
 impl Desk {
-    /// Handle one raw message. Errors are the desk's own (disk), never the
+    /// Handle one raw message (read from `source`, if it is a file), into the
+    /// open games of the pass. Errors are the desk's own (disk), never the
     /// sender's: a sender's mistake is answered and journaled.
     #[instrument(skip_all)]
     pub fn handle(
         &self,
         raw: &[u8],
+        source: Option<&std::path::Path>,
         now: DateTime<Utc>,
         report: &mut PassReport,
+        open: &mut Open,
     ) -> Result<(), Error> {
         let too_big = raw.len() > self.cfg.limits.max_message_bytes;
         let inb = if too_big {
@@ -244,16 +230,26 @@ impl Desk {
         }
         let Some((gid, token)) = credential(&inb) else {
             report.refused += 1;
-            return self.refuse(&from, &inb, "it does not say which game it is for (no reply token in the address and no REF line)", now);
+            return self.refuse(
+                &from,
+                &inb,
+                "it does not say which game it is for (no reply token in the address and no REF line)",
+                now,
+            );
         };
-        let mut l = match self.load(&gid) {
-            Ok(l) => l,
-            Err(Error::Store(store::Error::NoGame(_))) => {
-                report.refused += 1;
-                return self.refuse(&from, &inb, &format!("there is no game {gid:?} here"), now);
+        if !open.games.contains_key(&gid) {
+            match self.load(&gid) {
+                Ok(l) => {
+                    open.games.insert(gid.clone(), (l, Batch::default()));
+                }
+                Err(Error::Store(store::Error::NoGame(_))) => {
+                    report.refused += 1;
+                    return self.refuse(&from, &inb, &format!("there is no game {gid:?} here"), now);
+                }
+                Err(e) => return Err(e),
             }
-            Err(e) => return Err(e),
-        };
+        }
+        let (l, batch) = open.games.get_mut(&gid).expect("loaded above");
         let sha = dice::to_hex(&dice::sha256(raw));
         if l.desk.seen.contains(&sha) {
             report.duplicates += 1;
@@ -278,24 +274,25 @@ impl Desk {
             None => Some("its reply token does not belong to this game".to_string()),
             Some(r) => match self.address_of(&l, r) {
                 Some(reg) if same_address(&reg, &from) => None,
-                Some(_) => Some(format!(
-                    "it was not sent from the address registered for {r}"
-                )),
+                Some(_) => Some(format!("it was not sent from the address registered for {r}")),
                 None => Some(format!("{r} has no registered address")),
             },
         };
         // Archive the raw message under the game before anything else.
-        let archive =
-            l.dir
-                .join("mail")
-                .join(format!("{:06}-{}.eml", l.journal.last_seq + 1, &sha[..16]));
-        std::fs::write(&archive, raw).map_err(|source| Error::Io {
-            what: "archive",
-            path: archive.clone(),
-            source,
-        })?;
+        let archive = l
+            .dir
+            .join("mail")
+            .join(format!("{:06}-{}.eml", l.journal.last_seq + 1, &sha[..16]));
+        // A hard link to the inbox file where we can (no copy, no new inode).
+        let linked = source.map(|p| std::fs::hard_link(p, &archive).is_ok()).unwrap_or(false);
+        if !linked {
+            std::fs::write(&archive, raw).map_err(|source| Error::Io {
+                what: "archive",
+                path: archive.clone(),
+                source,
+            })?;
+        }
         l.desk.seen.insert(sha);
-        let mut batch = Batch::default();
         if let Some(why) = refusal {
             report.refused += 1;
             batch.entry("received", &received);
@@ -309,11 +306,10 @@ impl Desk {
                     in_reply_to: inb.message_id.clone(),
                 });
             }
-            return self.commit(&mut l, batch, now);
+            return Ok(());
         }
         let role = role.expect("identified");
-        self.submission(&mut l, &role, &inb, &mut received, &mut batch, now, report)?;
-        self.commit(&mut l, batch, now)
+        self.submission(l, &role, &inb, &mut received, batch, now, report)
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -376,7 +372,10 @@ impl Desk {
                 errors.push(problem(
                     orders[0].0,
                     &orders[0].1,
-                    format!("this replies to step {k}, which has already been resolved; the game is now at step {}", l.game.step),
+                    format!(
+                        "this replies to step {k}, which has already been resolved; the game is now at step {}",
+                        l.game.step
+                    ),
                     Some("reply to the latest prompt (or send STATUS to see what is awaited)"),
                 ));
                 orders.clear();
@@ -433,11 +432,9 @@ impl Desk {
                 "rejection",
                 context! { game => gid, step => step, errors => errors, syntax => syntax },
             );
-            batch.letters.push(reply(
-                format!("[{gid}] NOT accepted: step {step}"),
-                body,
-                None,
-            ));
+            batch
+                .letters
+                .push(reply(format!("[{gid}] NOT accepted: step {step}"), body, None));
             return Ok(());
         }
         received.verdict = if canon.is_some() {
@@ -599,13 +596,7 @@ impl Desk {
                             args: vec![role.to_string()],
                         },
                     );
-                    let others: Vec<String> = l
-                        .game
-                        .roles
-                        .iter()
-                        .filter(|r| *r != role)
-                        .cloned()
-                        .collect();
+                    let others: Vec<String> = l.game.roles.iter().filter(|r| *r != role).cloned().collect();
                     let winner = if others.len() == 1 {
                         Some(others[0].clone())
                     } else {
@@ -627,18 +618,13 @@ impl Desk {
                     self.moderator(l, batch, "deadline", vec![at.clone()]);
                     batch.letters.push(reply(
                         format!("[{gid}] deadline extended"),
-                        letters::fill(
-                            "reply",
-                            context! { text => format!("The deadline is now {at}.") },
-                        ),
+                        letters::fill("reply", context! { text => format!("The deadline is now {at}.") }),
                         None,
                     ));
                 }
                 Command::Pause => self.moderator(l, batch, "pause", vec![]),
                 Command::Resume => self.moderator(l, batch, "resume", vec![]),
-                Command::Replace { role: r, email } => {
-                    self.moderator(l, batch, "replace", vec![r, email])
-                }
+                Command::Replace { role: r, email } => self.moderator(l, batch, "replace", vec![r, email]),
                 Command::ResolveNow => resolve_now = true,
                 Command::End => {
                     batch.entry(
@@ -662,10 +648,8 @@ impl Desk {
             return Ok(());
         }
         let players_complete = l.game.complete() && !l.game.awaiting().prompts.contains_key("gm");
-        if (players_complete && !l.desk.paused) || resolve_now {
-            if self.resolve_step(l, batch, now)? {
-                report.resolved += 1;
-            }
+        if ((players_complete && !l.desk.paused) || resolve_now) && self.resolve_step(l, batch, now)? {
+            report.resolved += 1;
         }
         Ok(())
     }
@@ -680,15 +664,8 @@ impl Desk {
     }
 
     /// Refuse a message that belongs to no game we can name.
-    fn refuse(
-        &self,
-        from: &str,
-        inb: &parse::Inbound,
-        why: &str,
-        now: DateTime<Utc>,
-    ) -> Result<(), Error> {
-        if from.is_empty() || from.parse::<lettre::Address>().is_err() || !self.may_reply(from, now)
-        {
+    fn refuse(&self, from: &str, inb: &parse::Inbound, why: &str, now: DateTime<Utc>) -> Result<(), Error> {
+        if from.is_empty() || from.parse::<lettre::Address>().is_err() || !self.may_reply(from, now) {
             return Ok(());
         }
         let letter = Letter {
@@ -721,11 +698,7 @@ impl Desk {
         if ok {
             v.push(t);
         }
-        let _ = crate::journal::write_atomic(
-            &p,
-            toml::to_string(&m).unwrap_or_default().as_bytes(),
-            None,
-        );
+        let _ = crate::journal::write_atomic(&p, toml::to_string(&m).unwrap_or_default().as_bytes(), None);
         ok
     }
 }

@@ -25,8 +25,7 @@ static ENV: LazyLock<Environment<'static>> = LazyLock::new(|| {
         ("reply", include_str!("../../templates/reply.txt")),
         ("press", include_str!("../../templates/press.txt")),
     ] {
-        env.add_template(name, text)
-            .expect("templates in templates/ parse");
+        env.add_template(name, text).expect("templates in templates/ parse");
     }
     env.set_keep_trailing_newline(true);
     env

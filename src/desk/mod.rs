@@ -85,6 +85,17 @@ impl Batch {
     }
 }
 
+/// The games a pass has touched, each with the entries and letters it owes:
+/// committed together (group commit) before the messages that caused them
+/// are marked processed.
+#[derive(Default)]
+pub struct Open {
+    pub games: BTreeMap<String, (Loaded, Batch)>,
+}
+
+/// How many inbound messages a group commit covers at most.
+const GROUP: usize = 256;
+
 /// What one pass did, for logs and tests.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct PassReport {
@@ -124,12 +135,10 @@ impl Desk {
         }
         let kp = data.join("server.key");
         let key = match fs::read_to_string(&kp) {
-            Ok(k) => hex::decode(k.trim())
-                .map_err(|_| Error::Bad(format!("cannot read {}: not hex", kp.display())))?,
+            Ok(k) => hex::decode(k.trim()).map_err(|_| Error::Bad(format!("cannot read {}: not hex", kp.display())))?,
             Err(_) => {
                 let k = os_random();
-                crate::journal::write_atomic(&kp, hex::encode(k).as_bytes(), Some(0o600))
-                    .map_err(io("write", &kp))?;
+                crate::journal::write_atomic(&kp, hex::encode(k).as_bytes(), Some(0o600)).map_err(io("write", &kp))?;
                 k.to_vec()
             }
         };
@@ -200,10 +209,7 @@ impl Desk {
             ))
         })?;
         let info = rules.info();
-        let scenario = req
-            .scenario
-            .clone()
-            .unwrap_or_else(|| info.scenarios[0].name.clone());
+        let scenario = req.scenario.clone().unwrap_or_else(|| info.scenarios[0].name.clone());
         let id = match &req.id {
             Some(id) if store::valid_id(id) => id.clone(),
             Some(id) => {
@@ -241,17 +247,13 @@ impl Desk {
                 )));
             }
             if email.parse::<lettre::Address>().is_err() {
-                return Err(Error::Bad(format!(
-                    "{email:?} is not an e-mail address (for {role})"
-                )));
+                return Err(Error::Bad(format!("{email:?} is not an e-mail address (for {role})")));
             }
             players.insert(role.clone(), email.clone());
         }
         for r in &game.roles {
             if !players.contains_key(r) {
-                return Err(Error::Bad(format!(
-                    "no player for role {r}: add --player {r}=EMAIL"
-                )));
+                return Err(Error::Bad(format!("no player for role {r}: add --player {r}=EMAIL")));
             }
         }
         fs::create_dir_all(dir.join("mail")).map_err(io("create", &dir))?;
@@ -260,11 +262,8 @@ impl Desk {
         let mut anchors = BTreeMap::new();
         for s in dice::stream_names(&game.roles) {
             let top = entropy();
-            anchors.insert(
-                s.clone(),
-                dice::to_hex(&dice::anchor(&top, dice::CHAIN_LEN)),
-            );
-            secrets.tops.insert(s, dice::to_hex(&top));
+            anchors.insert(s.clone(), dice::to_hex(&dice::anchor(&top, dice::CHAIN_LEN)));
+            secrets.add_chain(&s, &top, dice::CHAIN_LEN);
         }
         for r in game.roles.iter().chain(std::iter::once(&"gm".to_string())) {
             secrets.tokens.insert(r.clone(), self.token(&id, r));
@@ -305,12 +304,7 @@ impl Desk {
             .iter()
             .map(|(s, h)| context! { stream => s, hex => h })
             .collect();
-        let player_list: Vec<String> = loaded
-            .desk
-            .players
-            .iter()
-            .map(|(r, e)| format!("{r} ({e})"))
-            .collect();
+        let player_list: Vec<String> = loaded.desk.players.iter().map(|(r, e)| format!("{r} ({e})")).collect();
         for (role, email) in self.recipients(&loaded) {
             let body = letters::fill(
                 "welcome",
@@ -338,12 +332,7 @@ impl Desk {
     /// Every (role, address) that receives a game's mail: players, then the
     /// moderator as "gm".
     pub fn recipients(&self, l: &Loaded) -> Vec<(String, String)> {
-        let mut v: Vec<(String, String)> = l
-            .desk
-            .players
-            .iter()
-            .map(|(r, e)| (r.clone(), e.clone()))
-            .collect();
+        let mut v: Vec<(String, String)> = l.desk.players.iter().map(|(r, e)| (r.clone(), e.clone())).collect();
         if let Some(gm) = &l.desk.gm {
             v.push(("gm".into(), gm.clone()));
         }
@@ -415,12 +404,7 @@ impl Desk {
     /// Resolve the open step (silent roles get the no-moves orders) and
     /// queue the results. Returns false, changing nothing but a notice to the
     /// moderator, when declared dice are missing.
-    pub fn resolve_step(
-        &self,
-        l: &mut Loaded,
-        batch: &mut Batch,
-        now: DateTime<Utc>,
-    ) -> Result<bool, Error> {
+    pub fn resolve_step(&self, l: &mut Loaded, batch: &mut Batch, now: DateTime<Utc>) -> Result<bool, Error> {
         let k = l.game.step;
         let mut next = l.game.clone();
         let mut links = BTreeMap::new();
@@ -433,9 +417,12 @@ impl Desk {
                         role: Some("gm".into()),
                         to: gm,
                         subject: format!("[{}] step {k}: dice to declare", l.game.id),
-                        body: letters::fill("reply", context! { text => format!(
+                        body: letters::fill(
+                            "reply",
+                            context! { text => format!(
                             "Step {k} cannot resolve until you declare these dice (DECLARE <label> <value>):\n{}\n",
-                            d.missing.iter().map(|m| format!("  {m}")).collect::<Vec<_>>().join("\n")) }),
+                            d.missing.iter().map(|m| format!("  {m}")).collect::<Vec<_>>().join("\n")) },
+                        ),
                         svg: None,
                         in_reply_to: None,
                     });
@@ -447,27 +434,24 @@ impl Desk {
             let secrets = store::read_secrets(&l.dir)?;
             let salts = l.game.salts_for_seed();
             let mut seeds = BTreeMap::new();
-            for (stream, top) in &secrets.tops {
-                let top = dice::from_hex(top).ok_or_else(|| {
-                    Error::Bad(format!(
-                        "secrets of {}: bad chain top for {stream}",
-                        l.game.id
-                    ))
-                })?;
-                let link = dice::link_at(&top, l.desk.chain_len, k);
+            if k > l.desk.chain_len {
+                // A fresh chain would have to be announced first; not done yet.
+                return Err(Error::Bad(format!(
+                    "game {} has used all {} links of its dice chains",
+                    l.game.id, l.desk.chain_len
+                )));
+            }
+            for stream in secrets.tops.keys() {
+                let link = secrets
+                    .link(stream, l.desk.chain_len, k)
+                    .ok_or_else(|| Error::Bad(format!("secrets of {}: bad chain top for {stream}", l.game.id)))?;
                 links.insert(stream.clone(), dice::to_hex(&link));
-                seeds.insert(
-                    stream.clone(),
-                    dice::seed(&l.game.id, k, stream, &link, &salts),
-                );
+                seeds.insert(stream.clone(), dice::seed(&l.game.id, k, stream, &link, &salts));
             }
             let mut c = Committed::new(seeds);
             let res = next.resolve(&mut c).map_err(Error::Bad)?;
             if !c.unknown.is_empty() {
-                return Err(Error::Bad(format!(
-                    "ruleset drew from unknown streams {:?}",
-                    c.unknown
-                )));
+                return Err(Error::Bad(format!("ruleset drew from unknown streams {:?}", c.unknown)));
             }
             (res, c.into_draws())
         };
@@ -514,11 +498,7 @@ impl Desk {
             } else if waiting.is_empty() {
                 format!("[{}] step {k} resolved", l.game.id)
             } else {
-                format!(
-                    "[{}] step {k} resolved; waiting for {}",
-                    l.game.id,
-                    waiting.join(", ")
-                )
+                format!("[{}] step {k} resolved; waiting for {}", l.game.id, waiting.join(", "))
             };
             batch.letters.push(Letter {
                 role: Some(role.clone()),
@@ -589,12 +569,7 @@ impl Desk {
 
     /// Commit a batch: spool the letters (tmp), append and fsync the
     /// journal, release the letters, save the snapshot.
-    pub fn commit(
-        &self,
-        l: &mut Loaded,
-        mut batch: Batch,
-        now: DateTime<Utc>,
-    ) -> Result<(), Error> {
+    pub fn commit(&self, l: &mut Loaded, mut batch: Batch, now: DateTime<Utc>) -> Result<(), Error> {
         if batch.entries.is_empty() && batch.letters.is_empty() {
             return Ok(());
         }
@@ -605,14 +580,9 @@ impl Desk {
             let (_, domain) = self.split_game_address();
             let mid = format!("{}.{base}.{i}@{domain}", l.game.id);
             let bytes = self.render(&l.game.id, l.game.step, letter, &mid, now)?;
-            let name = format!(
-                "{}~{:03}~{}.eml",
-                spool_stamp(now, base),
-                i,
-                safe_name(&mid)
-            );
+            let name = format!("{}~{:03}~{}.eml", spool_stamp(now, base), i, safe_name(&mid));
             let tmp = self.data.join("spool/tmp").join(&name);
-            write_synced(&tmp, &bytes).map_err(io("spool", &tmp))?;
+            fs::write(&tmp, &bytes).map_err(io("spool", &tmp))?;
             batch.entry(
                 "mail",
                 &kinds::Mail {
@@ -624,8 +594,12 @@ impl Desk {
             );
             spooled.push(name);
         }
-        let items: Vec<(&str, &toml::Value)> =
-            batch.entries.iter().map(|(k, v)| (k.as_str(), v)).collect();
+        // The replies must be on disk before the entry that releases them.
+        if !spooled.is_empty() {
+            let d = self.data.join("spool/tmp");
+            crate::journal::sync_filesystem(&d).map_err(io("sync", &d))?;
+        }
+        let items: Vec<(&str, &toml::Value)> = batch.entries.iter().map(|(k, v)| (k.as_str(), v)).collect();
         l.journal.append(&now.to_rfc3339(), &items)?;
         for name in spooled {
             let (a, b) = (
@@ -652,14 +626,7 @@ impl Desk {
         write_synced(&p, &bytes).map_err(io("spool", &p))
     }
 
-    fn render(
-        &self,
-        game: &str,
-        step: u32,
-        letter: &Letter,
-        mid: &str,
-        now: DateTime<Utc>,
-    ) -> Result<Vec<u8>, Error> {
+    fn render(&self, game: &str, step: u32, letter: &Letter, mid: &str, now: DateTime<Utc>) -> Result<Vec<u8>, Error> {
         let reply_to = match &letter.role {
             Some(r) if game != "-" => Some(self.reply_address(game, r)),
             _ => None,
@@ -690,10 +657,7 @@ impl Desk {
     pub fn recover_spool(&self) -> Result<(), Error> {
         let tmpdir = self.data.join("spool/tmp");
         let mut journaled: BTreeMap<String, bool> = BTreeMap::new();
-        for e in fs::read_dir(&tmpdir)
-            .map_err(io("read", &tmpdir))?
-            .flatten()
-        {
+        for e in fs::read_dir(&tmpdir).map_err(io("read", &tmpdir))?.flatten() {
             let name = e.file_name().to_string_lossy().to_string();
             let game = name
                 .split('~')
@@ -720,8 +684,7 @@ impl Desk {
                     .unwrap_or(false)
             });
             if known {
-                fs::rename(e.path(), self.data.join("spool/new").join(&name))
-                    .map_err(io("release", &e.path()))?;
+                fs::rename(e.path(), self.data.join("spool/new").join(&name)).map_err(io("release", &e.path()))?;
             } else {
                 warn!(file = %name, "discarding a reply whose journal entry never landed");
                 let _ = fs::remove_file(e.path());
@@ -740,6 +703,7 @@ impl Desk {
             .collect();
         names.sort();
         let mut n = 0;
+        let mut done = Vec::new();
         for p in names {
             let bytes = fs::read(&p).map_err(io("read", &p))?;
             let parsed = crate::mail::parse::parse(&bytes);
@@ -748,13 +712,29 @@ impl Desk {
                 .map(|s| s.to_string_lossy().to_string())
                 .unwrap_or_default();
             let mid = name.splitn(3, '~').nth(2).unwrap_or(&name).to_string();
-            for to in &parsed.to {
-                let md = Maildir::open(&self.outbox_of(to))
-                    .map_err(io("open outbox", &self.outbox_of(to)))?;
-                md.deliver(&mid, &bytes).map_err(io("deliver", &md.root))?;
+            // Our letters have one recipient: the spool file itself moves
+            // into the outbox (no copy); several would each get a copy.
+            if let [to] = parsed.to.as_slice() {
+                let md = Maildir::open(&self.outbox_of(to)).map_err(io("open outbox", &self.outbox_of(to)))?;
+                let dst = md.root.join("new").join(&mid);
+                fs::rename(&p, &dst).map_err(io("deliver", &dst))?;
+            } else {
+                for to in &parsed.to {
+                    let md = Maildir::open(&self.outbox_of(to)).map_err(io("open outbox", &self.outbox_of(to)))?;
+                    md.deliver_with(&mid, &bytes, false).map_err(io("deliver", &md.root))?;
+                }
+                done.push(p);
             }
-            fs::remove_file(&p).map_err(io("remove", &p))?;
             n += 1;
+        }
+        // Delivered copies are made durable together, then the spool let go;
+        // a crash in between re-delivers to the same file names.
+        if n > 0 {
+            let root = self.outbox_root();
+            crate::journal::sync_filesystem(&root).map_err(io("sync", &root))?;
+        }
+        for p in done {
+            fs::remove_file(&p).map_err(io("remove", &p))?;
         }
         Ok(n)
     }
@@ -764,12 +744,10 @@ impl Desk {
     pub fn run_once(&self, now: DateTime<Utc>) -> Result<PassReport, Error> {
         let mut report = PassReport::default();
         self.recover_spool()?;
-        let inbox =
-            Maildir::open(&self.inbox_path()).map_err(io("open inbox", &self.inbox_path()))?;
-        for path in inbox
-            .list_new()
-            .map_err(io("read inbox", &self.inbox_path()))?
-        {
+        let inbox = Maildir::open(&self.inbox_path()).map_err(io("open inbox", &self.inbox_path()))?;
+        let mut open = Open::default();
+        let mut handled = Vec::new();
+        for path in inbox.list_new().map_err(io("read inbox", &self.inbox_path()))? {
             let raw = match fs::read(&path) {
                 Ok(r) => r,
                 Err(e) => {
@@ -778,14 +756,31 @@ impl Desk {
                 }
             };
             report.messages += 1;
-            self.handle(&raw, now, &mut report)?;
-            inbox
-                .mark_seen(&path)
-                .map_err(io("mark processed", &path))?;
+            self.handle(&raw, Some(&path), now, &mut report, &mut open)?;
+            handled.push(path);
+            if handled.len() >= GROUP {
+                self.flush(&mut open, now)?;
+                for p in handled.drain(..) {
+                    inbox.mark_seen(&p).map_err(io("mark processed", &p))?;
+                }
+            }
+        }
+        self.flush(&mut open, now)?;
+        for p in handled {
+            inbox.mark_seen(&p).map_err(io("mark processed", &p))?;
         }
         self.deadlines(now, &mut report)?;
         report.sent += self.deliver()?;
         Ok(report)
+    }
+
+    /// Commit every open game's batch (journal, then replies), in game order.
+    pub fn flush(&self, open: &mut Open, now: DateTime<Utc>) -> Result<(), Error> {
+        for (_, (l, batch)) in open.games.iter_mut() {
+            let b = std::mem::take(batch);
+            self.commit(l, b, now)?;
+        }
+        Ok(())
     }
 
     /// Resolve every open step whose deadline has passed.
@@ -837,8 +832,7 @@ impl Desk {
 
     /// Put a message into the local inbox (the embedded default's `post`).
     pub fn post(&self, raw: &[u8], now: DateTime<Utc>) -> Result<PathBuf, Error> {
-        let inbox =
-            Maildir::open(&self.inbox_path()).map_err(io("open inbox", &self.inbox_path()))?;
+        let inbox = Maildir::open(&self.inbox_path()).map_err(io("open inbox", &self.inbox_path()))?;
         let name = format!(
             "{}.{}.adjutant",
             spool_stamp(now, 0),

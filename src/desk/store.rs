@@ -55,6 +55,49 @@ pub struct Secrets {
     pub tops: BTreeMap<String, String>,
     /// Role (or "gm") to reply token.
     pub tokens: BTreeMap<String, String>,
+    /// Every hundredth link of each chain (links 100, 200, ...), so that a
+    /// link costs at most 100 hashes instead of up to the chain's length.
+    #[serde(default)]
+    pub checkpoints: BTreeMap<String, Vec<String>>,
+}
+
+/// Checkpoint spacing in [`Secrets::checkpoints`].
+pub const CHECKPOINT: u32 = 100;
+
+impl Secrets {
+    /// Record the chain top of `stream` and its checkpoints.
+    pub fn add_chain(&mut self, stream: &str, top: &dice::Link, len: u32) {
+        let mut x = *top;
+        let mut cps = vec![String::new(); (len / CHECKPOINT) as usize];
+        for k in (0..len).rev() {
+            x = dice::sha256(&x);
+            if k > 0 && k % CHECKPOINT == 0 {
+                cps[(k / CHECKPOINT) as usize - 1] = dice::to_hex(&x);
+            }
+        }
+        if len % CHECKPOINT == 0 && len > 0 {
+            cps[(len / CHECKPOINT) as usize - 1] = dice::to_hex(top);
+        }
+        self.tops.insert(stream.to_string(), dice::to_hex(top));
+        self.checkpoints.insert(stream.to_string(), cps);
+    }
+
+    /// Link `k` of `stream`'s chain of length `len`.
+    pub fn link(&self, stream: &str, len: u32, k: u32) -> Option<dice::Link> {
+        let top = dice::from_hex(self.tops.get(stream)?)?;
+        // The nearest checkpoint at or above k: link m, hashed m - k times.
+        let m = k.div_ceil(CHECKPOINT) * CHECKPOINT;
+        if m >= 1 && m <= len {
+            let cp = self
+                .checkpoints
+                .get(stream)
+                .and_then(|c| c.get((m / CHECKPOINT - 1) as usize));
+            if let Some(x) = cp.and_then(|h| dice::from_hex(h)) {
+                return Some(dice::link_at(&x, m, k));
+            }
+        }
+        Some(dice::link_at(&top, len, k))
+    }
 }
 
 /// A game loaded for handling mail.
@@ -74,10 +117,7 @@ pub enum Error {
     #[error(transparent)]
     Journal(#[from] journal::Error),
     #[error("cannot write {path}: {source}")]
-    Io {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    Io { path: PathBuf, source: std::io::Error },
 }
 
 pub fn game_dir(data: &Path, id: &str) -> PathBuf {
@@ -134,9 +174,7 @@ impl Loaded {
         let p = self.dir.join("state.toml");
         journal::write_atomic(
             &p,
-            toml::to_string(&snap)
-                .expect("snapshot serializes")
-                .as_bytes(),
+            toml::to_string(&snap).expect("snapshot serializes").as_bytes(),
             None,
         )
         .map_err(io(&p))
@@ -242,10 +280,7 @@ pub fn apply_moderator(d: &mut DeskState, m: &kinds::Moderator) {
         ("deadline", [at]) => d.deadline_at = Some(at.clone()),
         ("deadline", []) => d.deadline_at = None,
         ("declare", [label, values]) => {
-            let v: Vec<u32> = values
-                .split(',')
-                .filter_map(|x| x.trim().parse().ok())
-                .collect();
+            let v: Vec<u32> = values.split(',').filter_map(|x| x.trim().parse().ok()).collect();
             d.declared.push((label.clone(), v));
         }
         _ => {}
@@ -286,4 +321,27 @@ pub fn links_upto(sec: &Secrets, chain_len: u32, k: u32) -> BTreeMap<String, Vec
             )
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn checkpoints_give_the_same_links() {
+        let mut sec = Secrets::default();
+        let top = dice::sha256(b"t");
+        sec.add_chain("public", &top, 1000);
+        for k in [0, 1, 99, 100, 101, 250, 999, 1000] {
+            assert_eq!(
+                sec.link("public", 1000, k),
+                Some(dice::link_at(&top, 1000, k)),
+                "link {k}"
+            );
+        }
+        let all = links_upto(&sec, 1000, 5);
+        assert_eq!(all["public"].len(), 5);
+        assert_eq!(all["public"][0], dice::to_hex(&dice::link_at(&top, 1000, 1)));
+        assert_eq!(all["public"][4], dice::to_hex(&dice::link_at(&top, 1000, 5)));
+    }
 }

@@ -66,13 +66,7 @@ pub fn stream_names(roles: &[String]) -> Vec<String> {
 
 /// `seed[σ][k]` exactly as DESIGN.md 4.3: salts are taken for every role in
 /// ascending byte order, an absent salt counting as empty.
-pub fn seed(
-    game: &str,
-    step: u32,
-    stream: &str,
-    link: &Link,
-    salts: &BTreeMap<String, String>,
-) -> Link {
+pub fn seed(game: &str, step: u32, stream: &str, link: &Link, salts: &BTreeMap<String, String>) -> Link {
     let mut h = Sha256::new();
     h.update(SCHEME.as_bytes());
     h.update([0]);
@@ -276,11 +270,7 @@ pub fn regenerate(seed: Link, earlier_and_this: &[&Draw]) -> Vec<u32> {
     for d in earlier_and_this {
         last = match d.kind {
             DrawKind::Die => vec![s.die(d.sides)],
-            DrawKind::Shuffle => s
-                .permutation(d.sides as usize)
-                .into_iter()
-                .map(|i| i as u32)
-                .collect(),
+            DrawKind::Shuffle => s.permutation(d.sides as usize).into_iter().map(|i| i as u32).collect(),
             DrawKind::Pool => {
                 let mut p = s.permutation(d.sides as usize);
                 p.truncate(d.result.len());
@@ -449,9 +439,7 @@ impl Dice for Declared {
     fn draw_pool(&mut self, stream: &str, n: usize, count: usize, label: &str) -> Vec<usize> {
         let want = count.min(n);
         let p: Vec<usize> = match self.take(label) {
-            Some(v) if v.len() == want && distinct_below(&v, n) => {
-                v.iter().map(|&i| i as usize).collect()
-            }
+            Some(v) if v.len() == want && distinct_below(&v, n) => v.iter().map(|&i| i as usize).collect(),
             _ => {
                 self.missing.push(label.to_string());
                 (0..want).collect()

@@ -19,9 +19,7 @@ pub struct DieSummary {
 pub fn summarize<'a>(draws: impl IntoIterator<Item = &'a Draw>) -> Vec<DieSummary> {
     let mut by: BTreeMap<u32, Vec<u64>> = BTreeMap::new();
     for d in draws.into_iter().filter(|d| d.kind == DrawKind::Die) {
-        let c = by
-            .entry(d.sides)
-            .or_insert_with(|| vec![0; d.sides as usize]);
+        let c = by.entry(d.sides).or_insert_with(|| vec![0; d.sides as usize]);
         for &f in &d.result {
             if f >= 1 && f <= d.sides {
                 c[f as usize - 1] += 1;

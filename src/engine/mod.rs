@@ -141,12 +141,7 @@ pub trait Rules: Send + Sync + 'static {
     fn parse(&self, s: &Self::State, role: &str, line: &str) -> Result<Self::Order, Problem>;
     /// Check a whole submission; problems are keyed by the index of the
     /// order they belong to.
-    fn validate(
-        &self,
-        s: &Self::State,
-        role: &str,
-        orders: &[Self::Order],
-    ) -> Vec<(usize, Problem)>;
+    fn validate(&self, s: &Self::State, role: &str, orders: &[Self::Order]) -> Vec<(usize, Problem)>;
     /// The no-moves policy: what a silent role is taken to have ordered.
     fn default_orders(&self, s: &Self::State, role: &str) -> Vec<Self::Order>;
     fn resolve(
@@ -157,6 +152,12 @@ pub trait Rules: Send + Sync + 'static {
     ) -> Vec<Event>;
     fn view(&self, s: &Self::State, viewer: &Viewer) -> View;
     fn outcome(&self, s: &Self::State) -> Option<Outcome>;
+    /// A random legal submission for `role`: the conformance test's player
+    /// (and a stand-in for a role in civil disorder). `pick(n)` is in 0..n.
+    fn random_orders(&self, s: &Self::State, role: &str, pick: &mut dyn FnMut(usize) -> usize) -> Vec<Self::Order> {
+        let _ = pick;
+        self.default_orders(s, role)
+    }
 }
 
 /// A ruleset's state behind the object-safe interface.
@@ -171,12 +172,7 @@ pub trait Ruleset: Send + Sync {
     fn clone_state(&self, s: &AnyState) -> AnyState;
     fn awaiting(&self, s: &AnyState) -> Awaiting;
     /// Parse and validate a submission; on success the canonical lines.
-    fn check(
-        &self,
-        s: &AnyState,
-        role: &str,
-        lines: &[(usize, String)],
-    ) -> Result<Vec<String>, Vec<LineError>>;
+    fn check(&self, s: &AnyState, role: &str, lines: &[(usize, String)]) -> Result<Vec<String>, Vec<LineError>>;
     fn default_orders(&self, s: &AnyState, role: &str) -> Vec<String>;
     /// Resolve with canonical lines; fails only if a line no longer parses,
     /// which is a bug or a tampered journal, never a player's mistake.
@@ -188,6 +184,7 @@ pub trait Ruleset: Send + Sync {
     ) -> Result<Vec<Event>, String>;
     fn view(&self, s: &AnyState, viewer: &Viewer) -> View;
     fn outcome(&self, s: &AnyState) -> Option<Outcome>;
+    fn random_orders(&self, s: &AnyState, role: &str, pick: &mut dyn FnMut(usize) -> usize) -> Vec<String>;
 }
 
 fn state<R: Rules>(s: &AnyState) -> &R::State {
@@ -202,8 +199,7 @@ impl<R: Rules> Ruleset for R {
         Ok(AnyState(Box::new(Rules::setup(self, scenario)?)))
     }
     fn load(&self, text: &str) -> Result<AnyState, String> {
-        let st: R::State = toml::from_str(text)
-            .map_err(|e| format!("cannot read {} state: {e}", self.info().name))?;
+        let st: R::State = toml::from_str(text).map_err(|e| format!("cannot read {} state: {e}", self.info().name))?;
         Ok(AnyState(Box::new(st)))
     }
     fn save(&self, s: &AnyState) -> String {
@@ -215,12 +211,7 @@ impl<R: Rules> Ruleset for R {
     fn awaiting(&self, s: &AnyState) -> Awaiting {
         Rules::awaiting(self, state::<R>(s))
     }
-    fn check(
-        &self,
-        s: &AnyState,
-        role: &str,
-        lines: &[(usize, String)],
-    ) -> Result<Vec<String>, Vec<LineError>> {
+    fn check(&self, s: &AnyState, role: &str, lines: &[(usize, String)]) -> Result<Vec<String>, Vec<LineError>> {
         let st = state::<R>(s);
         let mut errors = Vec::new();
         let mut orders = Vec::new();
@@ -274,9 +265,10 @@ impl<R: Rules> Ruleset for R {
             let st = state::<R>(s);
             let mut v = Vec::new();
             for l in lines {
-                v.push(self.parse(st, role, l).map_err(|p| {
-                    format!("order {l:?} of {role} no longer parses: {}", p.reason)
-                })?);
+                v.push(
+                    self.parse(st, role, l)
+                        .map_err(|p| format!("order {l:?} of {role} no longer parses: {}", p.reason))?,
+                );
             }
             typed.insert(role.clone(), v);
         }
@@ -288,6 +280,12 @@ impl<R: Rules> Ruleset for R {
     }
     fn outcome(&self, s: &AnyState) -> Option<Outcome> {
         Rules::outcome(self, state::<R>(s))
+    }
+    fn random_orders(&self, s: &AnyState, role: &str, pick: &mut dyn FnMut(usize) -> usize) -> Vec<String> {
+        Rules::random_orders(self, state::<R>(s), role, pick)
+            .iter()
+            .map(|o| o.to_string())
+            .collect()
     }
 }
 
@@ -337,18 +335,14 @@ pub struct Resolution {
 impl Game {
     pub fn new(id: &str, rules: &'static dyn Ruleset, scenario: &str) -> Result<Game, String> {
         let info = rules.info();
-        let sc = info
-            .scenarios
-            .iter()
-            .find(|s| s.name == scenario)
-            .ok_or_else(|| {
-                let names: Vec<_> = info.scenarios.iter().map(|s| s.name.as_str()).collect();
-                format!(
-                    "unknown scenario {scenario:?} for {}; known: {}",
-                    info.name,
-                    names.join(", ")
-                )
-            })?;
+        let sc = info.scenarios.iter().find(|s| s.name == scenario).ok_or_else(|| {
+            let names: Vec<_> = info.scenarios.iter().map(|s| s.name.as_str()).collect();
+            format!(
+                "unknown scenario {scenario:?} for {}; known: {}",
+                info.name,
+                names.join(", ")
+            )
+        })?;
         let state = rules.setup(scenario)?;
         Ok(Game {
             id: id.to_string(),
@@ -376,11 +370,7 @@ impl Game {
         }
     }
 
-    pub fn from_parts(
-        env: Envelope,
-        rules: &'static dyn Ruleset,
-        state_text: &str,
-    ) -> Result<Game, String> {
+    pub fn from_parts(env: Envelope, rules: &'static dyn Ruleset, state_text: &str) -> Result<Game, String> {
         Ok(Game {
             id: env.id,
             rules,
@@ -426,11 +416,7 @@ impl Game {
 
     /// Check a role's submission against the open step without changing
     /// anything.
-    pub fn check(
-        &self,
-        role: &str,
-        lines: &[(usize, String)],
-    ) -> Result<Vec<String>, Vec<LineError>> {
+    pub fn check(&self, role: &str, lines: &[(usize, String)]) -> Result<Vec<String>, Vec<LineError>> {
         if !self.awaits(role) {
             return Err(vec![LineError {
                 line: lines.first().map(|l| l.0).unwrap_or(0),

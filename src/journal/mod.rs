@@ -13,23 +13,13 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     #[error("cannot read journal {path}: {source}")]
-    Read {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    Read { path: PathBuf, source: std::io::Error },
     #[error("cannot write journal {path}: {source}")]
-    Write {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    Write { path: PathBuf, source: std::io::Error },
     #[error("cannot parse journal {path}: {message}")]
     Parse { path: PathBuf, message: String },
     #[error("journal {path}: entry {seq} {message}")]
-    Chain {
-        path: PathBuf,
-        seq: u64,
-        message: String,
-    },
+    Chain { path: PathBuf, seq: u64, message: String },
 }
 
 /// The hash an empty journal's first entry points back to.
@@ -69,12 +59,7 @@ impl Entry {
     pub fn body<T: DeserializeOwned>(&self) -> Result<T, String> {
         toml::Value::Table(self.body.clone())
             .try_into()
-            .map_err(|e| {
-                format!(
-                    "entry {} ({}) has a malformed body: {e}",
-                    self.seq, self.kind
-                )
-            })
+            .map_err(|e| format!("entry {} ({}) has a malformed body: {e}", self.seq, self.kind))
     }
 
     fn to_table(&self) -> toml::Table {
@@ -122,11 +107,7 @@ impl Journal {
     /// Open for appending, trusting the tip given (from the snapshot) or
     /// reading it from the file.
     pub fn open(path: &Path) -> Result<Journal, Error> {
-        let entries = if path.exists() {
-            read(path)?
-        } else {
-            Vec::new()
-        };
+        let entries = if path.exists() { read(path)? } else { Vec::new() };
         let (last_seq, last_hash) = entries
             .last()
             .map(|e| (e.seq, e.hash.clone()))
@@ -153,11 +134,7 @@ impl Journal {
     }
 
     /// Append entries in one write and fsync them.
-    pub fn append<B: Serialize>(
-        &mut self,
-        at: &str,
-        items: &[(&str, B)],
-    ) -> Result<Vec<Entry>, Error> {
+    pub fn append<B: Serialize>(&mut self, at: &str, items: &[(&str, B)]) -> Result<Vec<Entry>, Error> {
         let mut text = String::new();
         let mut out = Vec::new();
         for (kind, body) in items {
@@ -228,9 +205,7 @@ pub fn parse(text: &str) -> Result<Vec<Entry>, String> {
     arr.into_iter()
         .enumerate()
         .map(|(i, v)| match v {
-            toml::Value::Table(t) => {
-                Entry::from_table(t).map_err(|m| format!("entry #{}: {m}", i + 1))
-            }
+            toml::Value::Table(t) => Entry::from_table(t).map_err(|m| format!("entry #{}: {m}", i + 1)),
             _ => Err(format!("entry #{} is not a table", i + 1)),
         })
         .collect()
@@ -241,27 +216,50 @@ pub fn verify_chain(entries: &[Entry]) -> Result<(), (u64, String)> {
     let mut prev = GENESIS.to_string();
     for (i, e) in entries.iter().enumerate() {
         if e.seq != i as u64 + 1 {
-            return Err((
-                e.seq,
-                format!("has seq {} where {} was expected", e.seq, i + 1),
-            ));
+            return Err((e.seq, format!("has seq {} where {} was expected", e.seq, i + 1)));
         }
         if e.prev != prev {
-            return Err((
-                e.seq,
-                "does not point back to the previous entry's hash".into(),
-            ));
+            return Err((e.seq, "does not point back to the previous entry's hash".into()));
         }
         let h = e.compute_hash();
         if h != e.hash {
-            return Err((
-                e.seq,
-                format!("hash mismatch: recorded {}, computed {h}", e.hash),
-            ));
+            return Err((e.seq, format!("hash mismatch: recorded {}, computed {h}", e.hash)));
         }
         prev = e.hash.clone();
     }
     Ok(())
+}
+
+/// Flush every file written on the file system holding `path` in one call
+/// (syncfs): how a group of spool files is made durable before the journal
+/// entry that releases them, without an fsync per file.
+pub fn sync_filesystem(path: &Path) -> std::io::Result<()> {
+    let f = File::open(path)?;
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::io::AsRawFd;
+        // SAFETY: syncfs only reads the descriptor, which `f` keeps open.
+        if unsafe { libc::syncfs(f.as_raw_fd()) } != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        Ok(())
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        f.sync_all()
+    }
+}
+
+/// Replace a file by rename without waiting for the disk: for the snapshot,
+/// which the journal can always rebuild.
+pub fn write_replace(path: &Path, data: &[u8]) -> std::io::Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let tmp = dir.join(format!(
+        ".{}.tmp",
+        path.file_name().and_then(|n| n.to_str()).unwrap_or("file")
+    ));
+    fs::write(&tmp, data)?;
+    fs::rename(&tmp, path)
 }
 
 /// Write a file atomically: temp file, fsync, rename, fsync the folder.
@@ -309,22 +307,7 @@ mod tests {
         let mut j = Journal::open(&p).unwrap();
         j.append(
             "2026-01-01T00:00:00Z",
-            &[
-                (
-                    "a",
-                    B {
-                        x: 1,
-                        s: "one".into(),
-                    },
-                ),
-                (
-                    "b",
-                    B {
-                        x: 2,
-                        s: "two".into(),
-                    },
-                ),
-            ],
+            &[("a", B { x: 1, s: "one".into() }), ("b", B { x: 2, s: "two".into() })],
         )
         .unwrap();
         let mut j = Journal::open(&p).unwrap();

@@ -45,11 +45,19 @@ impl Maildir {
     /// fsync, rename into new/. Delivering the same name twice replaces it,
     /// which makes re-delivery after a crash harmless.
     pub fn deliver(&self, name: &str, data: &[u8]) -> std::io::Result<PathBuf> {
+        self.deliver_with(name, data, true)
+    }
+
+    /// [`Maildir::deliver`], leaving the fsync to the caller when `sync` is
+    /// false (a batch made durable at once with a file-system sync).
+    pub fn deliver_with(&self, name: &str, data: &[u8], sync: bool) -> std::io::Result<PathBuf> {
         let tmp = self.root.join("tmp").join(name);
         {
             let mut f = fs::File::create(&tmp)?;
             f.write_all(data)?;
-            f.sync_all()?;
+            if sync {
+                f.sync_all()?;
+            }
         }
         let dst = self.root.join("new").join(name);
         fs::rename(&tmp, &dst)?;
@@ -58,9 +66,7 @@ impl Maildir {
 
     /// Mark a message in new/ processed by moving it to cur/.
     pub fn mark_seen(&self, path: &Path) -> std::io::Result<()> {
-        let name = path
-            .file_name()
-            .ok_or_else(|| std::io::Error::other("no file name"))?;
+        let name = path.file_name().ok_or_else(|| std::io::Error::other("no file name"))?;
         let mut n = name.to_string_lossy().to_string();
         if !n.contains(":2,") {
             n.push_str(":2,S");

@@ -88,11 +88,7 @@ fn automatic(m: &mail_parser::Message, from: Option<&str>) -> Option<String> {
         if rp.trim().trim_matches(['<', '>']).is_empty() {
             return Some("empty return path (a bounce)".into());
         }
-    } else if m
-        .header_raw("Return-Path")
-        .map(|v| v.trim() == "<>")
-        .unwrap_or(false)
-    {
+    } else if m.header_raw("Return-Path").map(|v| v.trim() == "<>").unwrap_or(false) {
         return Some("empty return path (a bounce)".into());
     }
     if let Some(f) = from {
@@ -125,9 +121,7 @@ pub fn order_lines(body: &str) -> Vec<(usize, String)> {
             continue;
         }
         // Outlook-style quoted originals.
-        if t.starts_with("-----Original Message-----")
-            || t.starts_with("________________________________")
-        {
+        if t.starts_with("-----Original Message-----") || t.starts_with("________________________________") {
             break;
         }
         out.push((i + 1, t.to_string()));
@@ -151,10 +145,7 @@ mod tests {
         let body = "MOVE Provera TO Piave\n\n# a comment\nSALT lucky\n-- \nAlice\n";
         assert_eq!(
             order_lines(body),
-            vec![
-                (1, "MOVE Provera TO Piave".into()),
-                (4, "SALT lucky".into())
-            ]
+            vec![(1, "MOVE Provera TO Piave".into()), (4, "SALT lucky".into())]
         );
         let body = "PASS\nOn Mon, 1 Jan 2026 at 10:00, adjutant <g@x> wrote:\n> MOVE X TO Y\n";
         assert_eq!(order_lines(body), vec![(1, "PASS".into())]);
@@ -174,8 +165,7 @@ mod tests {
     fn latin1_and_auto_replies() {
         let raw = b"From: a@x.test\r\nTo: g@x.test\r\nSubject: t\r\nContent-Type: text/plain; charset=iso-8859-1\r\n\r\nMOVE Mass\xe9na TO Verona\r\n";
         assert_eq!(parse(raw).lines, vec![(1, "MOVE Masséna TO Verona".into())]);
-        let raw =
-            b"From: a@x.test\r\nAuto-Submitted: auto-replied\r\nSubject: away\r\n\r\nI am away\r\n";
+        let raw = b"From: a@x.test\r\nAuto-Submitted: auto-replied\r\nSubject: away\r\n\r\nI am away\r\n";
         assert!(parse(raw).automatic.is_some());
         let raw = b"From: MAILER-DAEMON@x.test\r\nSubject: failure\r\n\r\nbounced\r\n";
         assert!(parse(raw).automatic.is_some());

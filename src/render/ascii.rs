@@ -106,9 +106,7 @@ pub fn map(g: &GraphBoard) -> String {
         }
         let (c, r) = pos(s.x, s.y);
         let chars: Vec<char> = label.chars().collect();
-        let start = c
-            .saturating_sub(chars.len() / 2)
-            .min(COLS.saturating_sub(chars.len()));
+        let start = c.saturating_sub(chars.len() / 2).min(COLS.saturating_sub(chars.len()));
         for (i, ch) in chars.iter().enumerate() {
             if start + i < COLS {
                 grid[r][start + i] = *ch;

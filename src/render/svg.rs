@@ -21,10 +21,16 @@ pub fn render(v: &View) -> String {
     let mut s = format!(
         "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"-80 -40 {w} {h}\" width=\"{w}\" height=\"{h}\" font-family=\"sans-serif\" font-size=\"12\">\n"
     );
-    s.push_str(&format!("<title>{}</title>\n<rect x=\"-80\" y=\"-40\" width=\"{w}\" height=\"{h}\" fill=\"#f4efe1\"/>\n", esc(&v.title)));
+    s.push_str(&format!(
+        "<title>{}</title>\n<rect x=\"-80\" y=\"-40\" width=\"{w}\" height=\"{h}\" fill=\"#f4efe1\"/>\n",
+        esc(&v.title)
+    ));
     for &(a, b) in &g.links {
         let (p, q) = (&g.spaces[a], &g.spaces[b]);
-        s.push_str(&format!("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#7a6a4f\" stroke-width=\"3\"/>\n", p.x, p.y, q.x, q.y));
+        s.push_str(&format!(
+            "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#7a6a4f\" stroke-width=\"3\"/>\n",
+            p.x, p.y, q.x, q.y
+        ));
     }
     for st in &g.stubs {
         let p = &g.spaces[st.from];

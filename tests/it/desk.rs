@@ -80,14 +80,17 @@ fn wrong_token_is_refused() {
 fn unknown_place_gets_every_bad_line_with_a_suggestion() {
     let mut t = Table::new("place");
     let before = t.digest();
-    t.send("france", BOB, "PLACE Bonaparte AT Vienna\nPLACE Masena AT Caldiero\nPLACE Joubert AT Rivoli\nFLY Kilmaine TO Paris");
+    t.send(
+        "france",
+        BOB,
+        "PLACE Bonaparte AT Vienna\nPLACE Masena AT Caldiero\nPLACE Joubert AT Rivoli\nFLY Kilmaine TO Paris",
+    );
     let r = t.pass();
     assert_eq!(r.rejected, 1);
     let (s, body) = t.last(BOB);
     assert!(s.contains("NOT accepted"), "{s}");
     assert!(
-        body.contains("line 1: PLACE Bonaparte AT Vienna")
-            && body.contains("did you mean Vicenza?"),
+        body.contains("line 1: PLACE Bonaparte AT Vienna") && body.contains("did you mean Vicenza?"),
         "{body}"
     );
     assert!(
@@ -95,10 +98,7 @@ fn unknown_place_gets_every_bad_line_with_a_suggestion() {
         "{body}"
     );
     assert!(body.contains("line 4: FLY Kilmaine TO Paris"), "{body}");
-    assert!(
-        !body.contains("line 3:"),
-        "a good line is not reported: {body}"
-    );
+    assert!(!body.contains("line 3:"), "a good line is not reported: {body}");
     assert_eq!(t.digest(), before);
     assert!(t.desk.load(&t.game).unwrap().game.orders.is_empty());
 }
@@ -112,15 +112,10 @@ fn illegal_move_and_two_networks_are_rejected() {
     t.pass();
     let body = t.last(ALICE).1;
     assert!(
-        body.contains("Verona is not adjacent to Friuli")
-            && body.contains("from Friuli a block can move to"),
+        body.contains("Verona is not adjacent to Friuli") && body.contains("from Friuli a block can move to"),
         "{body}"
     );
-    t.send(
-        "austria",
-        ALICE,
-        "MOVE Provera TO Padova\nMOVE Davidovich TO Trento",
-    );
+    t.send("austria", ALICE, "MOVE Provera TO Padova\nMOVE Davidovich TO Trento");
     t.pass();
     let body = t.last(ALICE).1;
     assert!(body.contains("not in communication with Provera"), "{body}");
@@ -205,7 +200,9 @@ fn orders_for_a_step_already_resolved_are_rejected() {
 fn the_same_message_twice_is_handled_once() {
     let mut t = Table::new("dupe");
     let to = t.desk.reply_address("g1", "austria");
-    let raw = format!("From: <{ALICE}>\r\nTo: <{to}>\r\nSubject: x\r\nMessage-ID: <same@example.org>\r\n\r\nPLACE Laudon AT Riva\r\n");
+    let raw = format!(
+        "From: <{ALICE}>\r\nTo: <{to}>\r\nSubject: x\r\nMessage-ID: <same@example.org>\r\n\r\nPLACE Laudon AT Riva\r\n"
+    );
     t.post_raw(raw.as_bytes());
     t.post_raw(raw.as_bytes());
     let r = t.pass();
@@ -218,12 +215,11 @@ fn auto_replies_and_bounces_get_no_answer() {
     let to = t.desk.reply_address("g1", "austria");
     let n_before = t.mails(ALICE).len();
     t.post_raw(format!("From: <{ALICE}>\r\nTo: <{to}>\r\nAuto-Submitted: auto-replied\r\nSubject: Out of office\r\n\r\nI am away.\r\n").as_bytes());
-    t.post_raw(format!("From: <MAILER-DAEMON@example.org>\r\nTo: <{to}>\r\nSubject: Undelivered\r\n\r\nbounce\r\n").as_bytes());
     t.post_raw(
-        format!(
-            "From: <{ALICE}>\r\nTo: <{to}>\r\nPrecedence: bulk\r\nSubject: list\r\n\r\nPASS\r\n"
-        )
-        .as_bytes(),
+        format!("From: <MAILER-DAEMON@example.org>\r\nTo: <{to}>\r\nSubject: Undelivered\r\n\r\nbounce\r\n").as_bytes(),
+    );
+    t.post_raw(
+        format!("From: <{ALICE}>\r\nTo: <{to}>\r\nPrecedence: bulk\r\nSubject: list\r\n\r\nPASS\r\n").as_bytes(),
     );
     let r = t.pass();
     assert_eq!(r.dropped, 3);
@@ -239,21 +235,13 @@ fn refusals_are_rate_limited_so_loops_die_out() {
     }
     let r = t.pass();
     assert_eq!(r.refused, 20);
-    assert_eq!(
-        t.mails("robot@example.net").len(),
-        5,
-        "five refusals an hour at most"
-    );
+    assert_eq!(t.mails("robot@example.net").len(), 5, "five refusals an hour at most");
 }
 
 #[test]
 fn help_status_view_and_press() {
     let mut t = Table::new("cmds");
-    t.send(
-        "france",
-        BOB,
-        "HELP\nSTATUS\nVIEW\nPRESS austria Bonjour, Vienne.",
-    );
+    t.send("france", BOB, "HELP\nSTATUS\nVIEW\nPRESS austria Bonjour, Vienne.");
     t.pass();
     let subjects: Vec<String> = t.mails(BOB).into_iter().map(|m| m.0).collect();
     assert!(
@@ -285,10 +273,7 @@ fn bad_salt_and_bad_press_are_rejected_whole() {
     t.pass();
     let body = t.last(ALICE).1;
     assert!(body.contains("a salt is 1 to 64 printable"), "{body}");
-    assert!(
-        t.desk.load(&t.game).unwrap().game.orders.is_empty(),
-        "all or nothing"
-    );
+    assert!(t.desk.load(&t.game).unwrap().game.orders.is_empty(), "all or nothing");
     t.send("austria", ALICE, "PRESS prussia hello");
     t.pass();
     assert!(t.last(ALICE).1.contains("PRESS needs a recipient"));

@@ -71,13 +71,7 @@ fn salts_change_the_seed() {
 
 #[test]
 fn committed_draws_are_labelled_and_counted_per_stream() {
-    let mut c = Committed::new(
-        [
-            ("public".to_string(), [1; 32]),
-            ("role:x".to_string(), [2; 32]),
-        ]
-        .into(),
-    );
+    let mut c = Committed::new([("public".to_string(), [1; 32]), ("role:x".to_string(), [2; 32])].into());
     c.roll("public", 6, "first");
     c.roll("role:x", 6, "hidden");
     c.roll("public", 6, "second");

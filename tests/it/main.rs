@@ -1,6 +1,9 @@
 //! One integration-test binary (link time on a 2-core machine), one module
 //! per concern.
 
+mod audit;
+mod conformance;
+mod crash;
 mod desk;
 mod dice_vectors;
 mod support;

@@ -56,10 +56,7 @@ impl Table {
         let req = NewGame {
             ruleset: "mantua".into(),
             scenario: None,
-            players: vec![
-                ("austria".into(), ALICE.into()),
-                ("france".into(), BOB.into()),
-            ],
+            players: vec![("austria".into(), ALICE.into()), ("france".into(), BOB.into())],
             gm: Some(CAROL.into()),
             deadline: deadline.map(str::to_string),
             dice: dice.into(),
@@ -105,21 +102,14 @@ impl Table {
         let mut files = md.list_new().unwrap();
         files.sort_by_key(|p| {
             let n = p.file_name().unwrap().to_string_lossy().to_string();
-            let parts: Vec<u64> = n
-                .split('.')
-                .skip(1)
-                .take(2)
-                .map(|x| x.parse().unwrap_or(0))
-                .collect();
+            let parts: Vec<u64> = n.split('.').skip(1).take(2).map(|x| x.parse().unwrap_or(0)).collect();
             parts
         });
         files
             .iter()
             .map(|f| {
                 let raw = std::fs::read(f).unwrap();
-                let m = mail_parser::MessageParser::default()
-                    .parse(&raw[..])
-                    .unwrap();
+                let m = mail_parser::MessageParser::default().parse(&raw[..]).unwrap();
                 (
                     m.subject().unwrap_or("").to_string(),
                     m.body_text(0).map(|b| b.to_string()).unwrap_or_default(),

@@ -7,12 +7,11 @@
 //! moderator, until the battle rules land.
 
 mod orders;
+mod random;
 mod view;
 
 use crate::dice::Dice;
-use crate::engine::{
-    Awaiting, Event, Outcome, Problem, Prompt, Rules, RulesetInfo, ScenarioInfo, View, Viewer,
-};
+use crate::engine::{Awaiting, Event, Outcome, Problem, Prompt, Rules, RulesetInfo, ScenarioInfo, View, Viewer};
 use crate::rules::shared::graph::Graph;
 pub use orders::Order;
 use serde::{Deserialize, Serialize};
@@ -26,8 +25,7 @@ pub const BESIEGED: &str = "besieged";
 pub const MANTOVA: &str = "Mantova";
 
 pub static MAP: LazyLock<Graph> = LazyLock::new(|| {
-    Graph::from_toml(include_str!("../../../games/mantua/map.toml"))
-        .expect("games/mantua/map.toml is valid")
+    Graph::from_toml(include_str!("../../../games/mantua/map.toml")).expect("games/mantua/map.toml is valid")
 });
 
 static SCENARIO: LazyLock<ScenarioData> = LazyLock::new(|| {
@@ -160,14 +158,10 @@ impl State {
     }
     pub fn alive(&self, side: &str) -> impl Iterator<Item = &Block> {
         let side = side.to_string();
-        self.blocks
-            .iter()
-            .filter(move |b| b.side == side && !b.eliminated)
+        self.blocks.iter().filter(move |b| b.side == side && !b.eliminated)
     }
     pub fn at<'a>(&'a self, space: &'a str) -> impl Iterator<Item = &'a Block> + 'a {
-        self.blocks
-            .iter()
-            .filter(move |b| !b.eliminated && b.at == space)
+        self.blocks.iter().filter(move |b| !b.eliminated && b.at == space)
     }
     fn has(&self, side: &str, space: &str) -> bool {
         self.at(space).any(|b| b.side == side)
@@ -194,17 +188,13 @@ struct Route {
 }
 
 fn is_city(space: &str) -> bool {
-    MAP.index(space)
-        .map(|i| MAP.kind(i) != "point")
-        .unwrap_or(false)
+    MAP.index(space).map(|i| MAP.kind(i) != "point").unwrap_or(false)
 }
 
 /// Can `side`'s block at `from` move to `to` this turn, and through where?
 fn route(s: &State, side: &str, from: &str, to: &str) -> Result<Route, Problem> {
     let (Some(f), Some(t)) = (MAP.index(from), MAP.index(to)) else {
-        return Err(Problem::new(format!(
-            "{to} is not a space a block can move to"
-        )));
+        return Err(Problem::new(format!("{to} is not a space a block can move to")));
     };
     if from == to {
         return Err(Problem::new(format!("the block is already in {to}")));
@@ -238,9 +228,7 @@ fn route(s: &State, side: &str, from: &str, to: &str) -> Result<Route, Problem> 
                 ))
                 .hint(format!("MOVE ... TO {pn}, then attack {to} next turn")));
             }
-            return Ok(Route {
-                entry: pn.to_string(),
-            });
+            return Ok(Route { entry: pn.to_string() });
         }
     }
     Err(Problem::new(format!("{to} is not adjacent to {from}")))
@@ -361,9 +349,20 @@ impl Mantua {
             }
             if role == AUSTRIA {
                 if !b.tyrolean {
-                    out.push((i, Problem::new(format!("{block} is not Tyrolean; only the Tyrolean blocks are placed by choice")).hint(
-                        format!("Tyrolean blocks: {}", s.alive(AUSTRIA).filter(|b| b.tyrolean).map(|b| b.name.as_str()).collect::<Vec<_>>().join(", ")),
-                    )));
+                    out.push((
+                        i,
+                        Problem::new(format!(
+                            "{block} is not Tyrolean; only the Tyrolean blocks are placed by choice"
+                        ))
+                        .hint(format!(
+                            "Tyrolean blocks: {}",
+                            s.alive(AUSTRIA)
+                                .filter(|b| b.tyrolean)
+                                .map(|b| b.name.as_str())
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        )),
+                    ));
                 } else if !sc.tyrolean_cities.contains(at) {
                     out.push((
                         i,
@@ -431,23 +430,28 @@ impl Mantua {
                     continue;
                 }
                 if b.at == BESIEGED {
-                    out.push((i, Problem::new(format!("{n} is besieged in Mantova and cannot be activated while the siege lasts"))));
+                    out.push((
+                        i,
+                        Problem::new(format!(
+                            "{n} is besieged in Mantova and cannot be activated while the siege lasts"
+                        )),
+                    ));
                     continue;
                 }
                 if !used.insert(n) {
                     out.push((
                         i,
-                        Problem::new(format!(
-                            "{n} is ordered twice; each block moves once a turn"
-                        )),
+                        Problem::new(format!("{n} is ordered twice; each block moves once a turn")),
                     ));
                 }
                 match (first_net, s.network_of(&nets, b)) {
                     (None, Some(k)) => first_net = Some((k, n)),
                     (Some((k, first)), Some(k2)) if k != k2 => out.push((
                         i,
-                        Problem::new(format!("{n} is not in communication with {first}: only one network of blocks may act in a turn"))
-                            .hint("move only blocks that can trace roads to each other free of enemy blocks"),
+                        Problem::new(format!(
+                            "{n} is not in communication with {first}: only one network of blocks may act in a turn"
+                        ))
+                        .hint("move only blocks that can trace roads to each other free of enemy blocks"),
                     )),
                     _ => {}
                 }
@@ -505,24 +509,44 @@ impl Mantua {
                         }
                     }
                     if s.network_of(&nets, ba) != s.network_of(&nets, bb) {
-                        out.push((
-                            i,
-                            Problem::new(format!("{a} and {b} are not in communication")),
-                        ));
+                        out.push((i, Problem::new(format!("{a} and {b} are not in communication"))));
                     }
                     if let Order::Swap { .. } = o {
                         if ba.at == bb.at {
-                            out.push((i, Problem::new(format!("{a} and {b} are both in {}; Interior Lines swaps blocks between two Cities", ba.at))));
+                            out.push((
+                                i,
+                                Problem::new(format!(
+                                    "{a} and {b} are both in {}; Interior Lines swaps blocks between two Cities",
+                                    ba.at
+                                )),
+                            ));
                         }
                     } else {
                         if ba.dummy || bb.dummy {
-                            out.push((i, Problem::new("a Dummy cannot take part in a Reassign (revealed, it would be Eliminated)")));
+                            out.push((
+                                i,
+                                Problem::new(
+                                    "a Dummy cannot take part in a Reassign (revealed, it would be Eliminated)",
+                                ),
+                            ));
                         }
                         if ba.strength < 3 {
-                            out.push((i, Problem::new(format!("{a} has strength {}; Reassign needs a revealed block of at least 3", ba.strength))));
+                            out.push((
+                                i,
+                                Problem::new(format!(
+                                    "{a} has strength {}; Reassign needs a revealed block of at least 3",
+                                    ba.strength
+                                )),
+                            ));
                         }
                         if bb.strength >= s.max_strength {
-                            out.push((i, Problem::new(format!("{b} is already at strength {}; Reassign needs a block below {}", bb.strength, s.max_strength))));
+                            out.push((
+                                i,
+                                Problem::new(format!(
+                                    "{b} is already at strength {}; Reassign needs a block below {}",
+                                    bb.strength, s.max_strength
+                                )),
+                            ));
                         }
                     }
                 }
@@ -535,10 +559,7 @@ impl Mantua {
             let now = s.at(MANTOVA).filter(|b| b.side == FRANCE).count() as i32;
             let after = now + mantova_delta;
             if !(1..=2).contains(&after) {
-                let i = orders
-                    .iter()
-                    .position(|o| matches!(o, Order::Move { .. }))
-                    .unwrap_or(0);
+                let i = orders.iter().position(|o| matches!(o, Order::Move { .. })).unwrap_or(0);
                 out.push((
                     i,
                     Problem::new(format!("the Invested Space of Mantova would hold {after} French blocks; it must hold one or two while the siege lasts")),
@@ -605,10 +626,7 @@ impl Mantua {
             }
             let mut by_city: BTreeMap<String, Vec<String>> = BTreeMap::new();
             for b in s.alive(role) {
-                by_city
-                    .entry(b.at.clone())
-                    .or_default()
-                    .push(b.name.clone());
+                by_city.entry(b.at.clone()).or_default().push(b.name.clone());
             }
             let public: Vec<String> = by_city
                 .iter()
@@ -616,11 +634,7 @@ impl Mantua {
                     format!(
                         "{} in {}",
                         v.len(),
-                        if c == BESIEGED {
-                            "Mantova (besieged)"
-                        } else {
-                            c
-                        }
+                        if c == BESIEGED { "Mantova (besieged)" } else { c }
                     )
                 })
                 .collect();
@@ -633,18 +647,12 @@ impl Mantua {
                 .iter()
                 .map(|(c, v)| format!("{}: {}", c, v.join(", ")))
                 .collect();
-            ev.push(Event::to_role(
-                role,
-                format!("Your set-up: {}.", private.join("; ")),
-            ));
+            ev.push(Event::to_role(role, format!("Your set-up: {}.", private.join("; "))));
         }
         s.phase = Phase::Turn;
         s.turn = 1;
         s.active = sc.first.clone();
-        ev.push(Event::all(format!(
-            "{} has the first turn.",
-            side_name(&s.active)
-        )));
+        ev.push(Event::all(format!("{} has the first turn.", side_name(&s.active))));
         ev
     }
 
@@ -656,17 +664,14 @@ impl Mantua {
         for o in orders {
             match o {
                 Order::Swap { a, b } => {
-                    let (pa, pb) = (
-                        s.block(a).expect("v").at.clone(),
-                        s.block(b).expect("v").at.clone(),
-                    );
+                    let (pa, pb) = (s.block(a).expect("v").at.clone(), s.block(b).expect("v").at.clone());
                     s.block_mut(a).at = pb.clone();
                     s.block_mut(b).at = pa.clone();
-                    ev.push(Event::all(format!("{} makes an Interior Lines move, swapping a block in {pa} with one in {pb}.", side_name(&side))));
-                    ev.push(Event::to_role(
-                        &side,
-                        format!("{a} goes to {pb}, {b} to {pa}."),
-                    ));
+                    ev.push(Event::all(format!(
+                        "{} makes an Interior Lines move, swapping a block in {pa} with one in {pb}.",
+                        side_name(&side)
+                    )));
+                    ev.push(Event::to_role(&side, format!("{a} goes to {pb}, {b} to {pa}.")));
                 }
                 Order::Reassign { from, to } => {
                     let (st, at) = {
@@ -682,10 +687,7 @@ impl Mantua {
                         side_name(&side),
                         st + 1
                     )));
-                    ev.push(Event::to_role(
-                        &side,
-                        format!("{to} in {tat} rises to strength {tst}."),
-                    ));
+                    ev.push(Event::to_role(&side, format!("{to} in {tat} rises to strength {tst}.")));
                 }
                 _ => {}
             }
@@ -801,7 +803,9 @@ impl Mantua {
         let siege_escape = s.siege && attack.target == MANTOVA && defender == FRANCE;
         let mut ok = true;
         if siege_escape {
-            ev.push(Event::all(format!("France escapes from the Invested Space of Mantova to {to}: automatic, no roll (rulebook, Mantova).")));
+            ev.push(Event::all(format!(
+                "France escapes from the Invested Space of Mantova to {to}: automatic, no roll (rulebook, Mantova)."
+            )));
         } else {
             for g in &attack.groups {
                 let n = g.blocks.len() as u32;
@@ -879,10 +883,7 @@ impl Mantua {
                 let msg = format!("{n} rises to strength {}.", b.strength);
                 ev.push(Event::to_role(AUSTRIA, msg));
             }
-            ev.push(Event::all(format!(
-                "Austria strengthens {} block(s).",
-                blocks.len()
-            )));
+            ev.push(Event::all(format!("Austria strengthens {} block(s).", blocks.len())));
         }
         ev.extend(self.end_turn(s));
         ev
@@ -935,21 +936,19 @@ impl Rules for Mantua {
     fn setup(&self, scenario: &str) -> Result<State, String> {
         match scenario {
             "standard" => Ok(self.setup_state()),
-            other => Err(format!(
-                "unknown Siege of Mantua scenario {other:?}; known: standard"
-            )),
+            other => Err(format!("unknown Siege of Mantua scenario {other:?}; known: standard")),
         }
     }
 
     fn awaiting(&self, s: &State) -> Awaiting {
         let mut prompts = BTreeMap::new();
-        let syntax = orders::syntax(&s.phase);
+
         let mut ask = |role: &str, text: String| {
             prompts.insert(
                 role.to_string(),
                 Prompt {
                     text,
-                    syntax: syntax.clone(),
+                    syntax: orders::syntax(&s.phase, role),
                 },
             );
         };
@@ -974,13 +973,20 @@ impl Rules for Mantua {
                         side_name(&a.attacker),
                         a.target,
                         routes.join(", "),
-                        if auto { " (automatic from the Invested Space, no roll)" } else { " (one die per attacking group; each must roll no more than the group's size)" }
+                        if auto {
+                            " (automatic from the Invested Space, no roll)"
+                        } else {
+                            " (one die per attacking group; each must roll no more than the group's size)"
+                        }
                     ),
                 );
                 "escape"
             }
             Phase::LiftSiege => {
-                ask(AUSTRIA, "The siege is lifted: name up to two Austrian blocks to gain one step each, or PASS.".into());
+                ask(
+                    AUSTRIA,
+                    "The siege is lifted: name up to two Austrian blocks to gain one step each, or PASS.".into(),
+                );
                 "lift"
             }
             Phase::Battle => {
@@ -1026,11 +1032,8 @@ impl Rules for Mantua {
                         if !routes.contains(to) {
                             out.push((
                                 i,
-                                Problem::new(format!(
-                                    "{to} is not an Escape Route from {}",
-                                    a.target
-                                ))
-                                .hint(format!("Escape Routes: {}", routes.join(", "))),
+                                Problem::new(format!("{to} is not an Escape Route from {}", a.target))
+                                    .hint(format!("Escape Routes: {}", routes.join(", "))),
                             ));
                         }
                     }
@@ -1044,9 +1047,7 @@ impl Rules for Mantua {
                         if blocks.len() > 2 {
                             out.push((
                                 i,
-                                Problem::new(
-                                    "at most two blocks gain a step when the siege is lifted",
-                                ),
+                                Problem::new("at most two blocks gain a step when the siege is lifted"),
                             ));
                         }
                         let set: BTreeSet<_> = blocks.iter().collect();
@@ -1061,10 +1062,7 @@ impl Rules for Mantua {
                     }
                 }
                 if orders.len() > 1 {
-                    out.push((
-                        1,
-                        Problem::new("give one order: STRENGTHEN <block>[, <block>] or PASS"),
-                    ));
+                    out.push((1, Problem::new("give one order: STRENGTHEN <block>[, <block>] or PASS")));
                 }
                 out
             }
@@ -1082,19 +1080,8 @@ impl Rules for Mantua {
         }
     }
 
-    fn resolve(
-        &self,
-        s: &mut State,
-        orders: &BTreeMap<String, Vec<Order>>,
-        dice: &mut dyn Dice,
-    ) -> Vec<Event> {
-        let first = |role: &str| {
-            orders
-                .get(role)
-                .and_then(|v| v.first())
-                .cloned()
-                .unwrap_or(Order::Pass)
-        };
+    fn resolve(&self, s: &mut State, orders: &BTreeMap<String, Vec<Order>>, dice: &mut dyn Dice) -> Vec<Event> {
+        let first = |role: &str| orders.get(role).and_then(|v| v.first()).cloned().unwrap_or(Order::Pass);
         match s.phase {
             Phase::Setup => self.resolve_setup(s, orders),
             Phase::Turn => {
@@ -1103,11 +1090,7 @@ impl Rules for Mantua {
             }
             Phase::Escape => {
                 let def = other(&s.attack.as_ref().expect("attack").attacker);
-                let o = orders
-                    .get(def)
-                    .and_then(|v| v.first())
-                    .cloned()
-                    .unwrap_or(Order::Stand);
+                let o = orders.get(def).and_then(|v| v.first()).cloned().unwrap_or(Order::Stand);
                 self.resolve_escape(s, &o, dice)
             }
             Phase::LiftSiege => self.resolve_lift(s, &first(AUSTRIA)),
@@ -1122,5 +1105,9 @@ impl Rules for Mantua {
 
     fn outcome(&self, s: &State) -> Option<Outcome> {
         s.outcome.clone()
+    }
+
+    fn random_orders(&self, s: &State, role: &str, pick: &mut dyn FnMut(usize) -> usize) -> Vec<Order> {
+        random::orders(self, s, role, pick)
     }
 }

@@ -56,27 +56,35 @@ impl fmt::Display for Order {
     }
 }
 
-/// The syntax shown in prompts for each kind of step.
-pub fn syntax(phase: &Phase) -> Vec<String> {
-    let v: &[&str] = match phase {
-        Phase::Setup => &["PLACE <block> AT <city>      e.g. PLACE Davidovich AT Riva"],
-        Phase::Turn => &[
-            "MOVE <block>[, <block>...] TO <place>   e.g. MOVE Provera, Liptay TO Piave",
-            "SWAP <block> WITH <block>               (Interior Lines special move)",
-            "REASSIGN <block> TO <block>             (Reassign special move)",
-            "PASS                                    (move nothing this turn)",
-        ],
-        Phase::Escape => &[
-            "ESCAPE TO <city>   e.g. ESCAPE TO Caldiero",
-            "STAND              (accept battle)",
-        ],
-        Phase::LiftSiege => &[
-            "STRENGTHEN <block>[, <block>]   up to two blocks, e.g. STRENGTHEN Provera, Alvinczi",
-            "PASS",
-        ],
-        Phase::Battle | Phase::Over => &[],
+/// The syntax shown in prompts for each kind of step, with examples naming
+/// only the role's own blocks (a prompt names nothing of the enemy's).
+pub fn syntax(phase: &Phase, role: &str) -> Vec<String> {
+    let (a, b, place) = if role == super::AUSTRIA {
+        ("Provera", "Liptay", "Piave")
+    } else {
+        ("Masséna", "Rey", "Montebello")
     };
-    v.iter().map(|s| s.to_string()).collect()
+    match phase {
+        Phase::Setup if role == super::AUSTRIA => {
+            vec!["PLACE <block> AT <city>      e.g. PLACE Davidovich AT Riva".into()]
+        }
+        Phase::Setup => vec!["PLACE <block> AT <city>      e.g. PLACE Bonaparte AT Verona".into()],
+        Phase::Turn => vec![
+            format!("MOVE <block>[, <block>...] TO <place>   e.g. MOVE {a}, {b} TO {place}"),
+            "SWAP <block> WITH <block>               (Interior Lines special move)".into(),
+            "REASSIGN <block> TO <block>             (Reassign special move)".into(),
+            "PASS                                    (move nothing this turn)".into(),
+        ],
+        Phase::Escape => vec![
+            "ESCAPE TO <city>   e.g. ESCAPE TO Caldiero".into(),
+            "STAND              (accept battle)".into(),
+        ],
+        Phase::LiftSiege => vec![
+            "STRENGTHEN <block>[, <block>]   up to two blocks, e.g. STRENGTHEN Provera, Alvinczi".into(),
+            "PASS".into(),
+        ],
+        Phase::Battle | Phase::Over => vec![],
+    }
 }
 
 /// Split `text` at the last standalone keyword `kw` (case-insensitive).
@@ -98,11 +106,7 @@ fn block_name(s: &State, role: &str, q: &str) -> Result<String, Problem> {
 }
 
 fn block_list(s: &State, role: &str, q: &str) -> Result<Vec<String>, Problem> {
-    let parts: Vec<&str> = q
-        .split([',', ';'])
-        .map(str::trim)
-        .filter(|p| !p.is_empty())
-        .collect();
+    let parts: Vec<&str> = q.split([',', ';']).map(str::trim).filter(|p| !p.is_empty()).collect();
     let mut out = Vec::new();
     for p in parts {
         // "Provera and Liptay" reads naturally; accept it.
@@ -131,10 +135,8 @@ pub fn parse(s: &State, role: &str, line: &str) -> Result<Order, Problem> {
     // A leading space lets `split_kw` find a keyword right after the verb.
     let spaced = format!(" {rest}");
     let word = word.to_uppercase();
-    let allowed = syntax(&s.phase);
-    let usage = |what: &str| {
-        Problem::new(format!("cannot read this {what} order")).hint(allowed.join(" | "))
-    };
+    let allowed = syntax(&s.phase, role);
+    let usage = |what: &str| Problem::new(format!("cannot read this {what} order")).hint(allowed.join(" | "));
     let order = match word.as_str() {
         "PLACE" => {
             let (b, at) = split_kw(&spaced, "at").ok_or_else(|| usage("PLACE"))?;
@@ -170,9 +172,7 @@ pub fn parse(s: &State, role: &str, line: &str) -> Result<Order, Problem> {
                 .or_else(|| rest.strip_prefix("TO "))
                 .unwrap_or(rest);
             let to = to.strip_prefix("To ").unwrap_or(to);
-            Order::Escape {
-                to: place_name(to)?,
-            }
+            Order::Escape { to: place_name(to)? }
         }
         "STAND" if rest.is_empty() => Order::Stand,
         "STRENGTHEN" => Order::Strengthen {
@@ -180,10 +180,7 @@ pub fn parse(s: &State, role: &str, line: &str) -> Result<Order, Problem> {
         },
         "PASS" if rest.is_empty() => Order::Pass,
         _ => {
-            return Err(
-                Problem::new(format!("{word:?} is not an order for this step"))
-                    .hint(allowed.join(" | ")),
-            );
+            return Err(Problem::new(format!("{word:?} is not an order for this step")).hint(allowed.join(" | ")));
         }
     };
     let fits = matches!(
@@ -197,9 +194,7 @@ pub fn parse(s: &State, role: &str, line: &str) -> Result<Order, Problem> {
             | (Phase::LiftSiege, Order::Strengthen { .. } | Order::Pass)
     );
     if !fits {
-        return Err(
-            Problem::new(format!("{word} is not an order for this step")).hint(allowed.join(" | ")),
-        );
+        return Err(Problem::new(format!("{word} is not an order for this step")).hint(allowed.join(" | ")));
     }
     Ok(order)
 }

@@ -21,16 +21,9 @@ pub fn view(s: &State, viewer: &Viewer) -> View {
     v.lines.push(match s.phase {
         super::Phase::Setup => "Set-up: both sides place their blocks.".to_string(),
         super::Phase::Turn => format!("{} to move.", side_name(&s.active)),
-        super::Phase::Escape => format!(
-            "{} must decide whether to Escape.",
-            side_name(super::other(&s.active))
-        ),
-        super::Phase::LiftSiege => {
-            "The siege has been lifted; Austria strengthens up to two blocks.".into()
-        }
-        super::Phase::Battle => {
-            "A battle is pending (battles by mail are not implemented yet).".into()
-        }
+        super::Phase::Escape => format!("{} must decide whether to Escape.", side_name(super::other(&s.active))),
+        super::Phase::LiftSiege => "The siege has been lifted; Austria strengthens up to two blocks.".into(),
+        super::Phase::Battle => "A battle is pending (battles by mail are not implemented yet).".into(),
         super::Phase::Over => "The game is over.".into(),
     });
     v.lines.push(if s.siege {
@@ -52,11 +45,7 @@ pub fn view(s: &State, viewer: &Viewer) -> View {
         ));
     }
     for side in [super::AUSTRIA, FRANCE] {
-        let lost = s
-            .blocks
-            .iter()
-            .filter(|b| b.side == side && b.eliminated)
-            .count();
+        let lost = s.blocks.iter().filter(|b| b.side == side && b.eliminated).count();
         let left = s.alive(side).count();
         v.lines.push(format!(
             "{}: {left} blocks on the map, {lost} eliminated.",
@@ -76,12 +65,7 @@ pub fn view(s: &State, viewer: &Viewer) -> View {
         if sees_identity(s, viewer, side) {
             let mut t = Table {
                 title: format!("{} blocks", side_name(side)),
-                header: vec![
-                    "block".into(),
-                    "strength".into(),
-                    "where".into(),
-                    "notes".into(),
-                ],
+                header: vec!["block".into(), "strength".into(), "where".into(), "notes".into()],
                 rows: vec![],
             };
             for b in s.blocks.iter().filter(|b| b.side == side) {
@@ -105,11 +89,7 @@ pub fn view(s: &State, viewer: &Viewer) -> View {
                 };
                 t.rows.push(vec![
                     b.name.clone(),
-                    if b.dummy {
-                        "-".into()
-                    } else {
-                        b.strength.to_string()
-                    },
+                    if b.dummy { "-".into() } else { b.strength.to_string() },
                     at,
                     notes.join(", "),
                 ]);
@@ -149,9 +129,11 @@ pub fn view(s: &State, viewer: &Viewer) -> View {
     };
     for sp in &map.data.spaces {
         let mut pieces = Vec::new();
-        for b in s.blocks.iter().filter(|b| {
-            !b.eliminated && (b.at == sp.name || (sp.name == MANTOVA && b.at == BESIEGED))
-        }) {
+        for b in s
+            .blocks
+            .iter()
+            .filter(|b| !b.eliminated && (b.at == sp.name || (sp.name == MANTOVA && b.at == BESIEGED)))
+        {
             let text = if sees_identity(s, viewer, &b.side) {
                 let mut t = if b.dummy {
                     format!("{} (dummy)", b.name)

@@ -45,18 +45,14 @@ pub fn find(names: &[&str], query: &str, what: &str) -> Result<usize, Problem> {
     if let Some(i) = folded.iter().position(|f| *f == q) {
         return Ok(i);
     }
-    let prefixed: Vec<usize> = (0..names.len())
-        .filter(|&i| folded[i].starts_with(&q))
-        .collect();
+    let prefixed: Vec<usize> = (0..names.len()).filter(|&i| folded[i].starts_with(&q)).collect();
     match prefixed.len() {
         1 => return Ok(prefixed[0]),
         0 => {}
         _ => {
             let list: Vec<&str> = prefixed.iter().map(|&i| names[i]).collect();
-            return Err(
-                Problem::new(format!("{query:?} could be any of: {}", list.join(", ")))
-                    .hint(format!("write more of the {what} name")),
-            );
+            return Err(Problem::new(format!("{query:?} could be any of: {}", list.join(", ")))
+                .hint(format!("write more of the {what} name")));
         }
     }
     let best = (0..names.len()).min_by_key(|&i| distance(&folded[i], &q));
@@ -78,9 +74,7 @@ pub fn distance(a: &str, b: &str) -> usize {
         row[0] = i + 1;
         for j in 0..b.len() {
             let cur = row[j + 1];
-            row[j + 1] = (prev + usize::from(ca != b[j]))
-                .min(row[j] + 1)
-                .min(cur + 1);
+            row[j + 1] = (prev + usize::from(ca != b[j])).min(row[j] + 1).min(cur + 1);
             prev = cur;
         }
     }
@@ -97,10 +91,7 @@ mod tests {
         assert_eq!(find(&names, "massena", "block"), Ok(0));
         assert_eq!(find(&names, "SALO", "place"), Ok(3));
         assert_eq!(find(&names, "aug", "block"), Ok(1));
-        assert!(find(&names, "Ma", "place")
-            .unwrap_err()
-            .reason
-            .contains("could be any"));
+        assert!(find(&names, "Ma", "place").unwrap_err().reason.contains("could be any"));
         let e = find(&names, "Mantva", "place").unwrap_err();
         assert_eq!(e.suggestion.as_deref(), Some("did you mean Mantova?"));
     }

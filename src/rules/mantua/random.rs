@@ -1,0 +1,120 @@
+//! Random legal orders for Siege of Mantua: the conformance test's player.
+//! Each candidate is checked by the same validation players face; a
+//! candidate that fails is dropped, and a turn falls back to PASS.
+
+use super::{escape_routes, other, reachable, Mantua, Order, Phase, State, AUSTRIA, BESIEGED};
+use crate::engine::Rules;
+
+pub fn orders(m: &Mantua, s: &State, role: &str, pick: &mut dyn FnMut(usize) -> usize) -> Vec<Order> {
+    match s.phase {
+        Phase::Setup => setup(s, role, pick),
+        Phase::Turn => {
+            for _ in 0..12 {
+                let o = turn(s, role, pick);
+                if !o.is_empty() && m.validate(s, role, &o).is_empty() {
+                    return o;
+                }
+            }
+            vec![Order::Pass]
+        }
+        Phase::Escape => {
+            let a = s.attack.as_ref().expect("escape has an attack");
+            let routes = escape_routes(s, a);
+            match pick(routes.len() + 1) {
+                i if i < routes.len() => vec![Order::Escape { to: routes[i].clone() }],
+                _ => vec![Order::Stand],
+            }
+        }
+        Phase::LiftSiege => {
+            let mine: Vec<String> = s.alive(AUSTRIA).map(|b| b.name.clone()).collect();
+            let n = pick(3).min(mine.len());
+            let mut chosen: Vec<String> = Vec::new();
+            while chosen.len() < n {
+                let b = mine[pick(mine.len())].clone();
+                if !chosen.contains(&b) {
+                    chosen.push(b);
+                }
+            }
+            if chosen.is_empty() {
+                vec![Order::Pass]
+            } else {
+                vec![Order::Strengthen { blocks: chosen }]
+            }
+        }
+        Phase::Battle | Phase::Over => vec![],
+    }
+}
+
+fn setup(s: &State, role: &str, pick: &mut dyn FnMut(usize) -> usize) -> Vec<Order> {
+    let sc = &*super::SCENARIO;
+    let mut v = Vec::new();
+    if role == AUSTRIA {
+        for b in s.alive(AUSTRIA).filter(|b| b.tyrolean) {
+            let at = sc.tyrolean_cities[pick(sc.tyrolean_cities.len())].clone();
+            v.push(Order::Place {
+                block: b.name.clone(),
+                at,
+            });
+        }
+    } else {
+        let mut names: Vec<String> = s.alive(role).map(|b| b.name.clone()).collect();
+        // A random deal of the blocks, two to each city.
+        for i in (1..names.len()).rev() {
+            names.swap(i, pick(i + 1));
+        }
+        for (i, n) in names.into_iter().enumerate() {
+            v.push(Order::Place {
+                block: n,
+                at: sc.french_cities[(i / 2) % sc.french_cities.len()].clone(),
+            });
+        }
+    }
+    v
+}
+
+fn turn(s: &State, role: &str, pick: &mut dyn FnMut(usize) -> usize) -> Vec<Order> {
+    let nets = s.networks(role);
+    let movable: Vec<&super::Block> = s.alive(role).filter(|b| b.at != BESIEGED).collect();
+    if movable.is_empty() || pick(10) == 0 {
+        return vec![Order::Pass];
+    }
+    let first = movable[pick(movable.len())];
+    let net = s.network_of(&nets, first);
+    let group: Vec<&super::Block> = movable.into_iter().filter(|b| s.network_of(&nets, b) == net).collect();
+    let mut v = Vec::new();
+    if pick(6) == 0 && group.len() >= 2 {
+        let a = group[pick(group.len())];
+        let b = group[pick(group.len())];
+        v.push(if pick(2) == 0 {
+            Order::Swap {
+                a: a.name.clone(),
+                b: b.name.clone(),
+            }
+        } else {
+            Order::Reassign {
+                from: a.name.clone(),
+                to: b.name.clone(),
+            }
+        });
+        let _ = other(role);
+        return v;
+    }
+    let moves = 1 + pick(3);
+    let mut used = Vec::new();
+    for _ in 0..moves {
+        let b = group[pick(group.len())];
+        if used.contains(&b.name) {
+            continue;
+        }
+        let dests = reachable(s, role, &b.at);
+        if dests.is_empty() {
+            continue;
+        }
+        used.push(b.name.clone());
+        v.push(Order::Move {
+            blocks: vec![b.name.clone()],
+            to: dests[pick(dests.len())].clone(),
+        });
+    }
+    v
+}

@@ -1,0 +1,217 @@
+//! Conformance over every registered ruleset: random legal play never
+//! panics, every open step awaits someone, every game ends, views never
+//! leak, and the journal replays to every state digest.
+
+use adjutant::audit;
+use adjutant::dice::{self, Committed};
+use adjutant::engine::{Game, Viewer};
+use adjutant::journal::{kinds, Journal};
+use adjutant::render;
+use std::collections::BTreeMap;
+
+/// splitmix64: a test's own generator for choosing among legal orders.
+struct Rng(u64);
+impl Rng {
+    fn pick(&mut self, n: usize) -> usize {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^= z >> 31;
+        if n == 0 {
+            0
+        } else {
+            (z % n as u64) as usize
+        }
+    }
+}
+
+/// Strings a role's view must never contain: facts of the other side.
+fn secrets(game: &Game, role: &str) -> Vec<String> {
+    let state: toml::Value = toml::from_str(&game.state_text()).unwrap();
+    match game.rules.info().name {
+        "mantua" => state["blocks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|b| b["side"].as_str() != Some(role))
+            .map(|b| b["name"].as_str().unwrap().to_string())
+            .collect(),
+        other => panic!("no secrets known for ruleset {other}; add them here"),
+    }
+}
+
+const CHAIN: u32 = 1000;
+const MAX_STEPS: u32 = 600;
+
+struct Played {
+    steps: u32,
+    ended: bool,
+}
+
+fn play(rules: &'static dyn adjutant::engine::Ruleset, seed: u64, dir: &std::path::Path) -> Played {
+    let mut rng = Rng(seed);
+    let scenario = rules.info().scenarios[0].name.clone();
+    let id = format!("conf-{seed}");
+    let mut game = Game::new(&id, rules, &scenario).unwrap();
+    let streams = dice::stream_names(&game.roles);
+    let tops: BTreeMap<String, dice::Link> = streams
+        .iter()
+        .map(|s| (s.clone(), dice::sha256(format!("{seed}/{s}").as_bytes())))
+        .collect();
+    let anchors = tops
+        .iter()
+        .map(|(s, t)| (s.clone(), dice::to_hex(&dice::anchor(t, CHAIN))))
+        .collect();
+    let jp = dir.join(format!("{id}.toml"));
+    let _ = std::fs::remove_file(&jp);
+    let mut j = Journal::open(&jp).unwrap();
+    let at = "2026-01-01T00:00:00+00:00";
+    let created = kinds::Created {
+        game: id.clone(),
+        ruleset: rules.info().name.into(),
+        scenario,
+        roles: game.roles.clone(),
+        players: BTreeMap::new(),
+        gm: None,
+        dice: "committed".into(),
+        chain_len: CHAIN,
+        anchors,
+        deadline: None,
+        patch: None,
+        digest: game.digest(),
+    };
+    j.append(at, &[("created", &created)]).unwrap();
+    let mut ended = false;
+    while game.step <= MAX_STEPS {
+        let a = game.awaiting();
+        if a.prompts.is_empty() {
+            assert!(
+                game.outcome().is_some(),
+                "{id} step {}: a step that awaits nobody, and no outcome",
+                game.step
+            );
+            ended = true;
+            break;
+        }
+        if a.prompts.keys().all(|r| r == "gm") {
+            // Only the moderator is awaited (a pending battle): the
+            // moderator ends the game, as the demo does.
+            j.append(
+                at,
+                &[(
+                    "ended",
+                    &kinds::Ended {
+                        reason: "ended by the moderator".into(),
+                        winner: None,
+                    },
+                )],
+            )
+            .unwrap();
+            game.ended = true;
+            ended = true;
+            break;
+        }
+        for role in a.prompts.keys() {
+            let lines = rules.random_orders(&game.state, role, &mut |n| rng.pick(n));
+            let numbered: Vec<(usize, String)> = lines.iter().enumerate().map(|(i, l)| (i + 1, l.clone())).collect();
+            let canon = game
+                .check(role, &numbered)
+                .unwrap_or_else(|e| panic!("{id} step {}: random orders {lines:?} refused: {e:?}", game.step));
+            j.append(
+                at,
+                &[(
+                    "accepted",
+                    &kinds::Accepted {
+                        step: game.step,
+                        role: role.clone(),
+                        lines: canon.clone(),
+                    },
+                )],
+            )
+            .unwrap();
+            game.accept(role, canon);
+            if rng.pick(3) == 0 {
+                let salt = format!("salt-{}", rng.pick(1000));
+                j.append(
+                    at,
+                    &[(
+                        "salt",
+                        &kinds::Salt {
+                            step: game.step,
+                            role: role.clone(),
+                            salt: salt.clone(),
+                        },
+                    )],
+                )
+                .unwrap();
+                game.salts.insert(role.clone(), salt);
+            }
+        }
+        let k = game.step;
+        let salts = game.salts_for_seed();
+        let links: BTreeMap<String, dice::Link> = tops
+            .iter()
+            .map(|(s, t)| (s.clone(), dice::link_at(t, CHAIN, k)))
+            .collect();
+        let seeds = links
+            .iter()
+            .map(|(s, l)| (s.clone(), dice::seed(&id, k, s, l, &salts)))
+            .collect();
+        let mut c = Committed::new(seeds);
+        let r = game.resolve(&mut c).unwrap();
+        assert!(c.unknown.is_empty());
+        let body = kinds::Resolved {
+            step: k,
+            step_kind: r.kind,
+            orders: r.orders,
+            defaulted: r.defaulted,
+            salts: r.salts,
+            links: links.iter().map(|(s, l)| (s.clone(), dice::to_hex(l))).collect(),
+            draws: c.into_draws(),
+            events: r.events,
+            digest: game.digest(),
+        };
+        j.append(at, &[("resolved", &body)]).unwrap();
+        for role in game.roles.clone() {
+            let v = game.view(&Viewer::Role(role.clone()));
+            let text = render::ascii::render(&v) + &render::svg::render(&v);
+            if game.outcome().is_none() {
+                for s in secrets(&game, &role) {
+                    assert!(!text.contains(&s), "{id} step {k}: the view of {role} shows {s:?}");
+                }
+            }
+        }
+    }
+    let entries = adjutant::journal::read(&jp).unwrap();
+    let (replayed, summary) = audit::replay(&entries).unwrap_or_else(|m| panic!("{id}: replay failed: {m}"));
+    assert_eq!(replayed.digest(), game.digest(), "{id}: replay reached another state");
+    assert_eq!(summary.steps, game.step - 1);
+    Played {
+        steps: game.step - 1,
+        ended,
+    }
+}
+
+#[test]
+fn random_play_of_every_ruleset() {
+    let dir = crate::support::temp_dir("conformance");
+    for rules in adjutant::rules::ALL {
+        let mut ended = 0;
+        let mut steps = 0;
+        let games = 24;
+        for seed in 0..games {
+            let p = play(*rules, seed, &dir);
+            steps += p.steps;
+            ended += usize::from(p.ended);
+        }
+        assert_eq!(
+            ended,
+            games as usize,
+            "{}: every game ends (or reaches a step only the moderator can close)",
+            rules.info().name
+        );
+        assert!(steps > games as u32 * 3, "games were played for real: {steps} steps");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
