@@ -272,7 +272,7 @@ impl Desk {
         };
         let refusal = match &role {
             None => Some("its reply token does not belong to this game".to_string()),
-            Some(r) => match self.address_of(&l, r) {
+            Some(r) => match self.address_of(l, r) {
                 Some(reg) if same_address(&reg, &from) => None,
                 Some(_) => Some(format!("it was not sent from the address registered for {r}")),
                 None => Some(format!("{r} has no registered address")),

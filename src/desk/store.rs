@@ -67,16 +67,14 @@ pub const CHECKPOINT: u32 = 100;
 impl Secrets {
     /// Record the chain top of `stream` and its checkpoints.
     pub fn add_chain(&mut self, stream: &str, top: &dice::Link, len: u32) {
-        let mut x = *top;
         let mut cps = vec![String::new(); (len / CHECKPOINT) as usize];
-        for k in (0..len).rev() {
-            x = dice::sha256(&x);
-            if k > 0 && k % CHECKPOINT == 0 {
+        // Walk down from the top: `x` is link k at each turn.
+        let mut x = *top;
+        for k in (1..=len).rev() {
+            if k.is_multiple_of(CHECKPOINT) {
                 cps[(k / CHECKPOINT) as usize - 1] = dice::to_hex(&x);
             }
-        }
-        if len % CHECKPOINT == 0 && len > 0 {
-            cps[(len / CHECKPOINT) as usize - 1] = dice::to_hex(top);
+            x = dice::sha256(&x);
         }
         self.tops.insert(stream.to_string(), dice::to_hex(top));
         self.checkpoints.insert(stream.to_string(), cps);

@@ -84,6 +84,7 @@ pub fn map(g: &GraphBoard) -> String {
         let f = &g.spaces[s.from];
         segment(&mut grid, pos(f.x, f.y), pos(s.x, s.y));
     }
+    let mut taken = vec![vec![false; COLS]; ROWS];
     for s in &g.spaces {
         let mut label = if s.kind == "point" {
             format!("({})", s.name)
@@ -106,10 +107,32 @@ pub fn map(g: &GraphBoard) -> String {
         }
         let (c, r) = pos(s.x, s.y);
         let chars: Vec<char> = label.chars().collect();
-        let start = c.saturating_sub(chars.len() / 2).min(COLS.saturating_sub(chars.len()));
+        // Try the space's own row first, then the rows around it, then
+        // shifted sideways, so that crowded labels do not overwrite each
+        // other; roads give way to labels.
+        let fits = |grid: &Vec<Vec<char>>, taken: &Vec<Vec<bool>>, row: usize, start: usize| {
+            start + chars.len() <= COLS && (0..chars.len()).all(|i| !taken[row][start + i]) && grid[row].len() == COLS
+        };
+        let base = c.saturating_sub(chars.len() / 2).min(COLS.saturating_sub(chars.len()));
+        let mut spot = None;
+        'search: for dr in [0i32, 1, -1, 2, -2] {
+            for dc in [0i32, 3, -3, 6, -6, 10, -10] {
+                let row = r as i32 + dr;
+                let start = base as i32 + dc;
+                if row < 0 || row >= ROWS as i32 || start < 0 {
+                    continue;
+                }
+                if fits(&grid, &taken, row as usize, start as usize) {
+                    spot = Some((row as usize, start as usize));
+                    break 'search;
+                }
+            }
+        }
+        let (row, start) = spot.unwrap_or((r, base));
         for (i, ch) in chars.iter().enumerate() {
             if start + i < COLS {
-                grid[r][start + i] = *ch;
+                grid[row][start + i] = *ch;
+                taken[row][start + i] = true;
             }
         }
     }
