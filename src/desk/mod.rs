@@ -560,7 +560,7 @@ impl Desk {
                 to,
                 subject: format!("[{}] game over", l.game.id),
                 body,
-                svg: None,
+                svg: Some(self.svg_for(l, &view)),
                 in_reply_to: None,
             });
         }

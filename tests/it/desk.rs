@@ -364,3 +364,58 @@ fn html_only_quoted_printable_and_latin1_orders_are_read() {
     t.pass();
     assert_eq!(t.step(), 2, "both set-ups accepted and resolved");
 }
+
+#[test]
+fn a_ref_line_identifies_the_game_without_the_reply_address() {
+    let mut t = Table::new("ref");
+    let token = t.desk.token("g1", "austria");
+    let raw = format!("From: <{ALICE}>\r\nTo: <game@adjutant.local>\r\nSubject: my orders\r\nMessage-ID: <ref1@example.org>\r\n\r\nREF g1.{token}\r\nPLACE Laudon AT Riva\r\n");
+    t.post_raw(raw.as_bytes());
+    let r = t.pass();
+    assert_eq!(r.accepted, 1, "{r:?}");
+    let raw = format!("From: <{BOB}>\r\nTo: <game@adjutant.local>\r\nSubject: REF g1.{} set-up\r\nMessage-ID: <ref2@example.org>\r\n\r\nPLACE Bonaparte AT Verona\r\n", t.desk.token("g1", "france"));
+    t.post_raw(raw.as_bytes());
+    assert_eq!(t.pass().resolved, 1);
+}
+
+#[test]
+fn declared_dice_wait_for_the_moderator() {
+    let mut t = Table::with("declared", None, "declared");
+    t.send("austria", ALICE, "PLACE Laudon AT Riva");
+    t.send("france", BOB, "PLACE Bonaparte AT Verona");
+    t.pass();
+    t.send("austria", ALICE, "MOVE Provera, Liptay TO Padova");
+    t.pass();
+    t.send("france", BOB, "MOVE Augereau TO Vicenza");
+    t.pass();
+    t.send("austria", ALICE, "MOVE Provera, Liptay TO Vicenza");
+    t.pass();
+    let step = t.step();
+    t.send("france", BOB, "ESCAPE TO Bassano");
+    t.pass();
+    assert_eq!(t.step(), step, "the escape roll is not declared yet");
+    let (s, body) = t.last(CAROL);
+    assert!(
+        s.contains("dice to declare") && body.contains("escape roll, France from Vicenza"),
+        "{s}: {body}"
+    );
+    // Declaring is enough: the step was complete and only waited for it.
+    t.send("gm", CAROL, "DECLARE escape roll 2");
+    t.pass();
+    assert_eq!(t.step(), step + 1);
+    assert!(
+        t.last(BOB).1.contains("draw public 0 die 6 2 declared | escape roll"),
+        "{}",
+        t.last(BOB).1
+    );
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_adjutant"))
+        .arg("audit")
+        .arg(t.dir.join("games/g1/journal.toml"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && text.contains("(1 declared, not verifiable)"),
+        "{text}"
+    );
+}
