@@ -17,14 +17,8 @@ fn entropy() -> impl FnMut() -> [u8; 32] {
 }
 
 fn main() {
-    let games: usize = std::env::var("BENCH_GAMES")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(100);
-    let per_game: usize = std::env::var("BENCH_MAILS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(100);
+    let games: usize = std::env::var("BENCH_GAMES").ok().and_then(|s| s.parse().ok()).unwrap_or(100);
+    let per_game: usize = std::env::var("BENCH_MAILS").ok().and_then(|s| s.parse().ok()).unwrap_or(100);
     let dir = std::env::temp_dir().join(format!("adjutant-bench-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let desk = Desk::open(&dir, Config::default()).unwrap();
@@ -60,8 +54,7 @@ fn main() {
                 format!("PLACE Laudon AT {}\nSALT s{i}", places[i % 2])
             };
             let raw = format!("From: <a{g}@example.org>\r\nTo: <{to}>\r\nSubject: orders\r\nMessage-ID: <m{n}@example.org>\r\n\r\n{body}\r\n");
-            desk.post(raw.as_bytes(), t0 + chrono::Duration::seconds(n as i64))
-                .unwrap();
+            desk.post(raw.as_bytes(), t0 + chrono::Duration::seconds(n as i64)).unwrap();
             n += 1;
         }
     }
@@ -88,10 +81,7 @@ fn main() {
     let req = NewGame {
         ruleset: "mantua".into(),
         scenario: None,
-        players: vec![
-            ("austria".into(), "a@example.org".into()),
-            ("france".into(), "f@example.org".into()),
-        ],
+        players: vec![("austria".into(), "a@example.org".into()), ("france".into(), "f@example.org".into())],
         gm: Some("gm@example.org".into()),
         deadline: None,
         dice: "committed".into(),

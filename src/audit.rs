@@ -17,10 +17,7 @@ pub struct Mismatch {
 }
 
 fn bad(seq: u64, message: impl Into<String>) -> Mismatch {
-    Mismatch {
-        seq,
-        message: message.into(),
-    }
+    Mismatch { seq, message: message.into() }
 }
 
 /// What a verified journal contained.
@@ -46,10 +43,7 @@ pub fn replay(entries: &[Entry]) -> Result<(Game, Summary), Mismatch> {
     journal::verify_chain(entries).map_err(|(seq, m)| bad(seq, m))?;
     let first = entries.first().ok_or_else(|| bad(0, "the journal is empty"))?;
     if first.kind != "created" {
-        return Err(bad(
-            first.seq,
-            format!("the first entry is {:?}, not \"created\"", first.kind),
-        ));
+        return Err(bad(first.seq, format!("the first entry is {:?}, not \"created\"", first.kind)));
     }
     let c: kinds::Created = first.body().map_err(|m| bad(first.seq, m))?;
     let rules =
@@ -59,16 +53,10 @@ pub fn replay(entries: &[Entry]) -> Result<(Game, Summary), Mismatch> {
         game.patch(p).map_err(|m| bad(first.seq, m))?;
     }
     if game.roles != c.roles {
-        return Err(bad(
-            first.seq,
-            format!("roles {:?} differ from the scenario's {:?}", c.roles, game.roles),
-        ));
+        return Err(bad(first.seq, format!("roles {:?} differ from the scenario's {:?}", c.roles, game.roles)));
     }
     if game.digest() != c.digest {
-        return Err(bad(
-            first.seq,
-            "the set-up does not reproduce the recorded state digest",
-        ));
+        return Err(bad(first.seq, "the set-up does not reproduce the recorded state digest"));
     }
     let mut anchors = BTreeMap::new();
     for (stream, a) in &c.anchors {
@@ -103,10 +91,7 @@ pub fn replay(entries: &[Entry]) -> Result<(Game, Summary), Mismatch> {
             "accepted" => {
                 let a: kinds::Accepted = e.body().map_err(|m| bad(seq, m))?;
                 if a.step != game.step {
-                    return Err(bad(
-                        seq,
-                        format!("orders for step {} while step {} is open", a.step, game.step),
-                    ));
+                    return Err(bad(seq, format!("orders for step {} while step {} is open", a.step, game.step)));
                 }
                 let lines: Vec<(usize, String)> = a.lines.iter().enumerate().map(|(i, l)| (i + 1, l.clone())).collect();
                 let canon = game.check(&a.role, &lines).map_err(|errs| {
@@ -129,10 +114,7 @@ pub fn replay(entries: &[Entry]) -> Result<(Game, Summary), Mismatch> {
             "salt" => {
                 let s: kinds::Salt = e.body().map_err(|m| bad(seq, m))?;
                 if s.step != game.step {
-                    return Err(bad(
-                        seq,
-                        format!("salt for step {} while step {} is open", s.step, game.step),
-                    ));
+                    return Err(bad(seq, format!("salt for step {} while step {} is open", s.step, game.step)));
                 }
                 game.salts.insert(s.role, s.salt);
             }
@@ -165,10 +147,7 @@ fn check_resolved(
     }
     let salts = game.salts_for_seed();
     if r.salts != salts {
-        return Err(format!(
-            "salts {:?} differ from the salts given for the step {:?}",
-            r.salts, salts
-        ));
+        return Err(format!("salts {:?} differ from the salts given for the step {:?}", r.salts, salts));
     }
     // The orders used are the accepted ones, or the no-moves orders.
     let awaiting = game.awaiting();
@@ -179,9 +158,7 @@ fn check_resolved(
             None => game.rules.default_orders(&game.state, role),
         };
         if used != expected {
-            return Err(format!(
-                "orders used for {role} {used:?} are not the orders accepted {expected:?}"
-            ));
+            return Err(format!("orders used for {role} {used:?} are not the orders accepted {expected:?}"));
         }
     }
     let mut dice_impl: Box<dyn Dice> = match c.dice.as_str() {
@@ -189,14 +166,9 @@ fn check_resolved(
             let mut seeds = BTreeMap::new();
             for (stream, lh) in &r.links {
                 let link = dice::from_hex(lh).ok_or_else(|| format!("link of {stream} is not 32 bytes of hex"))?;
-                let prev = tips
-                    .get(stream)
-                    .ok_or_else(|| format!("link for unknown stream {stream}"))?;
+                let prev = tips.get(stream).ok_or_else(|| format!("link for unknown stream {stream}"))?;
                 if !dice::link_follows(&link, prev) {
-                    return Err(format!(
-                        "link {} of stream {stream} does not hash back to the previous link",
-                        r.step
-                    ));
+                    return Err(format!("link {} of stream {stream} does not hash back to the previous link", r.step));
                 }
                 tips.insert(stream.clone(), link);
                 seeds.insert(stream.clone(), dice::seed(&c.game, r.step, stream, &link, &salts));
@@ -211,39 +183,34 @@ fn check_resolved(
             }
             Box::new(Committed::new(seeds))
         }
-        "declared" => Box::new(Declared::new(
-            r.draws.iter().map(|d| (d.label.clone(), d.result.clone())).collect(),
-        )),
-        _ => Box::new(Scripted::new(
-            &r.draws.iter().flat_map(|d| d.result.clone()).collect::<Vec<_>>(),
-        )),
+        "declared" => Box::new(Declared::new(r.draws.iter().map(|d| (d.label.clone(), d.result.clone())).collect())),
+        _ => Box::new(Scripted::new(&r.draws.iter().flat_map(|d| d.result.clone()).collect::<Vec<_>>())),
     };
     let mut next = game.clone();
     let res = next.resolve(dice_impl.as_mut())?;
     let made = dice_impl.draws();
     for (i, d) in r.draws.iter().enumerate() {
         match made.get(i) {
-            None => {
-                return Err(format!(
-                    "draw {} {} ({}) was not made on replay",
-                    d.stream, d.n, d.label
-                ))
-            }
+            None => return Err(format!("draw {} {} ({}) was not made on replay", d.stream, d.n, d.label)),
             Some(m) if m != d => {
-                return Err(format!(
-                    "draw {} {} ({}) recorded {:?}, regenerated {:?}",
-                    d.stream, d.n, d.label, d.result, m.result
-                ))
+                let what = if m.result != d.result {
+                    format!("recorded {:?}, regenerated {:?}", d.result, m.result)
+                } else if m.n != d.n {
+                    format!("has counter {} where the stream's draw is number {}", d.n, m.n)
+                } else if m.sides != d.sides || m.kind != d.kind {
+                    format!("records a {:?} of {}, the replay drew a {:?} of {}", d.kind, d.sides, m.kind, m.sides)
+                } else if m.declared != d.declared {
+                    format!("is marked declared={} where the replay gives declared={}", d.declared, m.declared)
+                } else {
+                    format!("is labelled {:?}, the replay drew {:?}", d.label, m.label)
+                };
+                return Err(format!("draw {} {} ({}) {what}", d.stream, d.n, d.label));
             }
             _ => {}
         }
     }
     if made.len() > r.draws.len() {
-        return Err(format!(
-            "replay made {} draws, the journal records {}",
-            made.len(),
-            r.draws.len()
-        ));
+        return Err(format!("replay made {} draws, the journal records {}", made.len(), r.draws.len()));
     }
     if res.events != r.events {
         return Err("the events recorded differ from the events of the replay".into());

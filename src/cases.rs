@@ -104,10 +104,7 @@ pub fn run(case: &Case) -> Result<(), String> {
 
 fn new_game(case: &Case) -> Result<Game, String> {
     let rules = crate::rules::find(&case.ruleset).ok_or_else(|| format!("unknown ruleset {:?}", case.ruleset))?;
-    let scenario = case
-        .scenario
-        .clone()
-        .unwrap_or_else(|| rules.info().scenarios[0].name.clone());
+    let scenario = case.scenario.clone().unwrap_or_else(|| rules.info().scenarios[0].name.clone());
     let mut g = Game::new("case", rules, &scenario)?;
     if let Some(p) = &case.patch {
         g.patch(p)?;
@@ -137,11 +134,7 @@ fn play(case: &Case, resume: bool) -> Result<Run, String> {
                 let all: Vec<String> = errs
                     .iter()
                     .map(|e| {
-                        let hint = e
-                            .suggestion
-                            .as_deref()
-                            .map(|x| format!(" (try: {x})"))
-                            .unwrap_or_default();
+                        let hint = e.suggestion.as_deref().map(|x| format!(" (try: {x})")).unwrap_or_default();
                         format!("line {}: {}{hint}", e.line, e.reason)
                     })
                     .collect();
@@ -173,11 +166,7 @@ fn play(case: &Case, resume: bool) -> Result<Run, String> {
             game = Game::from_parts(game.envelope(), game.rules, &text)?;
         }
     }
-    Ok(Run {
-        game,
-        events,
-        dice_left: dice.remaining(),
-    })
+    Ok(Run { game, events, dice_left: dice.remaining() })
 }
 
 /// Play the case through a real journal in a temporary folder, then replay it.
@@ -216,14 +205,7 @@ fn through_journal(case: &Case) -> Result<String, String> {
         };
         j.append(
             at,
-            &[(
-                "accepted",
-                &kinds::Accepted {
-                    step: game.step,
-                    role: st.role.clone(),
-                    lines: canon.clone(),
-                },
-            )],
+            &[("accepted", &kinds::Accepted { step: game.step, role: st.role.clone(), lines: canon.clone() })],
         )
         .map_err(|e| e.to_string())?;
         game.accept(&st.role, canon);
@@ -265,10 +247,7 @@ fn renumber(mut draws: Vec<crate::dice::Draw>) -> Vec<crate::dice::Draw> {
 fn check(case: &Case, run: &Run) -> Result<(), String> {
     for want in &case.expect.events {
         if !run.events.iter().any(|e| e.contains(want.as_str())) {
-            return Err(format!(
-                "no event mentions {want:?}; events were:\n  {}",
-                run.events.join("\n  ")
-            ));
+            return Err(format!("no event mentions {want:?}; events were:\n  {}", run.events.join("\n  ")));
         }
     }
     for not in &case.expect.no_events {

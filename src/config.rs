@@ -34,10 +34,7 @@ pub struct GameAddress {
 
 impl Default for GameAddress {
     fn default() -> Self {
-        GameAddress {
-            address: "game@adjutant.local".into(),
-            name: "adjutant".into(),
-        }
+        GameAddress { address: "game@adjutant.local".into(), name: "adjutant".into() }
     }
 }
 
@@ -69,10 +66,7 @@ pub struct Limits {
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits {
-            refusals_per_hour: 5,
-            max_message_bytes: 2 * 1024 * 1024,
-        }
+        Limits { refusals_per_hour: 5, max_message_bytes: 2 * 1024 * 1024 }
     }
 }
 

@@ -60,10 +60,7 @@ impl Table {
                     })
                     .unwrap_or_default();
                 let svg = m.as_ref().map(|m| m.attachment_count()).unwrap_or(0);
-                println!(
-                    "\n=== mail to {who}: {subject}{}",
-                    if svg > 0 { "  [SVG map attached]" } else { "" }
-                );
+                println!("\n=== mail to {who}: {subject}{}", if svg > 0 { "  [SVG map attached]" } else { "" });
                 println!("{}", body.trim_end());
             }
             self.seen.insert(md.root.clone(), files.len());
@@ -73,10 +70,7 @@ impl Table {
 }
 
 fn order_key(p: &Path) -> (u64, u64) {
-    let n = p
-        .file_name()
-        .map(|s| s.to_string_lossy().to_string())
-        .unwrap_or_default();
+    let n = p.file_name().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
     let parts: Vec<&str> = n.split('.').collect();
     let num = |i: usize| parts.get(i).and_then(|x| x.parse().ok()).unwrap_or(0);
     (num(1), num(2))
@@ -104,11 +98,7 @@ pub fn run(data: &Path, cfg: Config, ruleset: &str) -> Result<i32> {
     desk.deliver()?;
     println!("adjutant demo: Siege of Mantua, game {game}; Austria {ALICE}, France {BOB}, moderator {CAROL}");
     println!("data folder: {}", data.display());
-    let mut t = Table {
-        desk,
-        game: game.clone(),
-        seen: BTreeMap::new(),
-    };
+    let mut t = Table { desk, game: game.clone(), seen: BTreeMap::new() };
     t.show_new()?;
 
     // Set-up: Austria places a Tyrolean block; France first writes a bad
@@ -130,11 +120,7 @@ pub fn run(data: &Path, cfg: Config, ruleset: &str) -> Result<i32> {
     t.pass()?;
 
     // France: a word to the enemy, and Augereau's column to Vicenza.
-    t.send(
-        "france",
-        BOB,
-        "PRESS austria The Brenta is lovely this time of year.\nMOVE Augereau, Dummy C TO Vicenza",
-    )?;
+    t.send("france", BOB, "PRESS austria The Brenta is lovely this time of year.\nMOVE Augereau, Dummy C TO Vicenza")?;
     t.pass()?;
 
     // Austria attacks Vicenza from Padova; France tries to Escape.

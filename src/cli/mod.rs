@@ -13,11 +13,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 #[derive(Parser, Debug)]
-#[command(
-    name = "adjutant",
-    version,
-    about = "A play-by-email game master with verifiable dice"
-)]
+#[command(name = "adjutant", version, about = "A play-by-email game master with verifiable dice")]
 pub struct Cli {
     /// Configuration file (default: ./adjutant.toml if present, else built-in defaults).
     #[arg(long, global = true)]
@@ -146,15 +142,7 @@ fn run(cli: Cli) -> Result<i32> {
             }
             Ok(0)
         }
-        Cmd::New {
-            ruleset,
-            scenario,
-            players,
-            gm,
-            deadline,
-            dice,
-            id,
-        } => {
+        Cmd::New { ruleset, scenario, players, gm, deadline, dice, id } => {
             let desk = Desk::open(&cli.data, cfg)?;
             let mut ps = Vec::new();
             for p in players {
@@ -163,15 +151,7 @@ fn run(cli: Cli) -> Result<i32> {
                     .ok_or_else(|| anyhow!("--player {p:?}: write ROLE=EMAIL, e.g. --player france=bob@example.org"))?;
                 ps.push((r.trim().to_lowercase(), e.trim().to_string()));
             }
-            let req = NewGame {
-                ruleset,
-                scenario,
-                players: ps,
-                gm,
-                deadline,
-                dice,
-                id,
-            };
+            let req = NewGame { ruleset, scenario, players: ps, gm, deadline, dice, id };
             let id = desk.create(&req, now(), &mut crate::desk::os_random)?;
             desk.deliver()?;
             println!("{id}");
@@ -192,12 +172,7 @@ fn run(cli: Cli) -> Result<i32> {
                 std::thread::sleep(std::time::Duration::from_secs(interval));
             }
         }
-        Cmd::Post {
-            from,
-            subject,
-            to,
-            file,
-        } => {
+        Cmd::Post { from, subject, to, file } => {
             let mut body = Vec::new();
             match file {
                 Some(p) if p.as_os_str() != "-" => {
@@ -223,13 +198,7 @@ fn run(cli: Cli) -> Result<i32> {
                         let waits: Vec<String> = a
                             .prompts
                             .keys()
-                            .map(|r| {
-                                if l.game.orders.contains_key(r) {
-                                    format!("{r} (in)")
-                                } else {
-                                    r.clone()
-                                }
-                            })
+                            .map(|r| if l.game.orders.contains_key(r) { format!("{r} (in)") } else { r.clone() })
                             .collect();
                         println!(
                             "{id}  {}  step {} ({})  {}{}{}",
@@ -241,11 +210,7 @@ fn run(cli: Cli) -> Result<i32> {
                             } else {
                                 format!("awaits {}", waits.join(", "))
                             },
-                            l.desk
-                                .deadline_at
-                                .as_deref()
-                                .map(|d| format!("  by {d}"))
-                                .unwrap_or_default(),
+                            l.desk.deadline_at.as_deref().map(|d| format!("  by {d}")).unwrap_or_default(),
                             if l.desk.paused { "  PAUSED" } else { "" }
                         );
                     }
@@ -254,13 +219,7 @@ fn run(cli: Cli) -> Result<i32> {
             }
             Ok(0)
         }
-        Cmd::Show {
-            game,
-            role,
-            gm,
-            public,
-            svg,
-        } => {
+        Cmd::Show { game, role, gm, public, svg } => {
             let desk = Desk::open(&cli.data, cfg)?;
             let l = desk.load(&game)?;
             let viewer = match (role, gm, public) {
@@ -328,17 +287,10 @@ pub fn wrap_message(from: &str, to: &str, subject: &str, body: &[u8]) -> Vec<u8>
 
 fn audit(data: &Path, game: &str, json: bool) -> Result<i32> {
     let p = Path::new(game);
-    let path = if p.is_file() {
-        p.to_path_buf()
-    } else {
-        crate::desk::store::game_dir(data, game).join("journal.toml")
-    };
+    let path =
+        if p.is_file() { p.to_path_buf() } else { crate::desk::store::game_dir(data, game).join("journal.toml") };
     if !path.exists() {
-        bail!(
-            "no journal at {} (give a game id in {} or a journal file)",
-            path.display(),
-            data.display()
-        );
+        bail!("no journal at {} (give a game id in {} or a journal file)", path.display(), data.display());
     }
     let entries = crate::journal::read(&path)?;
     match crate::audit::replay(&entries) {
@@ -373,12 +325,8 @@ fn audit(data: &Path, game: &str, json: bool) -> Result<i32> {
                 );
                 println!("  hash chain, every commitment link, every draw and every state digest verified");
                 for d in &s.dice {
-                    let counts: Vec<String> = d
-                        .counts
-                        .iter()
-                        .enumerate()
-                        .map(|(i, c)| format!("{}:{c}", i + 1))
-                        .collect();
+                    let counts: Vec<String> =
+                        d.counts.iter().enumerate().map(|(i, c)| format!("{}:{c}", i + 1)).collect();
                     println!(
                         "  d{}: {} rolls [{}] chi-square {:.3} (df {}), p = {:.3}",
                         d.sides,

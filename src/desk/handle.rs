@@ -33,12 +33,7 @@ enum Command {
 const MODERATOR_WORDS: &[&str] = &["EXTEND", "PAUSE", "RESUME", "REPLACE", "RESOLVE", "END", "DECLARE"];
 
 fn problem(line: usize, text: &str, reason: impl Into<String>, suggestion: Option<&str>) -> LineError {
-    LineError {
-        line,
-        text: text.to_string(),
-        reason: reason.into(),
-        suggestion: suggestion.map(str::to_string),
-    }
+    LineError { line, text: text.to_string(), reason: reason.into(), suggestion: suggestion.map(str::to_string) }
 }
 
 /// Read a command line, if it is one. `Err` is a command written wrongly.
@@ -58,14 +53,9 @@ fn command(l: &Loaded, role: &str, n: usize, text: &str) -> Option<Result<Comman
         "SALT" => {
             if rest.is_empty()
                 || rest.chars().count() > 64
-                || rest
-                    .chars()
-                    .any(|c| c.is_control() || !(c.is_ascii_graphic() || c == ' '))
+                || rest.chars().any(|c| c.is_control() || !(c.is_ascii_graphic() || c == ' '))
             {
-                return err(
-                    "a salt is 1 to 64 printable ASCII characters".into(),
-                    "SALT any-text-you-like-42",
-                );
+                return err("a salt is 1 to 64 printable ASCII characters".into(), "SALT any-text-you-like-42");
             }
             Command::Salt(rest.to_string())
         }
@@ -75,17 +65,11 @@ fn command(l: &Loaded, role: &str, n: usize, text: &str) -> Option<Result<Comman
             let ok = to_l == "all" || to_l == "gm" || l.game.roles.contains(&to_l);
             if !ok || msg.trim().is_empty() {
                 return err(
-                    format!(
-                        "PRESS needs a recipient ({}, gm or ALL) and a text",
-                        l.game.roles.join(", ")
-                    ),
+                    format!("PRESS needs a recipient ({}, gm or ALL) and a text", l.game.roles.join(", ")),
                     "PRESS ALL Greetings from Vienna",
                 );
             }
-            Command::Press {
-                to: to_l,
-                text: msg.trim().to_string(),
-            }
+            Command::Press { to: to_l, text: msg.trim().to_string() }
         }
         "RESIGN" if !gm => Command::Resign,
         w if gm && MODERATOR_WORDS.contains(&w) => match w {
@@ -101,17 +85,11 @@ fn command(l: &Loaded, role: &str, n: usize, text: &str) -> Option<Result<Comman
                     (Some(r), Some(e))
                         if l.game.roles.contains(&r.to_lowercase()) && e.parse::<lettre::Address>().is_ok() =>
                     {
-                        Command::Replace {
-                            role: r.to_lowercase(),
-                            email: e.to_string(),
-                        }
+                        Command::Replace { role: r.to_lowercase(), email: e.to_string() }
                     }
                     _ => {
                         return err(
-                            format!(
-                                "REPLACE needs a role ({}) and an e-mail address",
-                                l.game.roles.join(", ")
-                            ),
+                            format!("REPLACE needs a role ({}) and an e-mail address", l.game.roles.join(", ")),
                             "REPLACE france new.player@example.org",
                         )
                     }
@@ -125,10 +103,7 @@ fn command(l: &Loaded, role: &str, n: usize, text: &str) -> Option<Result<Comman
                 let values: Option<Vec<u32>> = v.split(',').map(|x| x.trim().parse().ok()).collect();
                 match values {
                     Some(values) if !label.trim().is_empty() && !values.is_empty() && l.desk.dice == "declared" => {
-                        Command::Declare {
-                            label: label.trim().to_string(),
-                            values,
-                        }
+                        Command::Declare { label: label.trim().to_string(), values }
                     }
                     _ if l.desk.dice != "declared" => {
                         return err(
@@ -163,11 +138,7 @@ fn replied_step(subject: &str, game: &str) -> Option<u32> {
 /// Find `<game>.<token>` in the recipients' `+detail`, or a `REF` in the
 /// subject or body.
 fn credential(inb: &parse::Inbound) -> Option<(String, String)> {
-    let split = |s: &str| {
-        s.trim()
-            .rsplit_once('.')
-            .map(|(g, t)| (g.to_lowercase(), t.to_lowercase()))
-    };
+    let split = |s: &str| s.trim().rsplit_once('.').map(|(g, t)| (g.to_lowercase(), t.to_lowercase()));
     for to in &inb.to {
         if let Some((_, Some(detail), _)) = split_address(to) {
             if let Some(c) = split(&detail) {
@@ -204,11 +175,7 @@ impl Desk {
         open: &mut Open,
     ) -> Result<(), Error> {
         let too_big = raw.len() > self.cfg.limits.max_message_bytes;
-        let inb = if too_big {
-            parse::parse(&raw[..raw.len().min(64 * 1024)])
-        } else {
-            parse::parse(raw)
-        };
+        let inb = if too_big { parse::parse(&raw[..raw.len().min(64 * 1024)]) } else { parse::parse(raw) };
         if let Some(why) = &inb.automatic {
             info!(reason = %why, "automatic message dropped without reply");
             report.dropped += 1;
@@ -220,11 +187,7 @@ impl Desk {
             return self.refuse(
                 &from,
                 &inb,
-                &format!(
-                    "the message is {} bytes; the limit is {}",
-                    raw.len(),
-                    self.cfg.limits.max_message_bytes
-                ),
+                &format!("the message is {} bytes; the limit is {}", raw.len(), self.cfg.limits.max_message_bytes),
                 now,
             );
         }
@@ -258,10 +221,7 @@ impl Desk {
         let mut roles: Vec<String> = l.game.roles.clone();
         roles.push("gm".into());
         let role = roles.into_iter().find(|r| self.token(&gid, r) == token);
-        let mid = inb
-            .message_id
-            .clone()
-            .unwrap_or_else(|| format!("sha256-{}", &sha[..16]));
+        let mid = inb.message_id.clone().unwrap_or_else(|| format!("sha256-{}", &sha[..16]));
         let mut received = kinds::Received {
             message_id: mid.clone(),
             from: from.clone(),
@@ -279,10 +239,7 @@ impl Desk {
             },
         };
         // Archive the raw message under the game before anything else.
-        let archive = l
-            .dir
-            .join("mail")
-            .join(format!("{:06}-{}.eml", l.journal.last_seq + 1, &sha[..16]));
+        let archive = l.dir.join("mail").join(format!("{:06}-{}.eml", l.journal.last_seq + 1, &sha[..16]));
         // A hard link to the inbox file where we can (no copy, no new inode).
         let linked = source.map(|p| std::fs::hard_link(p, &archive).is_ok()).unwrap_or(false);
         if !linked {
@@ -302,7 +259,7 @@ impl Desk {
                     to: from.clone(),
                     subject: format!("Re: {}", inb.subject),
                     body: letters::fill("refusal", context! { reason => why }),
-                    svg: None,
+                    svg: Vec::new(),
                     in_reply_to: inb.message_id.clone(),
                 });
             }
@@ -324,7 +281,7 @@ impl Desk {
         report: &mut PassReport,
     ) -> Result<(), Error> {
         let to = self.address_of(l, role).unwrap_or_default();
-        let reply = |subject: String, body: String, svg: Option<(String, String)>| Letter {
+        let reply = |subject: String, body: String, svg: Vec<(String, String)>| Letter {
             role: Some(role.to_string()),
             to: to.clone(),
             subject,
@@ -338,12 +295,7 @@ impl Desk {
         let mut orders = Vec::new();
         let mut errors = Vec::new();
         for (n, text) in &inb.lines {
-            if text
-                .split_whitespace()
-                .next()
-                .map(|w| w.eq_ignore_ascii_case("REF"))
-                .unwrap_or(false)
-            {
+            if text.split_whitespace().next().map(|w| w.eq_ignore_ascii_case("REF")).unwrap_or(false) {
                 continue;
             }
             match command(l, role, *n, text) {
@@ -382,12 +334,7 @@ impl Desk {
             }
         }
         if l.game.ended && !orders.is_empty() {
-            errors.push(problem(
-                orders[0].0,
-                &orders[0].1,
-                "the game is over; no more orders are taken",
-                None,
-            ));
+            errors.push(problem(orders[0].0, &orders[0].1, "the game is over; no more orders are taken", None));
             orders.clear();
         }
         let mut canon = None;
@@ -408,40 +355,19 @@ impl Desk {
                 errors.extend(es);
             }
         }
-        let syntax = l
-            .game
-            .awaiting()
-            .prompts
-            .get(role)
-            .map(|p| p.syntax.clone())
-            .unwrap_or_default();
+        let syntax = l.game.awaiting().prompts.get(role).map(|p| p.syntax.clone()).unwrap_or_default();
         if !errors.is_empty() {
             errors.sort_by_key(|e| e.line);
             report.rejected += 1;
             received.verdict = "rejected".into();
             batch.entry("received", received);
-            batch.entry(
-                "rejected",
-                &kinds::Rejected {
-                    step,
-                    role: role.to_string(),
-                    errors: errors.clone(),
-                },
-            );
-            let body = letters::fill(
-                "rejection",
-                context! { game => gid, step => step, errors => errors, syntax => syntax },
-            );
-            batch
-                .letters
-                .push(reply(format!("[{gid}] NOT accepted: step {step}"), body, None));
+            batch.entry("rejected", &kinds::Rejected { step, role: role.to_string(), errors: errors.clone() });
+            let body =
+                letters::fill("rejection", context! { game => gid, step => step, errors => errors, syntax => syntax });
+            batch.letters.push(reply(format!("[{gid}] NOT accepted: step {step}"), body, Vec::new()));
             return Ok(());
         }
-        received.verdict = if canon.is_some() {
-            "orders".into()
-        } else {
-            "command".into()
-        };
+        received.verdict = if canon.is_some() { "orders".into() } else { "command".into() };
         batch.entry("received", received);
         let mut salt = None;
         for c in &commands {
@@ -451,49 +377,24 @@ impl Desk {
         }
         if let Some(c) = canon.clone() {
             report.accepted += 1;
-            batch.entry(
-                "accepted",
-                &kinds::Accepted {
-                    step,
-                    role: role.to_string(),
-                    lines: c.clone(),
-                },
-            );
+            batch.entry("accepted", &kinds::Accepted { step, role: role.to_string(), lines: c.clone() });
             l.game.accept(role, c);
         }
         if let Some(s) = &salt {
             if role != "gm" {
-                batch.entry(
-                    "salt",
-                    &kinds::Salt {
-                        step,
-                        role: role.to_string(),
-                        salt: s.clone(),
-                    },
-                );
+                batch.entry("salt", &kinds::Salt { step, role: role.to_string(), salt: s.clone() });
                 l.game.salts.insert(role.to_string(), s.clone());
             }
         }
         if canon.is_some() || salt.is_some() {
-            let lines = canon
-                .clone()
-                .or_else(|| l.game.orders.get(role).cloned())
-                .unwrap_or_default();
-            let waiting: Vec<String> = l
-                .game
-                .awaiting()
-                .prompts
-                .keys()
-                .filter(|r| !l.game.orders.contains_key(*r))
-                .cloned()
-                .collect();
+            let lines = canon.clone().or_else(|| l.game.orders.get(role).cloned()).unwrap_or_default();
+            let waiting: Vec<String> =
+                l.game.awaiting().prompts.keys().filter(|r| !l.game.orders.contains_key(*r)).cloned().collect();
             let body = letters::fill(
                 "ack",
                 context! { game => gid, step => step, lines => lines, salt => salt, waiting => waiting.join(", ") },
             );
-            batch
-                .letters
-                .push(reply(format!("[{gid}] accepted: step {step}"), body, None));
+            batch.letters.push(reply(format!("[{gid}] accepted: step {step}"), body, Vec::new()));
         }
         let mut resolve_now = false;
         for c in commands {
@@ -515,7 +416,7 @@ impl Desk {
                     batch.letters.push(reply(
                         format!("[{gid}] help"),
                         letters::fill("reply", context! { text => text }),
-                        None,
+                        Vec::new(),
                     ));
                 }
                 Command::Status => {
@@ -527,11 +428,7 @@ impl Desk {
                     for r in a.prompts.keys() {
                         text.push_str(&format!(
                             "  {r}: {}\n",
-                            if l.game.orders.contains_key(r) {
-                                "orders in"
-                            } else {
-                                "awaited"
-                            }
+                            if l.game.orders.contains_key(r) { "orders in" } else { "awaited" }
                         ));
                     }
                     if let Some(d) = &l.desk.deadline_at {
@@ -549,7 +446,7 @@ impl Desk {
                     batch.letters.push(reply(
                         format!("[{gid}] status"),
                         letters::fill("reply", context! { text => text }),
-                        None,
+                        Vec::new(),
                     ));
                 }
                 Command::View => {
@@ -558,32 +455,24 @@ impl Desk {
                     batch.letters.push(reply(
                         format!("[{gid}] your view"),
                         letters::fill("reply", context! { text => letters::view_text(&view) }),
-                        Some(svg),
+                        svg,
                     ));
                 }
                 Command::Press { to: dest, text } => {
-                    batch.entry(
-                        "press",
-                        &kinds::Press {
-                            from: role.to_string(),
-                            to: dest.clone(),
-                            text: text.clone(),
-                        },
-                    );
+                    batch
+                        .entry("press", &kinds::Press { from: role.to_string(), to: dest.clone(), text: text.clone() });
                     for (r, addr) in self.recipients(l) {
                         if r == role || !(dest == "all" || dest == r) {
                             continue;
                         }
-                        let body = letters::fill(
-                            "press",
-                            context! { from => role, game => gid, to => dest, text => text },
-                        );
+                        let body =
+                            letters::fill("press", context! { from => role, game => gid, to => dest, text => text });
                         batch.letters.push(Letter {
                             role: Some(r.clone()),
                             to: addr,
                             subject: format!("[{gid}] press from {role}"),
                             body,
-                            svg: None,
+                            svg: Vec::new(),
                             in_reply_to: None,
                         });
                     }
@@ -591,17 +480,10 @@ impl Desk {
                 Command::Resign => {
                     batch.entry(
                         "moderator",
-                        &kinds::Moderator {
-                            action: "resign".into(),
-                            args: vec![role.to_string()],
-                        },
+                        &kinds::Moderator { action: "resign".into(), args: vec![role.to_string()] },
                     );
                     let others: Vec<String> = l.game.roles.iter().filter(|r| *r != role).cloned().collect();
-                    let winner = if others.len() == 1 {
-                        Some(others[0].clone())
-                    } else {
-                        None
-                    };
+                    let winner = if others.len() == 1 { Some(others[0].clone()) } else { None };
                     if !l.game.ended {
                         self.end_game(l, batch, winner, format!("{role} resigned"))?;
                     }
@@ -619,21 +501,21 @@ impl Desk {
                     batch.letters.push(reply(
                         format!("[{gid}] deadline extended"),
                         letters::fill("reply", context! { text => format!("The deadline is now {at}.") }),
-                        None,
+                        Vec::new(),
                     ));
                 }
                 Command::Pause => self.moderator(l, batch, "pause", vec![]),
                 Command::Resume => self.moderator(l, batch, "resume", vec![]),
-                Command::Replace { role: r, email } => self.moderator(l, batch, "replace", vec![r, email]),
+                Command::Replace { role: r, email } => {
+                    self.moderator(l, batch, "replace", vec![r.clone(), email.clone()]);
+                    // The new player needs the anchors before their first
+                    // order, as everyone had them (dice-v1, step 1).
+                    let anchors = self.anchors(l)?;
+                    batch.letters.push(self.welcome(l, &r, &email, &anchors));
+                }
                 Command::ResolveNow => resolve_now = true,
                 Command::End => {
-                    batch.entry(
-                        "moderator",
-                        &kinds::Moderator {
-                            action: "end".into(),
-                            args: vec![],
-                        },
-                    );
+                    batch.entry("moderator", &kinds::Moderator { action: "end".into(), args: vec![] });
                     if !l.game.ended {
                         self.end_game(l, batch, None, "ended by the moderator".into())?;
                     }
@@ -655,10 +537,7 @@ impl Desk {
     }
 
     fn moderator(&self, l: &mut Loaded, batch: &mut Batch, action: &str, args: Vec<String>) {
-        let m = kinds::Moderator {
-            action: action.into(),
-            args,
-        };
+        let m = kinds::Moderator { action: action.into(), args };
         store::apply_moderator(&mut l.desk, &m);
         batch.entry("moderator", &m);
     }
@@ -673,7 +552,7 @@ impl Desk {
             to: from.to_string(),
             subject: format!("Re: {}", inb.subject),
             body: letters::fill("refusal", context! { reason => why }),
-            svg: None,
+            svg: Vec::new(),
             in_reply_to: inb.message_id.clone(),
         };
         self.send_loose(&letter, now)
@@ -683,10 +562,8 @@ impl Desk {
     /// `DATA/desk/refusals.toml`: a loop with another robot dies out.
     fn may_reply(&self, from: &str, now: DateTime<Utc>) -> bool {
         let p = self.data.join("desk/refusals.toml");
-        let mut m: BTreeMap<String, Vec<i64>> = std::fs::read_to_string(&p)
-            .ok()
-            .and_then(|t| toml::from_str(&t).ok())
-            .unwrap_or_default();
+        let mut m: BTreeMap<String, Vec<i64>> =
+            std::fs::read_to_string(&p).ok().and_then(|t| toml::from_str(&t).ok()).unwrap_or_default();
         let t = now.timestamp();
         let key = from.to_lowercase();
         for v in m.values_mut() {

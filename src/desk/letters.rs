@@ -33,9 +33,7 @@ static ENV: LazyLock<Environment<'static>> = LazyLock::new(|| {
 
 /// Fill a template. Template errors are bugs in templates/, caught by tests.
 pub fn fill(name: &str, ctx: Value) -> String {
-    ENV.get_template(name)
-        .and_then(|t| t.render(ctx))
-        .unwrap_or_else(|e| panic!("template {name} failed: {e:#}"))
+    ENV.get_template(name).and_then(|t| t.render(ctx)).unwrap_or_else(|e| panic!("template {name} failed: {e:#}"))
 }
 
 /// The view as mailed: the ASCII rendering of what the viewer may see.
@@ -45,11 +43,7 @@ pub fn view_text(v: &View) -> String {
 
 /// Events the viewer may read.
 pub fn visible_events(events: &[Event], viewer: &Viewer) -> Vec<String> {
-    events
-        .iter()
-        .filter(|e| e.to.admits(viewer))
-        .map(|e| e.text.clone())
-        .collect()
+    events.iter().filter(|e| e.to.admits(viewer)).map(|e| e.text.clone()).collect()
 }
 
 /// May this viewer see draws and links of `stream`?

@@ -39,21 +39,13 @@ pub enum Error {
     #[error(transparent)]
     Journal(#[from] crate::journal::Error),
     #[error("cannot {what} {path}: {source}")]
-    Io {
-        what: &'static str,
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    Io { what: &'static str, path: PathBuf, source: std::io::Error },
     #[error("{0}")]
     Bad(String),
 }
 
 fn io<'a>(what: &'static str, path: &'a Path) -> impl FnOnce(std::io::Error) -> Error + 'a {
-    move |source| Error::Io {
-        what,
-        path: path.to_path_buf(),
-        source,
-    }
+    move |source| Error::Io { what, path: path.to_path_buf(), source }
 }
 
 /// A reply to be sent, before it has a Message-ID.
@@ -65,7 +57,8 @@ pub struct Letter {
     pub to: String,
     pub subject: String,
     pub body: String,
-    pub svg: Option<(String, String)>,
+    /// SVG attachments: (file name, SVG text).
+    pub svg: Vec<(String, String)>,
     pub in_reply_to: Option<String>,
 }
 
@@ -78,10 +71,7 @@ pub struct Batch {
 
 impl Batch {
     pub fn entry<T: Serialize>(&mut self, kind: &str, body: &T) {
-        self.entries.push((
-            kind.to_string(),
-            toml::Value::try_from(body).expect("journal bodies serialize"),
-        ));
+        self.entries.push((kind.to_string(), toml::Value::try_from(body).expect("journal bodies serialize")));
     }
 }
 
@@ -142,11 +132,7 @@ impl Desk {
                 k.to_vec()
             }
         };
-        let desk = Desk {
-            data: data.to_path_buf(),
-            cfg,
-            key,
-        };
+        let desk = Desk { data: data.to_path_buf(), cfg, key };
         Maildir::open(&desk.inbox_path()).map_err(io("open inbox", &desk.inbox_path()))?;
         Ok(desk)
     }
@@ -202,20 +188,14 @@ impl Desk {
     ) -> Result<String, Error> {
         let rules = crate::rules::find(&req.ruleset).ok_or_else(|| {
             let names: Vec<&str> = crate::rules::ALL.iter().map(|r| r.info().name).collect();
-            Error::Bad(format!(
-                "unknown ruleset {:?}; known: {}",
-                req.ruleset,
-                names.join(", ")
-            ))
+            Error::Bad(format!("unknown ruleset {:?}; known: {}", req.ruleset, names.join(", ")))
         })?;
         let info = rules.info();
         let scenario = req.scenario.clone().unwrap_or_else(|| info.scenarios[0].name.clone());
         let id = match &req.id {
             Some(id) if store::valid_id(id) => id.clone(),
             Some(id) => {
-                return Err(Error::Bad(format!(
-                    "game id {id:?} must be 1-40 lowercase letters, digits or '-'"
-                )))
+                return Err(Error::Bad(format!("game id {id:?} must be 1-40 lowercase letters, digits or '-'")))
             }
             None => format!("{}-{}", info.name, &hex::encode(entropy())[..6]),
         };
@@ -224,16 +204,11 @@ impl Desk {
             return Err(Error::Bad(format!("game {id} already exists")));
         }
         if !["committed", "declared"].contains(&req.dice.as_str()) {
-            return Err(Error::Bad(format!(
-                "dice mode {:?}: use committed or declared",
-                req.dice
-            )));
+            return Err(Error::Bad(format!("dice mode {:?}: use committed or declared", req.dice)));
         }
         if let Some(d) = &req.deadline {
             if store::parse_duration(d).is_none() {
-                return Err(Error::Bad(format!(
-                    "deadline {d:?}: write a length such as 72h, 3d or 90m"
-                )));
+                return Err(Error::Bad(format!("deadline {d:?}: write a length such as 72h, 3d or 90m")));
             }
         }
         let game = Game::new(&id, rules, &scenario).map_err(Error::Bad)?;
@@ -300,33 +275,46 @@ impl Desk {
             journal,
         };
         let mut batch = Batch::default();
-        let anchor_list: Vec<_> = anchors
-            .iter()
-            .map(|(s, h)| context! { stream => s, hex => h })
-            .collect();
-        let player_list: Vec<String> = loaded.desk.players.iter().map(|(r, e)| format!("{r} ({e})")).collect();
         for (role, email) in self.recipients(&loaded) {
-            let body = letters::fill(
-                "welcome",
-                context! {
-                    title => info.title, game => id, role => if role == "gm" { "moderator".to_string() } else { role.clone() },
-                    players => player_list, gm => req.gm, dice => req.dice, chain_len => dice::CHAIN_LEN, anchors => anchor_list,
-                },
-            );
-            batch.letters.push(Letter {
-                role: Some(role),
-                to: email,
-                subject: format!("[{id}] welcome to {}", info.title),
-                body,
-                svg: None,
-                in_reply_to: None,
-            });
+            batch.letters.push(self.welcome(&loaded, &role, &email, &anchors));
         }
         self.open_step(&mut loaded, &mut batch, now);
         self.prompts(&loaded, &mut batch);
         self.commit(&mut loaded, batch, now)?;
         info!(game = %id, ruleset = info.name, "game created");
         Ok(id)
+    }
+
+    /// The welcome letter: the players, and the anchor of every dice stream,
+    /// which a player needs before any order to check every die later.
+    pub fn welcome(&self, l: &Loaded, role: &str, email: &str, anchors: &BTreeMap<String, String>) -> Letter {
+        let anchor_list: Vec<_> = anchors.iter().map(|(s, h)| context! { stream => s, hex => h }).collect();
+        let player_list: Vec<String> = l.desk.players.iter().map(|(r, e)| format!("{r} ({e})")).collect();
+        let body = letters::fill(
+            "welcome",
+            context! {
+                title => l.desk.title, game => l.game.id, role => if role == "gm" { "moderator" } else { role },
+                players => player_list, gm => l.desk.gm, dice => l.desk.dice, chain_len => l.desk.chain_len, anchors => anchor_list,
+            },
+        );
+        Letter {
+            role: Some(role.to_string()),
+            to: email.to_string(),
+            subject: format!("[{}] welcome to {}", l.game.id, l.desk.title),
+            body,
+            svg: Vec::new(),
+            in_reply_to: None,
+        }
+    }
+
+    /// The anchors of a game's streams, from its secrets.
+    pub fn anchors(&self, l: &Loaded) -> Result<BTreeMap<String, String>, Error> {
+        let sec = store::read_secrets(&l.dir)?;
+        Ok(sec
+            .tops
+            .keys()
+            .filter_map(|s| sec.link(s, l.desk.chain_len, 0).map(|a| (s.clone(), dice::to_hex(&a))))
+            .collect())
     }
 
     /// Every (role, address) that receives a game's mail: players, then the
@@ -355,10 +343,7 @@ impl Desk {
             _ => None,
         };
         if at != l.desk.deadline_at {
-            let m = kinds::Moderator {
-                action: "deadline".into(),
-                args: at.iter().cloned().collect(),
-            };
+            let m = kinds::Moderator { action: "deadline".into(), args: at.iter().cloned().collect() };
             store::apply_moderator(&mut l.desk, &m);
             batch.entry("deadline", &m);
         }
@@ -383,22 +368,27 @@ impl Desk {
             batch.letters.push(Letter {
                 role: Some(role.clone()),
                 to,
-                subject: format!(
-                    "[{}] step {}: your orders are awaited ({})",
-                    l.game.id, l.game.step, a.kind
-                ),
+                subject: format!("[{}] step {}: your orders are awaited ({})", l.game.id, l.game.step, a.kind),
                 body,
-                svg: Some(self.svg_for(l, &view)),
+                svg: self.svg_for(l, &view),
                 in_reply_to: None,
             });
         }
     }
 
-    fn svg_for(&self, l: &Loaded, view: &crate::engine::View) -> (String, String) {
-        (
-            format!("map-{}-step{}.svg", l.game.id, l.game.step),
-            crate::render::svg::render(view),
-        )
+    /// One SVG per board of the view: the map, then any display.
+    fn svg_for(&self, l: &Loaded, view: &crate::engine::View) -> Vec<(String, String)> {
+        view.boards
+            .iter()
+            .enumerate()
+            .map(|(i, b)| {
+                let kind = if i == 0 { "map" } else { "display" };
+                (
+                    format!("{kind}-{}-step{}.svg", l.game.id, l.game.step),
+                    crate::render::svg::render_board(b, &view.title),
+                )
+            })
+            .collect()
     }
 
     /// Resolve the open step (silent roles get the no-moves orders) and
@@ -423,7 +413,7 @@ impl Desk {
                             "Step {k} cannot resolve until you declare these dice (DECLARE <label> <value>):\n{}\n",
                             d.missing.iter().map(|m| format!("  {m}")).collect::<Vec<_>>().join("\n")) },
                         ),
-                        svg: None,
+                        svg: Vec::new(),
                         in_reply_to: None,
                     });
                 }
@@ -491,10 +481,7 @@ impl Desk {
                 },
             );
             let subject = if prompt.is_some() {
-                format!(
-                    "[{}] step {k} resolved; your orders are awaited ({})",
-                    l.game.id, a.kind
-                )
+                format!("[{}] step {k} resolved; your orders are awaited ({})", l.game.id, a.kind)
             } else if waiting.is_empty() {
                 format!("[{}] step {k} resolved", l.game.id)
             } else {
@@ -505,7 +492,7 @@ impl Desk {
                 to,
                 subject,
                 body,
-                svg: Some(self.svg_for(l, &view)),
+                svg: self.svg_for(l, &view),
                 in_reply_to: None,
             });
         }
@@ -525,20 +512,12 @@ impl Desk {
         reason: String,
     ) -> Result<(), Error> {
         l.game.ended = true;
-        batch.entry(
-            "ended",
-            &kinds::Ended {
-                reason: reason.clone(),
-                winner: winner.clone(),
-            },
-        );
+        batch.entry("ended", &kinds::Ended { reason: reason.clone(), winner: winner.clone() });
         let secrets = store::read_secrets(&l.dir)?;
         let used = l.game.step.saturating_sub(1);
         let all = store::links_upto(&secrets, l.desk.chain_len, used);
-        let mut block = format!(
-            "-----BEGIN ADJUTANT REVEAL-----\nscheme: dice-v1\ngame: {}\nsteps: {used}\n",
-            l.game.id
-        );
+        let mut block =
+            format!("-----BEGIN ADJUTANT REVEAL-----\nscheme: dice-v1\ngame: {}\nsteps: {used}\n", l.game.id);
         for (stream, ls) in &all {
             for (i, h) in ls.iter().enumerate() {
                 block.push_str(&format!("link {stream} {}: {h}\n", i + 1));
@@ -560,7 +539,7 @@ impl Desk {
                 to,
                 subject: format!("[{}] game over", l.game.id),
                 body,
-                svg: Some(self.svg_for(l, &view)),
+                svg: self.svg_for(l, &view),
                 in_reply_to: None,
             });
         }
@@ -602,10 +581,7 @@ impl Desk {
         let items: Vec<(&str, &toml::Value)> = batch.entries.iter().map(|(k, v)| (k.as_str(), v)).collect();
         l.journal.append(&now.to_rfc3339(), &items)?;
         for name in spooled {
-            let (a, b) = (
-                self.data.join("spool/tmp").join(&name),
-                self.data.join("spool/new").join(&name),
-            );
+            let (a, b) = (self.data.join("spool/tmp").join(&name), self.data.join("spool/new").join(&name));
             fs::rename(&a, &b).map_err(io("release", &a))?;
         }
         l.save()?;
@@ -616,10 +592,7 @@ impl Desk {
     pub fn send_loose(&self, letter: &Letter, now: DateTime<Utc>) -> Result<(), Error> {
         let (_, domain) = self.split_game_address();
         let n = now.timestamp_nanos_opt().unwrap_or(0);
-        let mid = format!(
-            "refusal.{n}.{}@{domain}",
-            &hex::encode(dice::sha256(letter.to.as_bytes()))[..8]
-        );
+        let mid = format!("refusal.{n}.{}@{domain}", &hex::encode(dice::sha256(letter.to.as_bytes()))[..8]);
         let bytes = self.render("-", 0, letter, &mid, now)?;
         let name = format!("{}~000~{}.eml", spool_stamp(now, 0), safe_name(&mid));
         let p = self.data.join("spool/new").join(name);
@@ -645,7 +618,7 @@ impl Desk {
             subject: letter.subject.clone(),
             in_reply_to: letter.in_reply_to.clone(),
             body: letter.body.clone(),
-            attachment: letter.svg.clone(),
+            attachments: letter.svg.clone(),
             headers,
             date: now.into(),
         };
@@ -659,26 +632,14 @@ impl Desk {
         let mut journaled: BTreeMap<String, bool> = BTreeMap::new();
         for e in fs::read_dir(&tmpdir).map_err(io("read", &tmpdir))?.flatten() {
             let name = e.file_name().to_string_lossy().to_string();
-            let game = name
-                .split('~')
-                .nth(2)
-                .and_then(|m| m.split('.').next())
-                .unwrap_or("")
-                .to_string();
+            let game = name.split('~').nth(2).and_then(|m| m.split('.').next()).unwrap_or("").to_string();
             let known = *journaled.entry(name.clone()).or_insert_with(|| {
                 let jp = store::game_dir(&self.data, &game).join("journal.toml");
-                let mid_safe = name
-                    .splitn(3, '~')
-                    .nth(2)
-                    .unwrap_or("")
-                    .trim_end_matches(".eml")
-                    .to_string();
+                let mid_safe = name.splitn(3, '~').nth(2).unwrap_or("").trim_end_matches(".eml").to_string();
                 crate::journal::read(&jp)
                     .map(|es| {
                         es.iter().filter(|x| x.kind == "mail").any(|x| {
-                            x.body::<kinds::Mail>()
-                                .map(|m| safe_name(&m.message_id) == mid_safe)
-                                .unwrap_or(false)
+                            x.body::<kinds::Mail>().map(|m| safe_name(&m.message_id) == mid_safe).unwrap_or(false)
                         })
                     })
                     .unwrap_or(false)
@@ -696,21 +657,15 @@ impl Desk {
     /// Deliver spooled mail through the configured transport.
     pub fn deliver(&self) -> Result<usize, Error> {
         let dir = self.data.join("spool/new");
-        let mut names: Vec<PathBuf> = fs::read_dir(&dir)
-            .map_err(io("read", &dir))?
-            .flatten()
-            .map(|e| e.path())
-            .collect();
+        let mut names: Vec<PathBuf> =
+            fs::read_dir(&dir).map_err(io("read", &dir))?.flatten().map(|e| e.path()).collect();
         names.sort();
         let mut n = 0;
         let mut done = Vec::new();
         for p in names {
             let bytes = fs::read(&p).map_err(io("read", &p))?;
             let parsed = crate::mail::parse::parse(&bytes);
-            let name = p
-                .file_name()
-                .map(|s| s.to_string_lossy().to_string())
-                .unwrap_or_default();
+            let name = p.file_name().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
             let mid = name.splitn(3, '~').nth(2).unwrap_or(&name).to_string();
             // Our letters have one recipient: the spool file itself moves
             // into the outbox (no copy); several would each get a copy.
@@ -833,14 +788,8 @@ impl Desk {
     /// Put a message into the local inbox (the embedded default's `post`).
     pub fn post(&self, raw: &[u8], now: DateTime<Utc>) -> Result<PathBuf, Error> {
         let inbox = Maildir::open(&self.inbox_path()).map_err(io("open inbox", &self.inbox_path()))?;
-        let name = format!(
-            "{}.{}.adjutant",
-            spool_stamp(now, 0),
-            &hex::encode(dice::sha256(raw))[..16]
-        );
-        inbox
-            .deliver(&name, raw)
-            .map_err(io("deliver to inbox", &self.inbox_path()))
+        let name = format!("{}.{}.adjutant", spool_stamp(now, 0), &hex::encode(dice::sha256(raw))[..16]);
+        inbox.deliver(&name, raw).map_err(io("deliver to inbox", &self.inbox_path()))
     }
 }
 

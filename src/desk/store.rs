@@ -86,10 +86,7 @@ impl Secrets {
         // The nearest checkpoint at or above k: link m, hashed m - k times.
         let m = k.div_ceil(CHECKPOINT) * CHECKPOINT;
         if m >= 1 && m <= len {
-            let cp = self
-                .checkpoints
-                .get(stream)
-                .and_then(|c| c.get((m / CHECKPOINT - 1) as usize));
+            let cp = self.checkpoints.get(stream).and_then(|c| c.get((m / CHECKPOINT - 1) as usize));
             if let Some(x) = cp.and_then(|h| dice::from_hex(h)) {
                 return Some(dice::link_at(&x, m, k));
             }
@@ -125,36 +122,24 @@ pub fn game_dir(data: &Path, id: &str) -> PathBuf {
 pub fn valid_id(id: &str) -> bool {
     !id.is_empty()
         && id.len() <= 40
-        && id
-            .chars()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+        && id.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
         && !id.starts_with('-')
 }
 
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> Error + '_ {
-    move |source| Error::Io {
-        path: path.to_path_buf(),
-        source,
-    }
+    move |source| Error::Io { path: path.to_path_buf(), source }
 }
 
 pub fn read_secrets(dir: &Path) -> Result<Secrets, Error> {
     let p = dir.join("secrets.toml");
     let t = fs::read_to_string(&p).map_err(io(&p))?;
-    toml::from_str(&t).map_err(|e| Error::Corrupt {
-        id: dir.display().to_string(),
-        message: format!("secrets.toml: {e}"),
-    })
+    toml::from_str(&t)
+        .map_err(|e| Error::Corrupt { id: dir.display().to_string(), message: format!("secrets.toml: {e}") })
 }
 
 pub fn write_secrets(dir: &Path, s: &Secrets) -> Result<(), Error> {
     let p = dir.join("secrets.toml");
-    journal::write_atomic(
-        &p,
-        toml::to_string(s).expect("secrets serialize").as_bytes(),
-        Some(0o600),
-    )
-    .map_err(io(&p))
+    journal::write_atomic(&p, toml::to_string(s).expect("secrets serialize").as_bytes(), Some(0o600)).map_err(io(&p))
 }
 
 impl Loaded {
@@ -170,12 +155,7 @@ impl Loaded {
             state: self.game.state_text(),
         };
         let p = self.dir.join("state.toml");
-        journal::write_atomic(
-            &p,
-            toml::to_string(&snap).expect("snapshot serializes").as_bytes(),
-            None,
-        )
-        .map_err(io(&p))
+        journal::write_atomic(&p, toml::to_string(&snap).expect("snapshot serializes").as_bytes(), None).map_err(io(&p))
     }
 }
 
@@ -214,20 +194,10 @@ pub fn load(data: &Path, id: &str) -> Result<Loaded, Error> {
 pub fn rebuild(dir: &Path, id: &str) -> Result<Loaded, Error> {
     let jp = dir.join("journal.toml");
     let entries = journal::read(&jp)?;
-    let (game, _) = audit::replay(&entries).map_err(|m| Error::Corrupt {
-        id: id.to_string(),
-        message: m.to_string(),
-    })?;
-    let desk = desk_state(&entries).map_err(|message| Error::Corrupt {
-        id: id.to_string(),
-        message,
-    })?;
-    let l = Loaded {
-        journal: Journal::open(&jp)?,
-        dir: dir.to_path_buf(),
-        game,
-        desk,
-    };
+    let (game, _) =
+        audit::replay(&entries).map_err(|m| Error::Corrupt { id: id.to_string(), message: m.to_string() })?;
+    let desk = desk_state(&entries).map_err(|message| Error::Corrupt { id: id.to_string(), message })?;
+    let l = Loaded { journal: Journal::open(&jp)?, dir: dir.to_path_buf(), game, desk };
     l.save()?;
     Ok(l)
 }
@@ -239,9 +209,7 @@ pub fn desk_state(entries: &[Entry]) -> Result<DeskState, String> {
         match e.kind.as_str() {
             "created" => {
                 let c: kinds::Created = e.body()?;
-                d.title = crate::rules::find(&c.ruleset)
-                    .map(|r| r.info().title.to_string())
-                    .unwrap_or_default();
+                d.title = crate::rules::find(&c.ruleset).map(|r| r.info().title.to_string()).unwrap_or_default();
                 d.players = c.players;
                 d.gm = c.gm;
                 d.dice = c.dice;
@@ -311,12 +279,7 @@ pub fn links_upto(sec: &Secrets, chain_len: u32, k: u32) -> BTreeMap<String, Vec
         .iter()
         .map(|(s, top)| {
             let top = dice::from_hex(top).unwrap_or([0; 32]);
-            (
-                s.clone(),
-                (1..=k.min(chain_len))
-                    .map(|i| dice::to_hex(&dice::link_at(&top, chain_len, i)))
-                    .collect(),
-            )
+            (s.clone(), (1..=k.min(chain_len)).map(|i| dice::to_hex(&dice::link_at(&top, chain_len, i))).collect())
         })
         .collect()
 }
@@ -331,11 +294,7 @@ mod tests {
         let top = dice::sha256(b"t");
         sec.add_chain("public", &top, 1000);
         for k in [0, 1, 99, 100, 101, 250, 999, 1000] {
-            assert_eq!(
-                sec.link("public", 1000, k),
-                Some(dice::link_at(&top, 1000, k)),
-                "link {k}"
-            );
+            assert_eq!(sec.link("public", 1000, k), Some(dice::link_at(&top, 1000, k)), "link {k}");
         }
         let all = links_upto(&sec, 1000, 5);
         assert_eq!(all["public"].len(), 5);

@@ -95,9 +95,7 @@ pub struct Stream {
 
 impl Stream {
     pub fn new(seed: Link) -> Stream {
-        Stream {
-            rng: ChaCha20Rng::from_seed(seed),
-        }
+        Stream { rng: ChaCha20Rng::from_seed(seed) }
     }
 
     /// Uniform in `0..n` by rejection: never `gen_range`, whose algorithm is
@@ -189,12 +187,7 @@ pub struct Committed {
 impl Committed {
     /// `seeds` maps stream name to its seed for this step.
     pub fn new(seeds: BTreeMap<String, Link>) -> Committed {
-        Committed {
-            seeds,
-            streams: BTreeMap::new(),
-            draws: Vec::new(),
-            unknown: Vec::new(),
-        }
+        Committed { seeds, streams: BTreeMap::new(), draws: Vec::new(), unknown: Vec::new() }
     }
 
     fn stream(&mut self, name: &str) -> &mut Stream {
@@ -205,22 +198,12 @@ impl Committed {
                 [0; 32]
             }
         };
-        self.streams
-            .entry(name.to_string())
-            .or_insert_with(|| Stream::new(seed))
+        self.streams.entry(name.to_string()).or_insert_with(|| Stream::new(seed))
     }
 
     fn record(&mut self, stream: &str, label: &str, kind: DrawKind, sides: u32, result: Vec<u32>) {
         let n = next_n(&self.draws, stream);
-        self.draws.push(Draw {
-            stream: stream.into(),
-            n,
-            label: label.into(),
-            kind,
-            sides,
-            result,
-            declared: false,
-        });
+        self.draws.push(Draw { stream: stream.into(), n, label: label.into(), kind, sides, result, declared: false });
     }
 
     pub fn into_draws(self) -> Vec<Draw> {
@@ -236,25 +219,13 @@ impl Dice for Committed {
     }
     fn shuffle(&mut self, stream: &str, n: usize, label: &str) -> Vec<usize> {
         let p = self.stream(stream).permutation(n);
-        self.record(
-            stream,
-            label,
-            DrawKind::Shuffle,
-            n as u32,
-            p.iter().map(|&i| i as u32).collect(),
-        );
+        self.record(stream, label, DrawKind::Shuffle, n as u32, p.iter().map(|&i| i as u32).collect());
         p
     }
     fn draw_pool(&mut self, stream: &str, n: usize, count: usize, label: &str) -> Vec<usize> {
         let mut p = self.stream(stream).permutation(n);
         p.truncate(count.min(n));
-        self.record(
-            stream,
-            label,
-            DrawKind::Pool,
-            n as u32,
-            p.iter().map(|&i| i as u32).collect(),
-        );
+        self.record(stream, label, DrawKind::Pool, n as u32, p.iter().map(|&i| i as u32).collect());
         p
     }
     fn draws(&self) -> &[Draw] {
@@ -282,9 +253,9 @@ pub fn regenerate(seed: Link, earlier_and_this: &[&Draw]) -> Vec<u32> {
 }
 
 /// Dice a test or a case scripts: faces consumed in order, whatever the
-/// stream. A shuffle or pool draw takes the identity order unless faces are
-/// given for it (one index per position). A game played on scripted dice is
-/// marked so and never mailed.
+/// stream. A shuffle takes the identity order; a pool draw takes the next
+/// faces as the pool indices to draw (falling back to the lowest indices not
+/// yet taken). A game played on scripted dice is marked so and never mailed.
 pub struct Scripted {
     faces: std::collections::VecDeque<u32>,
     draws: Vec<Draw>,
@@ -294,11 +265,7 @@ pub struct Scripted {
 
 impl Scripted {
     pub fn new(faces: &[u32]) -> Scripted {
-        Scripted {
-            faces: faces.iter().copied().collect(),
-            draws: Vec::new(),
-            exhausted: false,
-        }
+        Scripted { faces: faces.iter().copied().collect(), draws: Vec::new(), exhausted: false }
     }
     pub fn remaining(&self) -> usize {
         self.faces.len()
@@ -311,15 +278,7 @@ impl Scripted {
     }
     fn push(&mut self, stream: &str, label: &str, kind: DrawKind, sides: u32, result: Vec<u32>) {
         let n = next_n(&self.draws, stream);
-        self.draws.push(Draw {
-            stream: stream.into(),
-            n,
-            label: label.into(),
-            kind,
-            sides,
-            result,
-            declared: true,
-        });
+        self.draws.push(Draw { stream: stream.into(), n, label: label.into(), kind, sides, result, declared: true });
     }
 }
 
@@ -331,13 +290,7 @@ impl Dice for Scripted {
     }
     fn shuffle(&mut self, stream: &str, n: usize, label: &str) -> Vec<usize> {
         let p: Vec<usize> = (0..n).collect();
-        self.push(
-            stream,
-            label,
-            DrawKind::Shuffle,
-            n as u32,
-            p.iter().map(|&i| i as u32).collect(),
-        );
+        self.push(stream, label, DrawKind::Shuffle, n as u32, p.iter().map(|&i| i as u32).collect());
         p
     }
     fn draw_pool(&mut self, stream: &str, n: usize, count: usize, label: &str) -> Vec<usize> {
@@ -351,13 +304,7 @@ impl Dice for Scripted {
             };
             taken.push(i);
         }
-        self.push(
-            stream,
-            label,
-            DrawKind::Pool,
-            n as u32,
-            taken.iter().map(|&i| i as u32).collect(),
-        );
+        self.push(stream, label, DrawKind::Pool, n as u32, taken.iter().map(|&i| i as u32).collect());
         taken
     }
     fn draws(&self) -> &[Draw] {
@@ -379,31 +326,16 @@ impl Declared {
     /// matches a draw whose label starts with it (case-insensitively); `*`
     /// matches any.
     pub fn new(values: Vec<(String, Vec<u32>)>) -> Declared {
-        Declared {
-            values,
-            draws: Vec::new(),
-            missing: Vec::new(),
-        }
+        Declared { values, draws: Vec::new(), missing: Vec::new() }
     }
     fn take(&mut self, label: &str) -> Option<Vec<u32>> {
         let l = label.to_lowercase();
-        let i = self
-            .values
-            .iter()
-            .position(|(p, _)| p == "*" || l.starts_with(&p.to_lowercase()))?;
+        let i = self.values.iter().position(|(p, _)| p == "*" || l.starts_with(&p.to_lowercase()))?;
         Some(self.values.remove(i).1)
     }
     fn push(&mut self, stream: &str, label: &str, kind: DrawKind, sides: u32, result: Vec<u32>) {
         let n = next_n(&self.draws, stream);
-        self.draws.push(Draw {
-            stream: stream.into(),
-            n,
-            label: label.into(),
-            kind,
-            sides,
-            result,
-            declared: true,
-        });
+        self.draws.push(Draw { stream: stream.into(), n, label: label.into(), kind, sides, result, declared: true });
     }
 }
 
@@ -427,13 +359,7 @@ impl Dice for Declared {
                 (0..n).collect()
             }
         };
-        self.push(
-            stream,
-            label,
-            DrawKind::Shuffle,
-            n as u32,
-            p.iter().map(|&i| i as u32).collect(),
-        );
+        self.push(stream, label, DrawKind::Shuffle, n as u32, p.iter().map(|&i| i as u32).collect());
         p
     }
     fn draw_pool(&mut self, stream: &str, n: usize, count: usize, label: &str) -> Vec<usize> {
@@ -445,13 +371,7 @@ impl Dice for Declared {
                 (0..want).collect()
             }
         };
-        self.push(
-            stream,
-            label,
-            DrawKind::Pool,
-            n as u32,
-            p.iter().map(|&i| i as u32).collect(),
-        );
+        self.push(stream, label, DrawKind::Pool, n as u32, p.iter().map(|&i| i as u32).collect());
         p
     }
     fn draws(&self) -> &[Draw] {
@@ -461,8 +381,7 @@ impl Dice for Declared {
 
 fn distinct_below(v: &[u32], n: usize) -> bool {
     let mut seen = vec![false; n];
-    v.iter()
-        .all(|&i| (i as usize) < n && !std::mem::replace(&mut seen[i as usize], true))
+    v.iter().all(|&i| (i as usize) < n && !std::mem::replace(&mut seen[i as usize], true))
 }
 
 fn is_permutation(v: &[u32], n: usize) -> bool {

@@ -30,18 +30,8 @@ pub fn summarize<'a>(draws: impl IntoIterator<Item = &'a Draw>) -> Vec<DieSummar
         .map(|(sides, counts)| {
             let rolls: u64 = counts.iter().sum();
             let chi = chi_square(&counts);
-            let p = if rolls == 0 {
-                1.0
-            } else {
-                chi_square_p(chi, sides as f64 - 1.0)
-            };
-            DieSummary {
-                sides,
-                rolls,
-                counts,
-                chi_square: chi,
-                p_value: p,
-            }
+            let p = if rolls == 0 { 1.0 } else { chi_square_p(chi, sides as f64 - 1.0) };
+            DieSummary { sides, rolls, counts, chi_square: chi, p_value: p }
         })
         .collect()
 }

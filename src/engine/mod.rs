@@ -31,10 +31,7 @@ pub struct Problem {
 
 impl Problem {
     pub fn new(reason: impl Into<String>) -> Problem {
-        Problem {
-            reason: reason.into(),
-            suggestion: None,
-        }
+        Problem { reason: reason.into(), suggestion: None }
     }
     pub fn hint(mut self, s: impl Into<String>) -> Problem {
         self.suggestion = Some(s.into());
@@ -71,22 +68,13 @@ pub struct Event {
 
 impl Event {
     pub fn all(t: impl Into<String>) -> Event {
-        Event {
-            to: Audience::All,
-            text: t.into(),
-        }
+        Event { to: Audience::All, text: t.into() }
     }
     pub fn to_role(r: &str, t: impl Into<String>) -> Event {
-        Event {
-            to: Audience::Role(r.to_string()),
-            text: t.into(),
-        }
+        Event { to: Audience::Role(r.to_string()), text: t.into() }
     }
     pub fn gm(t: impl Into<String>) -> Event {
-        Event {
-            to: Audience::Moderator,
-            text: t.into(),
-        }
+        Event { to: Audience::Moderator, text: t.into() }
     }
 }
 
@@ -222,24 +210,16 @@ impl<R: Rules> Ruleset for R {
                     orders.push(o);
                     at.push((*n, text.clone()));
                 }
-                Err(p) => errors.push(LineError {
-                    line: *n,
-                    text: text.clone(),
-                    reason: p.reason,
-                    suggestion: p.suggestion,
-                }),
+                Err(p) => {
+                    errors.push(LineError { line: *n, text: text.clone(), reason: p.reason, suggestion: p.suggestion })
+                }
             }
         }
         // Validate what parsed even if something did not, so the player
         // hears of every problem in one reply.
         for (i, p) in self.validate(st, role, &orders) {
             let (line, text) = at.get(i).cloned().unwrap_or((0, String::new()));
-            errors.push(LineError {
-                line,
-                text,
-                reason: p.reason,
-                suggestion: p.suggestion,
-            });
+            errors.push(LineError { line, text, reason: p.reason, suggestion: p.suggestion });
         }
         if errors.is_empty() {
             Ok(orders.iter().map(|o| o.to_string()).collect())
@@ -249,10 +229,7 @@ impl<R: Rules> Ruleset for R {
         }
     }
     fn default_orders(&self, s: &AnyState, role: &str) -> Vec<String> {
-        Rules::default_orders(self, state::<R>(s), role)
-            .iter()
-            .map(|o| o.to_string())
-            .collect()
+        Rules::default_orders(self, state::<R>(s), role).iter().map(|o| o.to_string()).collect()
     }
     fn resolve(
         &self,
@@ -282,10 +259,7 @@ impl<R: Rules> Ruleset for R {
         Rules::outcome(self, state::<R>(s))
     }
     fn random_orders(&self, s: &AnyState, role: &str, pick: &mut dyn FnMut(usize) -> usize) -> Vec<String> {
-        Rules::random_orders(self, state::<R>(s), role, pick)
-            .iter()
-            .map(|o| o.to_string())
-            .collect()
+        Rules::random_orders(self, state::<R>(s), role, pick).iter().map(|o| o.to_string()).collect()
     }
 }
 
@@ -337,11 +311,7 @@ impl Game {
         let info = rules.info();
         let sc = info.scenarios.iter().find(|s| s.name == scenario).ok_or_else(|| {
             let names: Vec<_> = info.scenarios.iter().map(|s| s.name.as_str()).collect();
-            format!(
-                "unknown scenario {scenario:?} for {}; known: {}",
-                info.name,
-                names.join(", ")
-            )
+            format!("unknown scenario {scenario:?} for {}; known: {}", info.name, names.join(", "))
         })?;
         let state = rules.setup(scenario)?;
         Ok(Game {
@@ -456,14 +426,8 @@ impl Game {
             }
         }
         let events = self.rules.resolve(&mut self.state, &used, dice)?;
-        let r = Resolution {
-            step: self.step,
-            kind: a.kind,
-            orders: used,
-            defaulted,
-            salts: self.salts_for_seed(),
-            events,
-        };
+        let r =
+            Resolution { step: self.step, kind: a.kind, orders: used, defaulted, salts: self.salts_for_seed(), events };
         self.step += 1;
         self.orders.clear();
         self.salts.clear();
@@ -472,10 +436,7 @@ impl Game {
 
     /// Every role's salt for the seed, empty where none was given.
     pub fn salts_for_seed(&self) -> BTreeMap<String, String> {
-        self.roles
-            .iter()
-            .map(|r| (r.clone(), self.salts.get(r).cloned().unwrap_or_default()))
-            .collect()
+        self.roles.iter().map(|r| (r.clone(), self.salts.get(r).cloned().unwrap_or_default())).collect()
     }
 
     pub fn view(&self, viewer: &Viewer) -> View {
@@ -547,9 +508,7 @@ pub fn lookup<'a>(v: &'a toml::Value, path: &str) -> Option<&'a toml::Value> {
             toml::Value::Array(a) => {
                 cur = match segs[i].parse::<usize>() {
                     Ok(n) => a.get(n)?,
-                    Err(_) => a
-                        .iter()
-                        .find(|x| x.get("name").and_then(|n| n.as_str()) == Some(segs[i]))?,
+                    Err(_) => a.iter().find(|x| x.get("name").and_then(|n| n.as_str()) == Some(segs[i]))?,
                 };
             }
             _ => return None,

@@ -29,7 +29,8 @@ pub struct View {
     /// Plain status lines ("Turn 4: France to move").
     pub lines: Vec<String>,
     pub tables: Vec<Table>,
-    pub board: Option<Board>,
+    /// Maps and displays, each rendered inline and attached as an SVG.
+    pub boards: Vec<Board>,
 }
 
 #[derive(Debug, Clone, Default, Serialize)]
@@ -43,6 +44,31 @@ pub struct Table {
 #[derive(Debug, Clone, Serialize)]
 pub enum Board {
     Graph(GraphBoard),
+    Grid(GridBoard),
+}
+
+/// A rectangular display of cells (Mantua's Battle Display; later grids of
+/// other games), each cell holding one side's stack, already redacted.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct GridBoard {
+    pub title: String,
+    pub columns: u32,
+    pub rows: u32,
+    pub row_labels: Vec<String>,
+    pub col_labels: Vec<String>,
+    pub cells: Vec<GridCell>,
+    pub sides: Vec<(String, String)>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct GridCell {
+    pub col: u32,
+    pub row: u32,
+    pub side: String,
+    /// An arrow for the stack's facing (^ > v <), or ' '.
+    pub facing: char,
+    /// One line per piece, front first, as this viewer may see it.
+    pub lines: Vec<String>,
 }
 
 /// Spaces at coordinates joined by roads (Mantua; later the road networks of

@@ -85,14 +85,7 @@ impl Entry {
             Some(toml::Value::Integer(i)) if i >= 0 => i as u64,
             _ => return Err("missing or bad field \"seq\"".into()),
         };
-        Ok(Entry {
-            seq,
-            at,
-            kind,
-            prev,
-            hash,
-            body: t,
-        })
+        Ok(Entry { seq, at, kind, prev, hash, body: t })
     }
 }
 
@@ -108,25 +101,14 @@ impl Journal {
     /// reading it from the file.
     pub fn open(path: &Path) -> Result<Journal, Error> {
         let entries = if path.exists() { read(path)? } else { Vec::new() };
-        let (last_seq, last_hash) = entries
-            .last()
-            .map(|e| (e.seq, e.hash.clone()))
-            .unwrap_or((0, GENESIS.to_string()));
-        Ok(Journal {
-            path: path.to_path_buf(),
-            last_seq,
-            last_hash,
-        })
+        let (last_seq, last_hash) = entries.last().map(|e| (e.seq, e.hash.clone())).unwrap_or((0, GENESIS.to_string()));
+        Ok(Journal { path: path.to_path_buf(), last_seq, last_hash })
     }
 
     /// Open with a known tip, without reading the file (fast path for the
     /// desk, which keeps the tip in the snapshot).
     pub fn with_tip(path: &Path, last_seq: u64, last_hash: String) -> Journal {
-        Journal {
-            path: path.to_path_buf(),
-            last_seq,
-            last_hash,
-        }
+        Journal { path: path.to_path_buf(), last_seq, last_hash }
     }
 
     pub fn path(&self) -> &Path {
@@ -143,10 +125,7 @@ impl Journal {
                 Ok(_) | Err(_) => toml::Table::new(),
             };
             for k in ["seq", "at", "kind", "prev", "hash"] {
-                assert!(
-                    !body.contains_key(k),
-                    "journal body of {kind} uses the reserved field {k}"
-                );
+                assert!(!body.contains_key(k), "journal body of {kind} uses the reserved field {k}");
             }
             let mut e = Entry {
                 seq: self.last_seq + 1,
@@ -158,25 +137,15 @@ impl Journal {
             };
             e.hash = e.compute_hash();
             let mut doc = toml::Table::new();
-            doc.insert(
-                "entry".into(),
-                toml::Value::Array(vec![toml::Value::Table(e.to_table())]),
-            );
+            doc.insert("entry".into(), toml::Value::Array(vec![toml::Value::Table(e.to_table())]));
             text.push_str(&toml::to_string(&doc).expect("entry serializes"));
             text.push('\n');
             self.last_seq = e.seq;
             self.last_hash = e.hash.clone();
             out.push(e);
         }
-        let werr = |source| Error::Write {
-            path: self.path.clone(),
-            source,
-        };
-        let mut f = OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&self.path)
-            .map_err(werr)?;
+        let werr = |source| Error::Write { path: self.path.clone(), source };
+        let mut f = OpenOptions::new().create(true).append(true).open(&self.path).map_err(werr)?;
         f.write_all(text.as_bytes()).map_err(werr)?;
         f.sync_all().map_err(werr)?;
         Ok(out)
@@ -185,14 +154,8 @@ impl Journal {
 
 /// Read every entry, checking nothing but the syntax.
 pub fn read(path: &Path) -> Result<Vec<Entry>, Error> {
-    let text = fs::read_to_string(path).map_err(|source| Error::Read {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    parse(&text).map_err(|message| Error::Parse {
-        path: path.to_path_buf(),
-        message,
-    })
+    let text = fs::read_to_string(path).map_err(|source| Error::Read { path: path.to_path_buf(), source })?;
+    parse(&text).map_err(|message| Error::Parse { path: path.to_path_buf(), message })
 }
 
 pub fn parse(text: &str) -> Result<Vec<Entry>, String> {
@@ -254,10 +217,7 @@ pub fn sync_filesystem(path: &Path) -> std::io::Result<()> {
 /// which the journal can always rebuild.
 pub fn write_replace(path: &Path, data: &[u8]) -> std::io::Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
-    let tmp = dir.join(format!(
-        ".{}.tmp",
-        path.file_name().and_then(|n| n.to_str()).unwrap_or("file")
-    ));
+    let tmp = dir.join(format!(".{}.tmp", path.file_name().and_then(|n| n.to_str()).unwrap_or("file")));
     fs::write(&tmp, data)?;
     fs::rename(&tmp, path)
 }
@@ -265,10 +225,7 @@ pub fn write_replace(path: &Path, data: &[u8]) -> std::io::Result<()> {
 /// Write a file atomically: temp file, fsync, rename, fsync the folder.
 pub fn write_atomic(path: &Path, data: &[u8], mode: Option<u32>) -> std::io::Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
-    let tmp = dir.join(format!(
-        ".{}.tmp",
-        path.file_name().and_then(|n| n.to_str()).unwrap_or("file")
-    ));
+    let tmp = dir.join(format!(".{}.tmp", path.file_name().and_then(|n| n.to_str()).unwrap_or("file")));
     {
         let mut f = File::create(&tmp)?;
         #[cfg(unix)]
@@ -305,24 +262,11 @@ mod tests {
         let p = dir.join("j.toml");
         let _ = fs::remove_file(&p);
         let mut j = Journal::open(&p).unwrap();
-        j.append(
-            "2026-01-01T00:00:00Z",
-            &[("a", B { x: 1, s: "one".into() }), ("b", B { x: 2, s: "two".into() })],
-        )
-        .unwrap();
+        j.append("2026-01-01T00:00:00Z", &[("a", B { x: 1, s: "one".into() }), ("b", B { x: 2, s: "two".into() })])
+            .unwrap();
         let mut j = Journal::open(&p).unwrap();
         assert_eq!(j.last_seq, 2);
-        j.append(
-            "2026-01-01T00:00:01Z",
-            &[(
-                "c",
-                B {
-                    x: 3,
-                    s: "three".into(),
-                },
-            )],
-        )
-        .unwrap();
+        j.append("2026-01-01T00:00:01Z", &[("c", B { x: 3, s: "three".into() })]).unwrap();
         let es = read(&p).unwrap();
         assert_eq!(es.len(), 3);
         verify_chain(&es).unwrap();

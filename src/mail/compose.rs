@@ -17,8 +17,8 @@ pub struct Outgoing {
     pub subject: String,
     pub in_reply_to: Option<String>,
     pub body: String,
-    /// (file name, SVG text)
-    pub attachment: Option<(String, String)>,
+    /// SVG attachments: (file name, SVG text).
+    pub attachments: Vec<(String, String)>,
     /// Extra headers such as `X-Adjutant-Game`.
     pub headers: Vec<(String, String)>,
     pub date: SystemTime,
@@ -34,12 +34,8 @@ pub enum Error {
 
 /// The message as bytes, ready for a Maildir or SMTP.
 pub fn render(o: &Outgoing) -> Result<Vec<u8>, Error> {
-    let addr = |a: &str| {
-        a.parse::<lettre::Address>().map_err(|_| Error::Address {
-            to: o.to.clone(),
-            addr: a.to_string(),
-        })
-    };
+    let addr =
+        |a: &str| a.parse::<lettre::Address>().map_err(|_| Error::Address { to: o.to.clone(), addr: a.to_string() });
     let mut b = lettre::Message::builder()
         .from(Mailbox::new(Some(o.from_name.clone()), addr(&o.from)?))
         .to(Mailbox::new(None, addr(&o.to)?))
@@ -50,40 +46,28 @@ pub fn render(o: &Outgoing) -> Result<Vec<u8>, Error> {
         b = b.reply_to(Mailbox::new(Some(o.from_name.clone()), addr(r)?));
     }
     if let Some(irt) = &o.in_reply_to {
-        let id = if irt.starts_with('<') {
-            irt.clone()
-        } else {
-            format!("<{irt}>")
-        };
+        let id = if irt.starts_with('<') { irt.clone() } else { format!("<{irt}>") };
         b = b.in_reply_to(id.clone()).references(id);
     }
     // Every message we send is automatic: loop safety for the other side.
     let mut headers = vec![("Auto-Submitted".to_string(), "auto-generated".to_string())];
     headers.extend(o.headers.iter().cloned());
     for (k, v) in headers {
-        let name = HeaderName::new_from_ascii(k.clone()).map_err(|_| Error::Build {
-            to: o.to.clone(),
-            message: format!("bad header name {k}"),
-        })?;
+        let name = HeaderName::new_from_ascii(k.clone())
+            .map_err(|_| Error::Build { to: o.to.clone(), message: format!("bad header name {k}") })?;
         b = b.raw_header(HeaderValue::new(name, v));
     }
-    let text = SinglePart::builder()
-        .header(ContentType::TEXT_PLAIN)
-        .body(o.body.clone());
-    let msg = match &o.attachment {
-        None => b.singlepart(text),
-        Some((name, svg)) => {
-            let ct = ContentType::parse("image/svg+xml").expect("static content type");
-            b.multipart(
-                MultiPart::mixed()
-                    .singlepart(text)
-                    .singlepart(Attachment::new(name.clone()).body(svg.clone(), ct)),
-            )
+    let text = SinglePart::builder().header(ContentType::TEXT_PLAIN).body(o.body.clone());
+    let msg = if o.attachments.is_empty() {
+        b.singlepart(text)
+    } else {
+        let ct = ContentType::parse("image/svg+xml").expect("static content type");
+        let mut mp = MultiPart::mixed().singlepart(text);
+        for (name, svg) in &o.attachments {
+            mp = mp.singlepart(Attachment::new(name.clone()).body(svg.clone(), ct.clone()));
         }
+        b.multipart(mp)
     }
-    .map_err(|e| Error::Build {
-        to: o.to.clone(),
-        message: e.to_string(),
-    })?;
+    .map_err(|e| Error::Build { to: o.to.clone(), message: e.to_string() })?;
     Ok(msg.formatted())
 }

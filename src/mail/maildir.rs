@@ -14,9 +14,7 @@ impl Maildir {
         for d in ["new", "cur", "tmp"] {
             fs::create_dir_all(root.join(d))?;
         }
-        Ok(Maildir {
-            root: root.to_path_buf(),
-        })
+        Ok(Maildir { root: root.to_path_buf() })
     }
 
     /// Messages waiting in new/, oldest name first (names start with the
@@ -77,13 +75,5 @@ impl Maildir {
 
 /// A file name safe on every file system for a Message-ID.
 pub fn safe_name(s: &str) -> String {
-    s.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || "-_.".contains(c) {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect()
+    s.chars().map(|c| if c.is_ascii_alphanumeric() || "-_.".contains(c) { c } else { '_' }).collect()
 }

@@ -18,7 +18,5 @@ pub fn split_address(addr: &str) -> Option<(String, Option<String>, String)> {
 /// Address comparison as mail servers do it in practice: the domain is
 /// case-insensitive, and so (by nearly every provider) is the local part.
 pub fn same_address(a: &str, b: &str) -> bool {
-    a.trim()
-        .trim_matches(['<', '>'])
-        .eq_ignore_ascii_case(b.trim().trim_matches(['<', '>']))
+    a.trim().trim_matches(['<', '>']).eq_ignore_ascii_case(b.trim().trim_matches(['<', '>']))
 }

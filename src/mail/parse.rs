@@ -34,24 +34,16 @@ fn text_of(v: &HeaderValue) -> Option<String> {
 /// comes back with no sender and no text, which the desk answers or drops.
 pub fn parse(raw: &[u8]) -> Inbound {
     let Some(m) = MessageParser::default().parse(raw) else {
-        return Inbound {
-            no_text: true,
-            ..Inbound::default()
-        };
+        return Inbound { no_text: true, ..Inbound::default() };
     };
     let mut inb = Inbound {
         message_id: m.message_id().map(|s| s.to_string()),
-        from: m
-            .from()
-            .and_then(|a| a.first())
-            .and_then(|a| a.address())
-            .map(|s| s.to_string()),
+        from: m.from().and_then(|a| a.first()).and_then(|a| a.address()).map(|s| s.to_string()),
         subject: m.subject().unwrap_or("").to_string(),
         ..Inbound::default()
     };
     for a in [m.to(), m.cc()].into_iter().flatten() {
-        inb.to
-            .extend(a.iter().filter_map(|x| x.address()).map(|s| s.to_string()));
+        inb.to.extend(a.iter().filter_map(|x| x.address()).map(|s| s.to_string()));
     }
     for h in ["Delivered-To", "X-Original-To"] {
         if let Some(v) = m.header_raw(h) {
@@ -143,10 +135,7 @@ mod tests {
     #[test]
     fn strips_quotes_signatures_and_comments() {
         let body = "MOVE Provera TO Piave\n\n# a comment\nSALT lucky\n-- \nAlice\n";
-        assert_eq!(
-            order_lines(body),
-            vec![(1, "MOVE Provera TO Piave".into()), (4, "SALT lucky".into())]
-        );
+        assert_eq!(order_lines(body), vec![(1, "MOVE Provera TO Piave".into()), (4, "SALT lucky".into())]);
         let body = "PASS\nOn Mon, 1 Jan 2026 at 10:00, adjutant <g@x> wrote:\n> MOVE X TO Y\n";
         assert_eq!(order_lines(body), vec![(1, "PASS".into())]);
     }

@@ -1,7 +1,7 @@
 //! A `View` as plain text: title, status lines, aligned tables and an ASCII
 //! map of the board that fits a 78-column mail.
 
-use crate::engine::view::{Board, GraphBoard, Table, View};
+use crate::engine::view::{Board, GraphBoard, GridBoard, Table, View};
 
 pub const COLS: usize = 78;
 const ROWS: usize = 30;
@@ -16,9 +16,12 @@ pub fn render(v: &View) -> String {
         out.push_str(l);
         out.push('\n');
     }
-    if let Some(Board::Graph(g)) = &v.board {
+    for b in &v.boards {
         out.push('\n');
-        out.push_str(&map(g));
+        match b {
+            Board::Graph(g) => out.push_str(&map(g)),
+            Board::Grid(g) => out.push_str(&grid(g)),
+        }
     }
     for t in &v.tables {
         out.push('\n');
@@ -86,20 +89,12 @@ pub fn map(g: &GraphBoard) -> String {
     }
     let mut taken = vec![vec![false; COLS]; ROWS];
     for s in &g.spaces {
-        let mut label = if s.kind == "point" {
-            format!("({})", s.name)
-        } else {
-            format!("[{}]", s.name)
-        };
+        let mut label = if s.kind == "point" { format!("({})", s.name) } else { format!("[{}]", s.name) };
         let mut counts = Vec::new();
         for (side, _) in &g.sides {
             let n = s.pieces.iter().filter(|p| &p.side == side).count();
             if n > 0 {
-                counts.push(format!(
-                    "{}{}",
-                    side.chars().next().unwrap_or('?').to_ascii_uppercase(),
-                    n
-                ));
+                counts.push(format!("{}{}", side.chars().next().unwrap_or('?').to_ascii_uppercase(), n));
             }
         }
         if !counts.is_empty() {
@@ -136,21 +131,56 @@ pub fn map(g: &GraphBoard) -> String {
             }
         }
     }
-    let mut out: String = grid
-        .iter()
-        .map(|row| row.iter().collect::<String>().trim_end().to_string() + "\n")
-        .collect();
+    let mut out: String = grid.iter().map(|row| row.iter().collect::<String>().trim_end().to_string() + "\n").collect();
     let legend: Vec<String> = g
         .sides
         .iter()
-        .map(|(s, _)| {
-            format!(
-                "{}n = n {} pieces",
-                s.chars().next().unwrap_or('?').to_ascii_uppercase(),
-                s
-            )
-        })
+        .map(|(s, _)| format!("{}n = n {} pieces", s.chars().next().unwrap_or('?').to_ascii_uppercase(), s))
         .collect();
     out.push_str(&format!("[City] (Point); {}\n", legend.join(", ")));
+    out
+}
+
+/// A grid display: one box a cell, the stack's side and facing on its first
+/// line, then its pieces front first.
+pub fn grid(g: &GridBoard) -> String {
+    const W: usize = 14;
+    let mut out = format!("{}\n", g.title);
+    let rule = format!("   +{}\n", vec!["-".repeat(W); g.columns as usize].join("+") + "+");
+    out.push_str("    ");
+    for c in &g.col_labels {
+        out.push_str(&format!("{:^width$} ", c, width = W));
+    }
+    out.push('\n');
+    out.push_str(&rule);
+    for r in 0..g.rows {
+        let height = g.cells.iter().filter(|c| c.row == r).map(|c| c.lines.len() + 1).max().unwrap_or(1).max(2);
+        for line in 0..height {
+            let label =
+                if line == 0 { g.row_labels.get(r as usize).cloned().unwrap_or_default() } else { String::new() };
+            out.push_str(&format!("{label:>2} |"));
+            for c in 0..g.columns {
+                let text = match g.cells.iter().find(|x| x.col == c && x.row == r) {
+                    Some(cell) if line == 0 => {
+                        format!(
+                            "{} {} x{}",
+                            cell.side.chars().next().unwrap_or('?').to_ascii_uppercase(),
+                            cell.facing,
+                            cell.lines.len()
+                        )
+                    }
+                    Some(cell) => cell.lines.get(line - 1).cloned().unwrap_or_default(),
+                    None => String::new(),
+                };
+                let text: String = text.chars().take(W).collect();
+                out.push_str(&format!("{text:<width$}|", width = W));
+            }
+            out.push('\n');
+        }
+        out.push_str(&rule);
+    }
+    out.push_str(
+        "Each box: side, facing (^ > v <), units; front unit first. ? = face-down; * = face-down to the enemy.\n",
+    );
     out
 }

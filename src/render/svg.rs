@@ -1,29 +1,86 @@
 //! A `View`'s board as a standalone SVG map (attached to every prompt and
 //! results mail).
 
-use crate::engine::view::{Board, View};
+use crate::engine::view::{Board, GraphBoard, GridBoard, View};
 
 fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
+    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }
 
+/// The view's first board (the map), or a title card if it has none.
 pub fn render(v: &View) -> String {
-    let Some(Board::Graph(g)) = &v.board else {
-        return format!(
+    match v.boards.first() {
+        Some(b) => render_board(b, &v.title),
+        None => format!(
             "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"400\" height=\"40\"><text x=\"10\" y=\"25\">{}</text></svg>\n",
             esc(&v.title)
-        );
-    };
+        ),
+    }
+}
+
+pub fn render_board(b: &Board, title: &str) -> String {
+    match b {
+        Board::Graph(g) => graph(g, title),
+        Board::Grid(g) => grid(g),
+    }
+}
+
+fn grid(g: &GridBoard) -> String {
+    let (cw, ch) = (150i32, 90i32);
+    let (w, h) = (g.columns as i32 * cw + 60, g.rows as i32 * ch + 70);
+    let mut s = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {w} {h}\" width=\"{w}\" height=\"{h}\" font-family=\"sans-serif\" font-size=\"12\">\n<title>{}</title>\n<rect width=\"{w}\" height=\"{h}\" fill=\"#f4efe1\"/>\n<text x=\"10\" y=\"20\" font-weight=\"bold\">{}</text>\n",
+        esc(&g.title),
+        esc(&g.title)
+    );
+    let colour = |side: &str| g.sides.iter().find(|(n, _)| n == side).map(|(_, c)| c.as_str()).unwrap_or("#444");
+    for r in 0..g.rows as i32 {
+        s.push_str(&format!(
+            "<text x=\"10\" y=\"{}\">{}</text>\n",
+            40 + r * ch + ch / 2,
+            esc(g.row_labels.get(r as usize).map(String::as_str).unwrap_or(""))
+        ));
+        for c in 0..g.columns as i32 {
+            s.push_str(&format!(
+                "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#7a6a4f\"/>\n",
+                40 + c * cw,
+                30 + r * ch,
+                cw - 4,
+                ch - 4
+            ));
+        }
+    }
+    for cell in &g.cells {
+        let (x, y) = (40 + cell.col as i32 * cw, 30 + cell.row as i32 * ch);
+        s.push_str(&format!(
+            "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\" fill-opacity=\"0.15\" stroke=\"{}\"/>\n<text x=\"{}\" y=\"{}\" font-weight=\"bold\">{} {}</text>\n",
+            x + 2,
+            y + 2,
+            cw - 8,
+            ch - 8,
+            colour(&cell.side),
+            colour(&cell.side),
+            x + 8,
+            y + 18,
+            esc(&cell.side),
+            esc(&cell.facing.to_string())
+        ));
+        for (i, l) in cell.lines.iter().enumerate() {
+            s.push_str(&format!("<text x=\"{}\" y=\"{}\">{}</text>\n", x + 8, y + 34 + 14 * i as i32, esc(l)));
+        }
+    }
+    s.push_str("</svg>\n");
+    s
+}
+
+fn graph(g: &GraphBoard, title: &str) -> String {
     let (w, h) = (g.width as i32 + 160, g.height as i32 + 80);
     let mut s = format!(
         "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"-80 -40 {w} {h}\" width=\"{w}\" height=\"{h}\" font-family=\"sans-serif\" font-size=\"12\">\n"
     );
     s.push_str(&format!(
         "<title>{}</title>\n<rect x=\"-80\" y=\"-40\" width=\"{w}\" height=\"{h}\" fill=\"#f4efe1\"/>\n",
-        esc(&v.title)
+        esc(title)
     ));
     for &(a, b) in &g.links {
         let (p, q) = (&g.spaces[a], &g.spaces[b]);
@@ -39,13 +96,7 @@ pub fn render(v: &View) -> String {
             p.x, p.y, st.x, st.y, st.x, st.y, esc(&st.label)
         ));
     }
-    let colour = |side: &str| {
-        g.sides
-            .iter()
-            .find(|(n, _)| n == side)
-            .map(|(_, c)| c.as_str())
-            .unwrap_or("#444")
-    };
+    let colour = |side: &str| g.sides.iter().find(|(n, _)| n == side).map(|(_, c)| c.as_str()).unwrap_or("#444");
     for sp in &g.spaces {
         match sp.kind.as_str() {
             "point" => s.push_str(&format!("<circle cx=\"{}\" cy=\"{}\" r=\"6\" fill=\"#fff\" stroke=\"#333\"/>\n", sp.x, sp.y)),

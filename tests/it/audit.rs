@@ -26,15 +26,8 @@ fn played() -> (Table, PathBuf) {
 }
 
 fn audit_cli(path: &Path) -> (i32, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_adjutant"))
-        .arg("audit")
-        .arg(path)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).to_string(),
-    )
+    let out = Command::new(env!("CARGO_BIN_EXE_adjutant")).arg("audit").arg(path).output().unwrap();
+    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).to_string())
 }
 
 /// Rewrite entries and recompute the chain, as a forger would.
@@ -65,10 +58,7 @@ fn a_played_journal_verifies_with_statistics() {
     let (_t, jp) = played();
     let (code, out) = audit_cli(&jp);
     assert_eq!(code, 0, "{out}");
-    assert!(
-        out.contains("OK") && out.contains("d6: 1 rolls") && out.contains("chi-square"),
-        "{out}"
-    );
+    assert!(out.contains("OK") && out.contains("d6: 1 rolls") && out.contains("chi-square"), "{out}");
 }
 
 #[test]
@@ -80,11 +70,7 @@ fn any_single_change_fails_audit() {
         .iter()
         .rposition(|e| {
             e.kind == "resolved"
-                && e.body
-                    .get("draws")
-                    .and_then(|d| d.as_array())
-                    .map(|a| !a.is_empty())
-                    .unwrap_or(false)
+                && e.body.get("draws").and_then(|d| d.as_array()).map(|a| !a.is_empty()).unwrap_or(false)
         })
         .expect("an escape roll");
     let accepted = entries.iter().position(|e| e.kind == "accepted").unwrap();
@@ -92,19 +78,12 @@ fn any_single_change_fails_audit() {
 
     // A raw edit breaks the hash chain at the edited entry.
     let face = entries[escape].body["draws"][0]["result"][0].as_integer().unwrap();
-    let raw = good.replacen(
-        &format!("result = [{face}]"),
-        &format!("result = [{}]", face % 6 + 1),
-        1,
-    );
+    let raw = good.replacen(&format!("result = [{face}]"), &format!("result = [{}]", face % 6 + 1), 1);
     assert_ne!(raw, good);
     std::fs::write(&tampered, &raw).unwrap();
     let (code, out) = audit_cli(&tampered);
     assert_eq!(code, 1, "{out}");
-    assert!(
-        out.contains(&format!("entry {}", entries[escape].seq)) && out.contains("hash mismatch"),
-        "{out}"
-    );
+    assert!(out.contains(&format!("entry {}", entries[escape].seq)) && out.contains("hash mismatch"), "{out}");
 
     // Edits with the chain recomputed are caught by the replay.
     type Edit = Box<dyn Fn(&mut Entry)>;
@@ -113,14 +92,9 @@ fn any_single_change_fails_audit() {
             "a die face",
             escape,
             Box::new(|e: &mut Entry| {
-                let d = e.body.get_mut("draws").unwrap().as_array_mut().unwrap()[0]
-                    .as_table_mut()
-                    .unwrap();
+                let d = e.body.get_mut("draws").unwrap().as_array_mut().unwrap()[0].as_table_mut().unwrap();
                 let f = d["result"][0].as_integer().unwrap();
-                d.insert(
-                    "result".into(),
-                    toml::Value::Array(vec![toml::Value::Integer(f % 6 + 1)]),
-                );
+                d.insert("result".into(), toml::Value::Array(vec![toml::Value::Integer(f % 6 + 1)]));
             }),
         ),
         (
@@ -168,9 +142,7 @@ fn any_single_change_fails_audit() {
             "an event",
             escape,
             Box::new(|e: &mut Entry| {
-                let ev = e.body.get_mut("events").unwrap().as_array_mut().unwrap()[0]
-                    .as_table_mut()
-                    .unwrap();
+                let ev = e.body.get_mut("events").unwrap().as_array_mut().unwrap()[0].as_table_mut().unwrap();
                 ev.insert("text".into(), toml::Value::String("France escapes in triumph.".into()));
             }),
         ),
@@ -188,18 +160,12 @@ fn any_single_change_fails_audit() {
         } else {
             es[idx].seq
         };
-        assert!(
-            out.contains(&format!("FAILED at entry {at}:")),
-            "changing {what}: {out}"
-        );
+        assert!(out.contains(&format!("FAILED at entry {at}:")), "changing {what}: {out}");
     }
 
     // Dropping an entry (the France salt) is caught too.
-    let mut es: Vec<Entry> = entries
-        .iter()
-        .filter(|e| !(e.kind == "salt" && e.body["salt"].as_str() == Some("b2")))
-        .cloned()
-        .collect();
+    let mut es: Vec<Entry> =
+        entries.iter().filter(|e| !(e.kind == "salt" && e.body["salt"].as_str() == Some("b2"))).cloned().collect();
     for (i, e) in es.iter_mut().enumerate() {
         e.seq = i as u64 + 1;
     }
@@ -218,10 +184,46 @@ fn a_lost_snapshot_is_rebuilt_from_the_journal() {
     // replaced by a replay: the journal wins.
     let l = t.desk.load("g1").unwrap();
     let old = std::fs::read_to_string(&state).unwrap();
-    let stale = old.replace(
-        &format!("seq = {}", l.journal.last_seq),
-        &format!("seq = {}", l.journal.last_seq - 1),
-    );
+    let stale = old.replace(&format!("seq = {}", l.journal.last_seq), &format!("seq = {}", l.journal.last_seq - 1));
     std::fs::write(&state, stale.replace("journal_len = ", "journal_len = 1")).unwrap();
     assert_eq!(t.digest(), before);
+}
+
+/// The spec is implementable without our Rust: scripts/verify_dice.py, in
+/// Python's standard library alone, verifies the same journal, and fails on
+/// a die changed by one pip.
+#[test]
+fn the_independent_python_verifier_agrees() {
+    let (t, jp) = played();
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/verify_dice.py");
+    let run = |args: &[&std::ffi::OsStr]| {
+        let out = Command::new("python3").arg(script).args(args).output().expect("python3 runs");
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr),
+        )
+    };
+    let (code, out) = run(&["--vectors".as_ref()]);
+    assert_eq!(code, 0, "{out}");
+    let (code, out) = run(&[jp.as_os_str()]);
+    assert_eq!(code, 0, "{out}");
+    let mut es = journal::read(&jp).unwrap();
+    let i = es
+        .iter()
+        .rposition(|e| {
+            e.kind == "resolved"
+                && e.body.get("draws").and_then(|d| d.as_array()).map(|a| !a.is_empty()).unwrap_or(false)
+        })
+        .unwrap();
+    let d = es[i].body.get_mut("draws").unwrap().as_array_mut().unwrap()[0].as_table_mut().unwrap();
+    let f = d["result"][0].as_integer().unwrap();
+    d.insert("result".into(), toml::Value::Array(vec![toml::Value::Integer(f % 6 + 1)]));
+    let tampered = t.dir.join("py-tampered.toml");
+    std::fs::write(&tampered, rechain(&mut es)).unwrap();
+    let (code, out) = run(&[tampered.as_os_str()]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("dice-v1 gives"), "{out}");
+    // And from the mail a player received: anchors, links and draws.
+    let (code, out) = run(&["--mail".as_ref(), t.desk.outbox_of(BOB).as_os_str()]);
+    assert_eq!(code, 0, "{out}");
 }

@@ -11,19 +11,13 @@ fn setup_orders_are_acknowledged_and_resolve_the_step() {
     assert_eq!((r.accepted, r.resolved), (1, 0));
     let (s, body) = t.last(ALICE);
     assert!(s.contains("accepted: step 1"), "{s}");
-    assert!(
-        body.contains("PLACE Laudon AT Riva") && body.contains("hello-world"),
-        "{body}"
-    );
+    assert!(body.contains("PLACE Laudon AT Riva") && body.contains("hello-world"), "{body}");
     t.send("france", BOB, "place bonaparte at verona");
     let r = t.pass();
     assert_eq!(r.resolved, 1);
     let (s, body) = t.last(BOB);
     assert!(s.contains("step 1 resolved"), "{s}");
-    assert!(
-        body.contains("salt austria: hello-world"),
-        "the dice block lists every salt: {body}"
-    );
+    assert!(body.contains("salt austria: hello-world"), "the dice block lists every salt: {body}");
     let (s, _) = t.last(ALICE);
     assert!(s.contains("your orders are awaited (turn)"), "{s}");
     assert_eq!(t.step(), 2);
@@ -58,10 +52,7 @@ fn spoofed_sender_is_refused_and_changes_nothing() {
     t.send("austria", "mallory@example.net", "PLACE Laudon AT Riva");
     let r = t.pass();
     assert_eq!((r.refused, r.accepted), (1, 0));
-    assert!(t
-        .last("mallory@example.net")
-        .1
-        .contains("not sent from the address registered for austria"));
+    assert!(t.last("mallory@example.net").1.contains("not sent from the address registered for austria"));
     assert_eq!(t.digest(), before);
     let l = t.desk.load(&t.game).unwrap();
     assert!(l.game.orders.is_empty());
@@ -89,14 +80,8 @@ fn unknown_place_gets_every_bad_line_with_a_suggestion() {
     assert_eq!(r.rejected, 1);
     let (s, body) = t.last(BOB);
     assert!(s.contains("NOT accepted"), "{s}");
-    assert!(
-        body.contains("line 1: PLACE Bonaparte AT Vienna") && body.contains("did you mean Vicenza?"),
-        "{body}"
-    );
-    assert!(
-        body.contains("line 2:") && body.contains("did you mean Masséna?"),
-        "{body}"
-    );
+    assert!(body.contains("line 1: PLACE Bonaparte AT Vienna") && body.contains("did you mean Vicenza?"), "{body}");
+    assert!(body.contains("line 2:") && body.contains("did you mean Masséna?"), "{body}");
     assert!(body.contains("line 4: FLY Kilmaine TO Paris"), "{body}");
     assert!(!body.contains("line 3:"), "a good line is not reported: {body}");
     assert_eq!(t.digest(), before);
@@ -181,18 +166,10 @@ fn orders_for_a_step_already_resolved_are_rejected() {
     t.setup();
     let before = t.digest();
     // France answers the set-up prompt again after the set-up resolved.
-    t.send_subject(
-        "france",
-        BOB,
-        "Re: [g1] step 1: your orders are awaited (setup)",
-        "PLACE Joubert AT Rivoli",
-    );
+    t.send_subject("france", BOB, "Re: [g1] step 1: your orders are awaited (setup)", "PLACE Joubert AT Rivoli");
     let r = t.pass();
     assert_eq!(r.rejected, 1);
-    assert!(t
-        .last(BOB)
-        .1
-        .contains("replies to step 1, which has already been resolved"));
+    assert!(t.last(BOB).1.contains("replies to step 1, which has already been resolved"));
     assert_eq!(t.digest(), before);
 }
 
@@ -250,26 +227,15 @@ fn help_status_view_and_press() {
             && subjects.iter().any(|s| s.contains("your view")),
         "{subjects:?}"
     );
-    let press = t
-        .mails(ALICE)
-        .into_iter()
-        .find(|m| m.0.contains("press from france"))
-        .expect("press relayed");
+    let press = t.mails(ALICE).into_iter().find(|m| m.0.contains("press from france")).expect("press relayed");
     assert!(press.1.contains("Bonjour, Vienne."));
-    assert!(
-        t.mails(CAROL).iter().all(|m| !m.0.contains("press")),
-        "PRESS to austria is not sent to the moderator"
-    );
+    assert!(t.mails(CAROL).iter().all(|m| !m.0.contains("press")), "PRESS to austria is not sent to the moderator");
 }
 
 #[test]
 fn bad_salt_and_bad_press_are_rejected_whole() {
     let mut t = Table::new("salt");
-    t.send(
-        "austria",
-        ALICE,
-        &format!("PLACE Laudon AT Riva\nSALT {}", "x".repeat(80)),
-    );
+    t.send("austria", ALICE, &format!("PLACE Laudon AT Riva\nSALT {}", "x".repeat(80)));
     t.pass();
     let body = t.last(ALICE).1;
     assert!(body.contains("a salt is 1 to 64 printable"), "{body}");
@@ -313,18 +279,20 @@ fn moderator_commands() {
     assert!(t.last(CAROL).1.contains("committed, not declared"));
     t.send("austria", ALICE, "MOVE Provera TO Piave");
     t.pass();
-    assert!(t
-        .mails("dave@example.org")
-        .iter()
-        .any(|m| m.0.contains("step 2 resolved")));
+    assert!(t.mails("dave@example.org").iter().any(|m| m.0.contains("step 2 resolved")));
+    let welcome =
+        t.mails("dave@example.org").into_iter().find(|m| m.0.contains("welcome")).expect("the replacement is welcomed");
+    assert!(
+        welcome.1.contains("BEGIN ADJUTANT ANCHORS")
+            && welcome
+                .1
+                .contains(&t.mails(BOB)[0].1.lines().find(|l| l.starts_with("anchor public:")).unwrap().to_string())
+    );
     t.send("gm", CAROL, "END");
     t.pass();
     let (s, body) = t.last(ALICE);
     assert!(s.contains("game over"), "{s}");
-    assert!(
-        body.contains("BEGIN ADJUTANT REVEAL") && body.contains("link role:france 1:"),
-        "{body}"
-    );
+    assert!(body.contains("BEGIN ADJUTANT REVEAL") && body.contains("link role:france 1:"), "{body}");
     t.send("austria", ALICE, "PASS");
     t.pass();
     assert!(t.last(ALICE).1.contains("the game is over"));
@@ -395,27 +363,17 @@ fn declared_dice_wait_for_the_moderator() {
     t.pass();
     assert_eq!(t.step(), step, "the escape roll is not declared yet");
     let (s, body) = t.last(CAROL);
-    assert!(
-        s.contains("dice to declare") && body.contains("escape roll, France from Vicenza"),
-        "{s}: {body}"
-    );
+    assert!(s.contains("dice to declare") && body.contains("escape roll, France from Vicenza"), "{s}: {body}");
     // Declaring is enough: the step was complete and only waited for it.
     t.send("gm", CAROL, "DECLARE escape roll 2");
     t.pass();
     assert_eq!(t.step(), step + 1);
-    assert!(
-        t.last(BOB).1.contains("draw public 0 die 6 2 declared | escape roll"),
-        "{}",
-        t.last(BOB).1
-    );
+    assert!(t.last(BOB).1.contains("draw public 0 die 6 2 declared | escape roll"), "{}", t.last(BOB).1);
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_adjutant"))
         .arg("audit")
         .arg(t.dir.join("games/g1/journal.toml"))
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success() && text.contains("(1 declared, not verifiable)"),
-        "{text}"
-    );
+    assert!(out.status.success() && text.contains("(1 declared, not verifiable)"), "{text}");
 }

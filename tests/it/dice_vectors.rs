@@ -7,11 +7,8 @@ use std::collections::BTreeMap;
 fn vector_seed() -> dice::Link {
     let top = dice::sha256(b"adjutant dice-v1 test vector");
     let link = dice::link_at(&top, 16, 1);
-    let salts: BTreeMap<String, String> = [
-        ("austria".to_string(), "salt-a".to_string()),
-        ("france".to_string(), String::new()),
-    ]
-    .into();
+    let salts: BTreeMap<String, String> =
+        [("austria".to_string(), "salt-a".to_string()), ("france".to_string(), String::new())].into();
     dice::seed("vector-game", 1, "public", &link, &salts)
 }
 
@@ -55,18 +52,9 @@ fn salts_change_the_seed() {
     let link = dice::link_at(&top, 4, 1);
     let a: BTreeMap<String, String> = [("a".to_string(), "1".to_string())].into();
     let b: BTreeMap<String, String> = [("a".to_string(), "2".to_string())].into();
-    assert_ne!(
-        dice::seed("g", 1, "public", &link, &a),
-        dice::seed("g", 1, "public", &link, &b)
-    );
-    assert_ne!(
-        dice::seed("g", 1, "public", &link, &a),
-        dice::seed("g", 2, "public", &link, &a)
-    );
-    assert_ne!(
-        dice::seed("g", 1, "public", &link, &a),
-        dice::seed("g", 1, "gm", &link, &a)
-    );
+    assert_ne!(dice::seed("g", 1, "public", &link, &a), dice::seed("g", 1, "public", &link, &b));
+    assert_ne!(dice::seed("g", 1, "public", &link, &a), dice::seed("g", 2, "public", &link, &a));
+    assert_ne!(dice::seed("g", 1, "public", &link, &a), dice::seed("g", 1, "gm", &link, &a));
 }
 
 #[test]

@@ -64,12 +64,7 @@ impl Table {
         };
         let game = desk.create(&req, t0(), &mut fixed_entropy()).unwrap();
         desk.deliver().unwrap();
-        Table {
-            dir,
-            desk,
-            game,
-            now: t0(),
-        }
+        Table { dir, desk, game, now: t0() }
     }
 
     /// A whole raw message into the inbox.
@@ -110,10 +105,7 @@ impl Table {
             .map(|f| {
                 let raw = std::fs::read(f).unwrap();
                 let m = mail_parser::MessageParser::default().parse(&raw[..]).unwrap();
-                (
-                    m.subject().unwrap_or("").to_string(),
-                    m.body_text(0).map(|b| b.to_string()).unwrap_or_default(),
-                )
+                (m.subject().unwrap_or("").to_string(), m.body_text(0).map(|b| b.to_string()).unwrap_or_default())
             })
             .collect()
     }
@@ -121,11 +113,7 @@ impl Table {
     /// Every raw mail a recipient has.
     pub fn raw_mails(&self, who: &str) -> Vec<Vec<u8>> {
         let md = Maildir::open(&self.desk.outbox_of(who)).unwrap();
-        md.list_new()
-            .unwrap()
-            .iter()
-            .map(|f| std::fs::read(f).unwrap())
-            .collect()
+        md.list_new().unwrap().iter().map(|f| std::fs::read(f).unwrap()).collect()
     }
 
     pub fn last(&self, who: &str) -> (String, String) {
@@ -141,9 +129,7 @@ impl Table {
     }
 
     pub fn journal_len(&self) -> usize {
-        adjutant::journal::read(&self.dir.join("games").join(&self.game).join("journal.toml"))
-            .unwrap()
-            .len()
+        adjutant::journal::read(&self.dir.join("games").join(&self.game).join("journal.toml")).unwrap().len()
     }
 
     /// Both sides' set-up with the scenario placements: to turn 1.

@@ -6,6 +6,7 @@
 //! game in the Battle phase, reported as "battle pending" and awaiting the
 //! moderator, until the battle rules land.
 
+pub mod battle;
 mod orders;
 mod random;
 mod view;
@@ -75,7 +76,7 @@ pub enum Phase {
     Escape,
     /// The siege was lifted: Austria strengthens up to two blocks.
     LiftSiege,
-    /// An Attack was not escaped: a battle is pending.
+    /// An Attack was not escaped: battle is joined.
     Battle,
     Over,
 }
@@ -128,6 +129,11 @@ pub struct State {
     pub attack: Option<Attack>,
     #[serde(default)]
     pub outcome: Option<Outcome>,
+    /// Each side's Pool and Supply of unit counters.
+    pub pools: BTreeMap<String, battle::Pools>,
+    /// The battle being fought, if any.
+    #[serde(default)]
+    pub battle: Option<battle::Battle>,
 }
 
 pub fn other(side: &str) -> &'static str {
@@ -151,10 +157,7 @@ impl State {
         self.blocks.iter().find(|b| b.name == name)
     }
     fn block_mut(&mut self, name: &str) -> &mut Block {
-        self.blocks
-            .iter_mut()
-            .find(|b| b.name == name)
-            .expect("block named by a validated order")
+        self.blocks.iter_mut().find(|b| b.name == name).expect("block named by a validated order")
     }
     pub fn alive(&self, side: &str) -> impl Iterator<Item = &Block> {
         let side = side.to_string();
@@ -200,21 +203,14 @@ fn route(s: &State, side: &str, from: &str, to: &str) -> Result<Route, Problem> 
         return Err(Problem::new(format!("the block is already in {to}")));
     }
     if to == MANTOVA && side == FRANCE && !s.siege {
-        return Err(Problem::new(
-            "the French can never enter Mantova once the siege is lifted",
-        ));
+        return Err(Problem::new("the French can never enter Mantova once the siege is lifted"));
     }
     if MAP.adjacent(f, t) {
-        return Ok(Route {
-            entry: from.to_string(),
-        });
+        return Ok(Route { entry: from.to_string() });
     }
     // City to City across the Point between them.
     if MAP.kind(f) != "point" && MAP.kind(t) != "point" {
-        if let Some(&p) = MAP.adj[f]
-            .iter()
-            .find(|&&p| MAP.kind(p) == "point" && MAP.adjacent(p, t))
-        {
+        if let Some(&p) = MAP.adj[f].iter().find(|&&p| MAP.kind(p) == "point" && MAP.adjacent(p, t)) {
             let pn = MAP.name(p);
             if s.hostile(side, pn) && s.has(other(side), pn) {
                 return Err(Problem::new(format!(
@@ -223,10 +219,8 @@ fn route(s: &State, side: &str, from: &str, to: &str) -> Result<Route, Problem> 
                 .hint(format!("MOVE ... TO {pn}")));
             }
             if s.hostile(side, to) {
-                return Err(Problem::new(format!(
-                    "{to} is held by the enemy, so blocks must stop at the Point {pn}"
-                ))
-                .hint(format!("MOVE ... TO {pn}, then attack {to} next turn")));
+                return Err(Problem::new(format!("{to} is held by the enemy, so blocks must stop at the Point {pn}"))
+                    .hint(format!("MOVE ... TO {pn}, then attack {to} next turn")));
             }
             return Ok(Route { entry: pn.to_string() });
         }
@@ -252,11 +246,7 @@ fn route_explained(s: &State, side: &str, from: &str, to: &str) -> Result<Route,
 
 /// Every destination a block at `from` could reach this turn.
 fn reachable(s: &State, side: &str, from: &str) -> Vec<String> {
-    MAP.names()
-        .into_iter()
-        .filter(|t| route(s, side, from, t).is_ok())
-        .map(str::to_string)
-        .collect()
+    MAP.names().into_iter().filter(|t| route(s, side, from, t).is_ok()).map(str::to_string).collect()
 }
 
 /// Escape Routes for the blocks of `side` attacked in `target` (rulebook,
@@ -331,6 +321,8 @@ impl Mantua {
                 .collect(),
             attack: None,
             outcome: None,
+            pools: [AUSTRIA, FRANCE].iter().map(|x| (x.to_string(), battle::initial_pools(x))).collect(),
+            battle: None,
         }
     }
 
@@ -351,17 +343,15 @@ impl Mantua {
                 if !b.tyrolean {
                     out.push((
                         i,
-                        Problem::new(format!(
-                            "{block} is not Tyrolean; only the Tyrolean blocks are placed by choice"
-                        ))
-                        .hint(format!(
-                            "Tyrolean blocks: {}",
-                            s.alive(AUSTRIA)
-                                .filter(|b| b.tyrolean)
-                                .map(|b| b.name.as_str())
-                                .collect::<Vec<_>>()
-                                .join(", ")
-                        )),
+                        Problem::new(format!("{block} is not Tyrolean; only the Tyrolean blocks are placed by choice"))
+                            .hint(format!(
+                                "Tyrolean blocks: {}",
+                                s.alive(AUSTRIA)
+                                    .filter(|b| b.tyrolean)
+                                    .map(|b| b.name.as_str())
+                                    .collect::<Vec<_>>()
+                                    .join(", ")
+                            )),
                     ));
                 } else if !sc.tyrolean_cities.contains(at) {
                     out.push((
@@ -375,10 +365,7 @@ impl Mantua {
             } else if !sc.french_cities.contains(at) {
                 out.push((
                     i,
-                    Problem::new(format!(
-                        "French blocks set up in {}, not {at}",
-                        sc.french_cities.join(", ")
-                    )),
+                    Problem::new(format!("French blocks set up in {}, not {at}", sc.french_cities.join(", "))),
                 ));
             } else {
                 let c = count.entry(at.as_str()).or_default();
@@ -439,10 +426,7 @@ impl Mantua {
                     continue;
                 }
                 if !used.insert(n) {
-                    out.push((
-                        i,
-                        Problem::new(format!("{n} is ordered twice; each block moves once a turn")),
-                    ));
+                    out.push((i, Problem::new(format!("{n} is ordered twice; each block moves once a turn"))));
                 }
                 match (first_net, s.network_of(&nets, b)) {
                     (None, Some(k)) => first_net = Some((k, n)),
@@ -601,12 +585,7 @@ impl Mantua {
                     .map(|b| b.name.clone())
                     .collect();
                 for name in rest {
-                    let start = sc
-                        .blocks
-                        .iter()
-                        .find(|d| d.name == name)
-                        .map(|d| d.start.clone())
-                        .unwrap_or_default();
+                    let start = sc.blocks.iter().find(|d| d.name == name).map(|d| d.start.clone()).unwrap_or_default();
                     let at = if count.get(&start).copied().unwrap_or(0) < 2 {
                         start
                     } else {
@@ -630,23 +609,10 @@ impl Mantua {
             }
             let public: Vec<String> = by_city
                 .iter()
-                .map(|(c, v)| {
-                    format!(
-                        "{} in {}",
-                        v.len(),
-                        if c == BESIEGED { "Mantova (besieged)" } else { c }
-                    )
-                })
+                .map(|(c, v)| format!("{} in {}", v.len(), if c == BESIEGED { "Mantova (besieged)" } else { c }))
                 .collect();
-            ev.push(Event::all(format!(
-                "{} sets up: {}.",
-                side_name(role),
-                public.join(", ")
-            )));
-            let private: Vec<String> = by_city
-                .iter()
-                .map(|(c, v)| format!("{}: {}", c, v.join(", ")))
-                .collect();
+            ev.push(Event::all(format!("{} sets up: {}.", side_name(role), public.join(", "))));
+            let private: Vec<String> = by_city.iter().map(|(c, v)| format!("{}: {}", c, v.join(", "))).collect();
             ev.push(Event::to_role(role, format!("Your set-up: {}.", private.join("; "))));
         }
         s.phase = Phase::Turn;
@@ -656,7 +622,7 @@ impl Mantua {
         ev
     }
 
-    fn resolve_turn(&self, s: &mut State, orders: &[Order]) -> Vec<Event> {
+    fn resolve_turn(&self, s: &mut State, orders: &[Order], dice: &mut dyn Dice) -> Vec<Event> {
         let side = s.active.clone();
         let mut ev = Vec::new();
         // Special moves come first (rulebook: "performed at the beginning of
@@ -723,57 +689,28 @@ impl Mantua {
             for n in names {
                 s.block_mut(n).at = to.clone();
             }
-            let what = if names.len() == 1 {
-                "1 block".to_string()
-            } else {
-                format!("{} blocks", names.len())
-            };
-            ev.push(Event::all(format!(
-                "{} moves {what} from {from} to {to}.",
-                side_name(&side)
-            )));
-            ev.push(Event::to_role(
-                &side,
-                format!("{} moved from {from} to {to}.", names.join(", ")),
-            ));
+            let what = if names.len() == 1 { "1 block".to_string() } else { format!("{} blocks", names.len()) };
+            ev.push(Event::all(format!("{} moves {what} from {from} to {to}.", side_name(&side))));
+            ev.push(Event::to_role(&side, format!("{} moved from {from} to {to}.", names.join(", "))));
         }
-        if moved.is_empty()
-            && !orders
-                .iter()
-                .any(|o| matches!(o, Order::Swap { .. } | Order::Reassign { .. }))
-        {
+        if moved.is_empty() && !orders.iter().any(|o| matches!(o, Order::Swap { .. } | Order::Reassign { .. })) {
             ev.push(Event::all(format!("{} moves nothing.", side_name(&side))));
         }
         match target {
             None => ev.extend(self.end_turn(s)),
             Some(t) => {
-                let attack = Attack {
-                    target: t.clone(),
-                    attacker: side.clone(),
-                    groups,
-                };
-                let dirs: Vec<String> = attack
-                    .groups
-                    .iter()
-                    .map(|g| format!("{} from {}", g.blocks.len(), g.entry))
-                    .collect();
-                ev.push(Event::all(format!(
-                    "{} attacks {t} ({}).",
-                    side_name(&side),
-                    dirs.join("; ")
-                )));
+                let attack = Attack { target: t.clone(), attacker: side.clone(), groups };
+                let dirs: Vec<String> =
+                    attack.groups.iter().map(|g| format!("{} from {}", g.blocks.len(), g.entry)).collect();
+                ev.push(Event::all(format!("{} attacks {t} ({}).", side_name(&side), dirs.join("; "))));
                 let routes = escape_routes(s, &attack);
                 s.attack = Some(attack);
                 if !is_city(&t) {
-                    ev.push(Event::all(format!(
-                        "The defenders of the Point {t} cannot Escape: a battle is pending."
-                    )));
-                    s.phase = Phase::Battle;
+                    ev.push(Event::all(format!("The defenders of the Point {t} cannot Escape: battle is joined.")));
+                    ev.extend(battle::begin(s, dice));
                 } else if routes.is_empty() {
-                    ev.push(Event::all(format!(
-                        "The defenders of {t} have no Escape Route: a battle is pending."
-                    )));
-                    s.phase = Phase::Battle;
+                    ev.push(Event::all(format!("The defenders of {t} have no Escape Route: battle is joined.")));
+                    ev.extend(battle::begin(s, dice));
                 } else {
                     ev.push(Event::all(format!(
                         "{} may try to Escape from {t} by: {}.",
@@ -793,11 +730,11 @@ impl Mantua {
         let mut ev = Vec::new();
         let Order::Escape { to } = order else {
             ev.push(Event::all(format!(
-                "{} stands in {} and accepts battle: a battle is pending.",
+                "{} stands in {} and accepts battle: battle is joined.",
                 side_name(defender),
                 attack.target
             )));
-            s.phase = Phase::Battle;
+            ev.extend(battle::begin(s, dice));
             return ev;
         };
         let siege_escape = s.siege && attack.target == MANTOVA && defender == FRANCE;
@@ -820,28 +757,17 @@ impl Mantua {
                 ev.push(Event::all(format!(
                     "Escape roll against the group of {n} from {}: {f} ({}).",
                     g.entry,
-                    if pass {
-                        format!("{f} ≤ {n}, escaped")
-                    } else {
-                        format!("{f} > {n}, failed")
-                    }
+                    if pass { format!("{f} ≤ {n}, escaped") } else { format!("{f} > {n}, failed") }
                 )));
                 ok &= pass;
             }
         }
         if !ok {
-            ev.push(Event::all(format!(
-                "The Escape from {} fails: a battle is pending.",
-                attack.target
-            )));
-            s.phase = Phase::Battle;
+            ev.push(Event::all(format!("The Escape from {} fails: battle is joined.", attack.target)));
+            ev.extend(battle::begin(s, dice));
             return ev;
         }
-        let names: Vec<String> = s
-            .at(&attack.target)
-            .filter(|b| b.side == defender)
-            .map(|b| b.name.clone())
-            .collect();
+        let names: Vec<String> = s.at(&attack.target).filter(|b| b.side == defender).map(|b| b.name.clone()).collect();
         for n in &names {
             s.block_mut(n).at = to.clone();
         }
@@ -862,7 +788,7 @@ impl Mantua {
         ev
     }
 
-    fn lift_siege(&self, s: &mut State) -> Vec<Event> {
+    pub(super) fn lift_siege(&self, s: &mut State) -> Vec<Event> {
         s.siege = false;
         for b in s.blocks.iter_mut().filter(|b| b.at == BESIEGED) {
             b.at = MANTOVA.to_string();
@@ -890,7 +816,7 @@ impl Mantua {
     }
 
     /// End of a side's turn: the victory check, then the other side's turn.
-    fn end_turn(&self, s: &mut State) -> Vec<Event> {
+    pub(super) fn end_turn(&self, s: &mut State) -> Vec<Event> {
         let me = s.active.clone();
         let opp = other(&me);
         let left = s.alive(opp).count();
@@ -944,13 +870,7 @@ impl Rules for Mantua {
         let mut prompts = BTreeMap::new();
 
         let mut ask = |role: &str, text: String| {
-            prompts.insert(
-                role.to_string(),
-                Prompt {
-                    text,
-                    syntax: orders::syntax(&s.phase, role),
-                },
-            );
+            prompts.insert(role.to_string(), Prompt { text, syntax: orders::syntax(&s.phase, role) });
         };
         let kind = match s.phase {
             Phase::Setup => {
@@ -990,26 +910,23 @@ impl Rules for Mantua {
                 "lift"
             }
             Phase::Battle => {
-                let a = s.attack.as_ref().expect("battle has an attack");
-                prompts.insert(
-                    "gm".into(),
-                    Prompt {
-                        text: format!(
-                            "A battle is pending in {} ({} attacking). Battles by mail are not implemented yet; the game waits here. END ends the game.",
-                            a.target,
-                            side_name(&a.attacker)
-                        ),
-                        syntax: vec!["END".into()],
-                    },
-                );
-                "battle"
+                let b = s.battle.as_ref().expect("a battle is being fought");
+                let side = b.side.clone();
+                if let Some(text) = battle::prompt(s, &side) {
+                    prompts.insert(side.clone(), Prompt { text, syntax: battle::syntax(s, &side) });
+                }
+                match b.stage {
+                    battle::Stage::Reveal => "reveal",
+                    battle::Stage::Deploy => "deploy",
+                    battle::Stage::Turn => "battle turn",
+                    battle::Stage::Doubled => "doubled",
+                    battle::Stage::Reduce => "reductions",
+                    battle::Stage::Upgrade => "upgrades",
+                }
             }
             Phase::Over => "over",
         };
-        Awaiting {
-            kind: kind.into(),
-            prompts,
-        }
+        Awaiting { kind: kind.into(), prompts }
     }
 
     fn parse(&self, s: &State, role: &str, line: &str) -> Result<Order, Problem> {
@@ -1045,10 +962,7 @@ impl Rules for Mantua {
                 for (i, o) in orders.iter().enumerate() {
                     if let Order::Strengthen { blocks } = o {
                         if blocks.len() > 2 {
-                            out.push((
-                                i,
-                                Problem::new("at most two blocks gain a step when the siege is lifted"),
-                            ));
+                            out.push((i, Problem::new("at most two blocks gain a step when the siege is lifted")));
                         }
                         let set: BTreeSet<_> = blocks.iter().collect();
                         if set.len() != blocks.len() {
@@ -1066,7 +980,8 @@ impl Rules for Mantua {
                 }
                 out
             }
-            Phase::Battle | Phase::Over => vec![(0, Problem::new("no orders are taken now"))],
+            Phase::Battle => battle::validate(s, role, orders),
+            Phase::Over => vec![(0, Problem::new("no orders are taken now"))],
         }
     }
 
@@ -1075,7 +990,8 @@ impl Rules for Mantua {
         // passes, an attacked side stands, a lifted siege strengthens nobody.
         match s.phase {
             Phase::Escape => vec![Order::Stand],
-            Phase::Setup | Phase::Battle | Phase::Over => vec![],
+            Phase::Battle => battle::default_orders(s, _role),
+            Phase::Setup | Phase::Over => vec![],
             Phase::Turn | Phase::LiftSiege => vec![Order::Pass],
         }
     }
@@ -1086,7 +1002,7 @@ impl Rules for Mantua {
             Phase::Setup => self.resolve_setup(s, orders),
             Phase::Turn => {
                 let v = orders.get(&s.active).cloned().unwrap_or_default();
-                self.resolve_turn(s, &v)
+                self.resolve_turn(s, &v, dice)
             }
             Phase::Escape => {
                 let def = other(&s.attack.as_ref().expect("attack").attacker);
@@ -1094,7 +1010,7 @@ impl Rules for Mantua {
                 self.resolve_escape(s, &o, dice)
             }
             Phase::LiftSiege => self.resolve_lift(s, &first(AUSTRIA)),
-            Phase::Battle => vec![Event::all("The battle is still pending.")],
+            Phase::Battle => battle::resolve(s, orders, dice),
             Phase::Over => vec![],
         }
     }

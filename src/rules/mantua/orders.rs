@@ -39,6 +39,61 @@ pub enum Order {
         blocks: Vec<String>,
     },
     Pass,
+    /// Battle: reveal a block in the battle (its strength is drawn from the Pool).
+    Reveal {
+        block: String,
+    },
+    /// Battle: put drawn units face-down in one of one's edge spaces, front first.
+    Deploy {
+        space: String,
+        units: Vec<String>,
+    },
+    /// Battle: a Wing moves one space ahead, then may turn 90°.
+    Advance {
+        space: String,
+        turn: Option<Side90>,
+    },
+    /// Battle: a Wing turns 90° in place (a Movement without leaving).
+    Wheel {
+        space: String,
+        turn: Side90,
+    },
+    /// Battle: a Wing attacks the enemy Wing it faces.
+    Strike {
+        space: String,
+    },
+    /// Battle: Order a Retreat (ends the battle in one's loss).
+    Retreat,
+    /// Battle: use the Doubling Cube.
+    Double,
+    /// Battle: accept the doubled stakes.
+    Accept,
+    /// After a lost battle: reductions on one's blocks...
+    Reduce {
+        block: String,
+        steps: u32,
+    },
+    /// ...and the retreat route of a defeated defender.
+    RetreatTo {
+        to: String,
+    },
+    /// After a won battle: units to upgrade, one per block that fought.
+    Upgrade {
+        units: Vec<String>,
+    },
+}
+
+/// A 90° turn, from the Wing's own point of view.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Side90 {
+    Left,
+    Right,
+}
+
+impl fmt::Display for Side90 {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(if *self == Side90::Left { "LEFT" } else { "RIGHT" })
+    }
 }
 
 impl fmt::Display for Order {
@@ -52,6 +107,18 @@ impl fmt::Display for Order {
             Order::Stand => write!(f, "STAND"),
             Order::Strengthen { blocks } => write!(f, "STRENGTHEN {}", blocks.join(", ")),
             Order::Pass => write!(f, "PASS"),
+            Order::Reveal { block } => write!(f, "REVEAL {block}"),
+            Order::Deploy { space, units } => write!(f, "DEPLOY {space}: {}", units.join(", ")),
+            Order::Advance { space, turn: None } => write!(f, "MOVE {space}"),
+            Order::Advance { space, turn: Some(t) } => write!(f, "MOVE {space} {t}"),
+            Order::Wheel { space, turn } => write!(f, "TURN {space} {turn}"),
+            Order::Strike { space } => write!(f, "ATTACK {space}"),
+            Order::Retreat => write!(f, "RETREAT"),
+            Order::Double => write!(f, "DOUBLE"),
+            Order::Accept => write!(f, "ACCEPT"),
+            Order::Reduce { block, steps } => write!(f, "REDUCE {block} {steps}"),
+            Order::RetreatTo { to } => write!(f, "RETREAT TO {to}"),
+            Order::Upgrade { units } => write!(f, "UPGRADE {}", units.join(", ")),
         }
     }
 }
@@ -59,11 +126,8 @@ impl fmt::Display for Order {
 /// The syntax shown in prompts for each kind of step, with examples naming
 /// only the role's own blocks (a prompt names nothing of the enemy's).
 pub fn syntax(phase: &Phase, role: &str) -> Vec<String> {
-    let (a, b, place) = if role == super::AUSTRIA {
-        ("Provera", "Liptay", "Piave")
-    } else {
-        ("Masséna", "Rey", "Montebello")
-    };
+    let (a, b, place) =
+        if role == super::AUSTRIA { ("Provera", "Liptay", "Piave") } else { ("Masséna", "Rey", "Montebello") };
     match phase {
         Phase::Setup if role == super::AUSTRIA => {
             vec!["PLACE <block> AT <city>      e.g. PLACE Davidovich AT Riva".into()]
@@ -75,10 +139,9 @@ pub fn syntax(phase: &Phase, role: &str) -> Vec<String> {
             "REASSIGN <block> TO <block>             (Reassign special move)".into(),
             "PASS                                    (move nothing this turn)".into(),
         ],
-        Phase::Escape => vec![
-            "ESCAPE TO <city>   e.g. ESCAPE TO Caldiero".into(),
-            "STAND              (accept battle)".into(),
-        ],
+        Phase::Escape => {
+            vec!["ESCAPE TO <city>   e.g. ESCAPE TO Caldiero".into(), "STAND              (accept battle)".into()]
+        }
         Phase::LiftSiege => vec![
             "STRENGTHEN <block>[, <block>]   up to two blocks, e.g. STRENGTHEN Provera, Alvinczi".into(),
             "PASS".into(),
@@ -96,12 +159,7 @@ fn split_kw<'a>(text: &'a str, kw: &str) -> Option<(&'a str, &'a str)> {
 }
 
 fn block_name(s: &State, role: &str, q: &str) -> Result<String, Problem> {
-    let own: Vec<&str> = s
-        .blocks
-        .iter()
-        .filter(|b| b.side == role)
-        .map(|b| b.name.as_str())
-        .collect();
+    let own: Vec<&str> = s.blocks.iter().filter(|b| b.side == role).map(|b| b.name.as_str()).collect();
     names::find(&own, q, "block").map(|i| own[i].to_string())
 }
 
@@ -120,6 +178,10 @@ fn block_list(s: &State, role: &str, q: &str) -> Result<Vec<String>, Problem> {
     Ok(out)
 }
 
+pub(super) fn block_in(s: &State, role: &str, q: &str) -> Result<String, Problem> {
+    block_name(s, role, q)
+}
+
 pub fn place_name(q: &str) -> Result<String, Problem> {
     let map = &*MAP;
     let names = map.names();
@@ -128,6 +190,9 @@ pub fn place_name(q: &str) -> Result<String, Problem> {
 
 pub fn parse(s: &State, role: &str, line: &str) -> Result<Order, Problem> {
     let line = line.trim();
+    if s.phase == Phase::Battle {
+        return super::battle::parse(s, role, line);
+    }
     let (word, rest) = match line.split_once(char::is_whitespace) {
         Some((w, r)) => (w, r.trim()),
         None => (line, ""),
@@ -140,44 +205,27 @@ pub fn parse(s: &State, role: &str, line: &str) -> Result<Order, Problem> {
     let order = match word.as_str() {
         "PLACE" => {
             let (b, at) = split_kw(&spaced, "at").ok_or_else(|| usage("PLACE"))?;
-            Order::Place {
-                block: block_name(s, role, b)?,
-                at: place_name(at)?,
-            }
+            Order::Place { block: block_name(s, role, b)?, at: place_name(at)? }
         }
         "MOVE" => {
             let (b, to) = split_kw(&spaced, "to").ok_or_else(|| usage("MOVE"))?;
-            Order::Move {
-                blocks: block_list(s, role, b)?,
-                to: place_name(to)?,
-            }
+            Order::Move { blocks: block_list(s, role, b)?, to: place_name(to)? }
         }
         "SWAP" => {
             let (a, b) = split_kw(&spaced, "with").ok_or_else(|| usage("SWAP"))?;
-            Order::Swap {
-                a: block_name(s, role, a)?,
-                b: block_name(s, role, b)?,
-            }
+            Order::Swap { a: block_name(s, role, a)?, b: block_name(s, role, b)? }
         }
         "REASSIGN" => {
             let (a, b) = split_kw(&spaced, "to").ok_or_else(|| usage("REASSIGN"))?;
-            Order::Reassign {
-                from: block_name(s, role, a)?,
-                to: block_name(s, role, b)?,
-            }
+            Order::Reassign { from: block_name(s, role, a)?, to: block_name(s, role, b)? }
         }
         "ESCAPE" => {
-            let to = rest
-                .strip_prefix("to ")
-                .or_else(|| rest.strip_prefix("TO "))
-                .unwrap_or(rest);
+            let to = rest.strip_prefix("to ").or_else(|| rest.strip_prefix("TO ")).unwrap_or(rest);
             let to = to.strip_prefix("To ").unwrap_or(to);
             Order::Escape { to: place_name(to)? }
         }
         "STAND" if rest.is_empty() => Order::Stand,
-        "STRENGTHEN" => Order::Strengthen {
-            blocks: block_list(s, role, rest)?,
-        },
+        "STRENGTHEN" => Order::Strengthen { blocks: block_list(s, role, rest)? },
         "PASS" if rest.is_empty() => Order::Pass,
         _ => {
             return Err(Problem::new(format!("{word:?} is not an order for this step")).hint(allowed.join(" | ")));
@@ -186,10 +234,7 @@ pub fn parse(s: &State, role: &str, line: &str) -> Result<Order, Problem> {
     let fits = matches!(
         (&s.phase, &order),
         (Phase::Setup, Order::Place { .. })
-            | (
-                Phase::Turn,
-                Order::Move { .. } | Order::Swap { .. } | Order::Reassign { .. } | Order::Pass
-            )
+            | (Phase::Turn, Order::Move { .. } | Order::Swap { .. } | Order::Reassign { .. } | Order::Pass)
             | (Phase::Escape, Order::Escape { .. } | Order::Stand)
             | (Phase::LiftSiege, Order::Strengthen { .. } | Order::Pass)
     );

@@ -41,7 +41,8 @@ pub fn orders(m: &Mantua, s: &State, role: &str, pick: &mut dyn FnMut(usize) -> 
                 vec![Order::Strengthen { blocks: chosen }]
             }
         }
-        Phase::Battle | Phase::Over => vec![],
+        Phase::Battle => super::battle::random_orders(s, role, pick),
+        Phase::Over => vec![],
     }
 }
 
@@ -51,10 +52,7 @@ fn setup(s: &State, role: &str, pick: &mut dyn FnMut(usize) -> usize) -> Vec<Ord
     if role == AUSTRIA {
         for b in s.alive(AUSTRIA).filter(|b| b.tyrolean) {
             let at = sc.tyrolean_cities[pick(sc.tyrolean_cities.len())].clone();
-            v.push(Order::Place {
-                block: b.name.clone(),
-                at,
-            });
+            v.push(Order::Place { block: b.name.clone(), at });
         }
     } else {
         let mut names: Vec<String> = s.alive(role).map(|b| b.name.clone()).collect();
@@ -63,10 +61,7 @@ fn setup(s: &State, role: &str, pick: &mut dyn FnMut(usize) -> usize) -> Vec<Ord
             names.swap(i, pick(i + 1));
         }
         for (i, n) in names.into_iter().enumerate() {
-            v.push(Order::Place {
-                block: n,
-                at: sc.french_cities[(i / 2) % sc.french_cities.len()].clone(),
-            });
+            v.push(Order::Place { block: n, at: sc.french_cities[(i / 2) % sc.french_cities.len()].clone() });
         }
     }
     v
@@ -86,15 +81,9 @@ fn turn(s: &State, role: &str, pick: &mut dyn FnMut(usize) -> usize) -> Vec<Orde
         let a = group[pick(group.len())];
         let b = group[pick(group.len())];
         v.push(if pick(2) == 0 {
-            Order::Swap {
-                a: a.name.clone(),
-                b: b.name.clone(),
-            }
+            Order::Swap { a: a.name.clone(), b: b.name.clone() }
         } else {
-            Order::Reassign {
-                from: a.name.clone(),
-                to: b.name.clone(),
-            }
+            Order::Reassign { from: a.name.clone(), to: b.name.clone() }
         });
         let _ = other(role);
         return v;
@@ -111,10 +100,7 @@ fn turn(s: &State, role: &str, pick: &mut dyn FnMut(usize) -> usize) -> Vec<Orde
             continue;
         }
         used.push(b.name.clone());
-        v.push(Order::Move {
-            blocks: vec![b.name.clone()],
-            to: dests[pick(dests.len())].clone(),
-        });
+        v.push(Order::Move { blocks: vec![b.name.clone()], to: dests[pick(dests.len())].clone() });
     }
     v
 }
