@@ -5,6 +5,7 @@
 use crate::config::Config;
 use crate::desk::{Desk, NewGame};
 use crate::mail::maildir::Maildir;
+use crate::rules::mantua::{self, battle, battle::Stage};
 use anyhow::{bail, Result};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -69,6 +70,97 @@ impl Table {
     }
 }
 
+/// What the demo's players order in a battle: reveal a fighting block,
+/// deploy in pairs from the middle, attack what they face or march ahead;
+/// once time is out the attacker doubles, the defender accepts, and the side
+/// with fewer units left then retreats.
+fn battle_orders(s: &mantua::State, role: &str) -> Vec<String> {
+    let b = s.battle.as_ref().expect("a battle");
+    match b.stage {
+        Stage::Reveal => {
+            let mut v = b.unrevealed.get(role).cloned().unwrap_or_default();
+            v.sort_by_key(|n| s.block(n).map(|x| (x.dummy, x.leader)).unwrap_or_default());
+            vec![format!("REVEAL {}", v[0])]
+        }
+        Stage::Deploy => {
+            let row = b.edge(role);
+            let mut hand = b.hand.iter();
+            let mut v = Vec::new();
+            for col in [2u8, 1, 3, 0, 4] {
+                let there = b.wing_at(col, row).map(|j| b.wings[j].units.len()).unwrap_or(0);
+                let units: Vec<&String> = hand.by_ref().take(2usize.min(3 - there)).collect();
+                if !units.is_empty() {
+                    let names: Vec<&str> = units.iter().map(|u| u.as_str()).collect();
+                    v.push(format!("DEPLOY {}: {}", battle::space_name(col, row), names.join(", ")));
+                }
+            }
+            v
+        }
+        Stage::Turn => {
+            let mine = b.units_of(role);
+            let theirs = b.units_of(mantua::other(role));
+            let open = b.time.is_none() && b.time_set;
+            if open && b.stakes >= 2 && mine < theirs {
+                return vec!["RETREAT".into()];
+            }
+            let mut v = Vec::new();
+            if open && b.cube.is_none() && role == b.attacker {
+                v.push("DOUBLE".to_string());
+            }
+            let mut left = b.commands.get(role).copied().unwrap_or(3) as usize;
+            for (i, w) in b.wings.iter().enumerate().filter(|(_, w)| w.side == role) {
+                let sp = battle::space_name(w.col, w.row);
+                let cost = match (b.faced(i), b.engaged(i)) {
+                    (Some(_), Some(_)) => w.units.len(),
+                    (Some(_), None) => 1,
+                    _ => 1,
+                };
+                if cost > left {
+                    continue;
+                }
+                if b.faced(i).is_some() {
+                    v.push(format!("ATTACK {sp}"));
+                } else if b.ahead(i).map(|(c, r)| b.wing_at(c, r).is_none()).unwrap_or(false) {
+                    v.push(format!("MOVE {sp}"));
+                } else {
+                    continue;
+                }
+                left -= cost;
+            }
+            if v.is_empty() || v == ["DOUBLE"] {
+                v.push("PASS".into());
+            }
+            v
+        }
+        Stage::Doubled => vec!["ACCEPT".into()],
+        Stage::Reduce => {
+            let mut v = Vec::new();
+            let mut due = battle::due(s, role);
+            let mut fought: Vec<&mantua::Block> = b
+                .revealed
+                .get(role)
+                .into_iter()
+                .flatten()
+                .filter_map(|n| s.block(n))
+                .filter(|x| !x.eliminated)
+                .collect();
+            fought.sort_by_key(|x| (x.leader, std::cmp::Reverse(x.strength)));
+            for x in fought {
+                let n = due.min(x.strength as u32 - 1);
+                if n > 0 {
+                    v.push(format!("REDUCE {} {n}", x.name));
+                    due -= n;
+                }
+            }
+            if let Some(r) = battle::retreat_routes(s, role).first() {
+                v.push(format!("RETREAT TO {r}"));
+            }
+            v
+        }
+        Stage::Upgrade => vec!["PASS".into()],
+    }
+}
+
 fn order_key(p: &Path) -> (u64, u64) {
     let n = p.file_name().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
     let parts: Vec<&str> = n.split('.').collect();
@@ -123,20 +215,33 @@ pub fn run(data: &Path, cfg: Config, ruleset: &str) -> Result<i32> {
     t.send("france", BOB, "PRESS austria The Brenta is lovely this time of year.\nMOVE Augereau, Dummy C TO Vicenza")?;
     t.pass()?;
 
-    // Austria attacks Vicenza from Padova; France tries to Escape.
+    // Austria attacks Vicenza from Padova; France stands and fights.
     t.send("austria", ALICE, "MOVE Provera, Liptay TO Vicenza")?;
     t.pass()?;
-    t.send("france", BOB, "ESCAPE TO Caldiero\nSALT bob-escapes")?;
+    t.send("france", BOB, "STAND\nSALT bob-stands")?;
     t.pass()?;
 
-    let l = t.desk.load(&game)?;
-    if l.game.awaits("france") {
-        // The Escape worked: France has its turn; a quiet one.
-        t.send("france", BOB, "STATUS\nPASS")?;
+    // The battle, decision by decision, as each player's prompt asks.
+    for _ in 0..80 {
+        let l = t.desk.load(&game)?;
+        if l.game.ended {
+            break;
+        }
+        let a = l.game.awaiting();
+        let Some(role) = a.prompts.keys().next().cloned() else { break };
+        if !matches!(a.kind.as_str(), "reveal" | "deploy" | "battle turn" | "doubled" | "reductions" | "upgrades") {
+            break;
+        }
+        let state: mantua::State = toml::from_str(&l.game.state_text())?;
+        let orders = battle_orders(&state, &role);
+        let from = if role == "austria" { ALICE } else { BOB };
+        t.send(&role, from, &orders.join("\n"))?;
         t.pass()?;
+        if t.desk.load(&game)?.game.step == l.game.step {
+            bail!("the demo's own orders were refused at step {}: {orders:?}", l.game.step);
+        }
     }
-    // The moderator ends the demo (a battle, if one is pending, would need
-    // the battle rules, which are not implemented yet).
+    // The moderator ends the demo here.
     t.send("gm", CAROL, "STATUS\nEND")?;
     t.pass()?;
 

@@ -144,7 +144,7 @@ pub fn map(g: &GraphBoard) -> String {
 /// A grid display: one box a cell, the stack's side and facing on its first
 /// line, then its pieces front first.
 pub fn grid(g: &GridBoard) -> String {
-    const W: usize = 14;
+    const W: usize = 13;
     let mut out = format!("{}\n", g.title);
     let rule = format!("   +{}\n", vec!["-".repeat(W); g.columns as usize].join("+") + "+");
     out.push_str("    ");

@@ -6,4 +6,5 @@ mod conformance;
 mod crash;
 mod desk;
 mod dice_vectors;
+mod fullgame;
 mod support;

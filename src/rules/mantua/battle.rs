@@ -234,32 +234,32 @@ fn parse_space(q: &str) -> Result<(u8, u8), Problem> {
 }
 
 impl Battle {
-    fn edge(&self, side: &str) -> u8 {
+    pub fn edge(&self, side: &str) -> u8 {
         if side == self.attacker {
             DISPLAY.rows - 1
         } else {
             0
         }
     }
-    fn wing_at(&self, col: u8, row: u8) -> Option<usize> {
+    pub fn wing_at(&self, col: u8, row: u8) -> Option<usize> {
         self.wings.iter().position(|w| w.col == col && w.row == row)
     }
-    fn ahead(&self, i: usize) -> Option<(u8, u8)> {
+    pub fn ahead(&self, i: usize) -> Option<(u8, u8)> {
         let w = &self.wings[i];
         let (dx, dy) = w.facing.delta();
         let (c, r) = (w.col as i32 + dx, w.row as i32 + dy);
         (c >= 0 && r >= 0 && c < DISPLAY.columns as i32 && r < DISPLAY.rows as i32).then_some((c as u8, r as u8))
     }
     /// The enemy Wing this Wing faces, if adjacent.
-    fn faced(&self, i: usize) -> Option<usize> {
+    pub fn faced(&self, i: usize) -> Option<usize> {
         let (c, r) = self.ahead(i)?;
         self.wing_at(c, r).filter(|&j| self.wings[j].side != self.wings[i].side)
     }
     /// Facing each other: mutually Engaged.
-    fn engaged(&self, i: usize) -> Option<usize> {
+    pub fn engaged(&self, i: usize) -> Option<usize> {
         self.faced(i).filter(|&j| self.faced(j) == Some(i))
     }
-    fn units_of(&self, side: &str) -> usize {
+    pub fn units_of(&self, side: &str) -> usize {
         self.wings.iter().filter(|w| w.side == side).map(|w| w.units.len()).sum()
     }
     fn deployed(&self, side: &str) -> usize {
@@ -519,12 +519,12 @@ fn loser_blocks<'a>(s: &'a State, loser: &str) -> Vec<&'a super::Block> {
 }
 
 /// Reductions the loser must take: the stakes, or everything it has.
-fn due(s: &State, loser: &str) -> u32 {
+pub fn due(s: &State, loser: &str) -> u32 {
     let cap: u32 = loser_blocks(s, loser).iter().map(|x| x.strength as u32 - 1).sum();
     battle(s).stakes.min(cap)
 }
 
-fn retreat_routes(s: &State, loser: &str) -> Vec<String> {
+pub fn retreat_routes(s: &State, loser: &str) -> Vec<String> {
     let b = battle(s);
     if loser == b.attacker {
         return Vec::new();
@@ -1454,7 +1454,7 @@ fn commands(s: &mut State, side: &str, orders: &[Order], dice: &mut dyn Dice) ->
                     } else {
                         b.wings[w].units.remove(0);
                         b.broken.entry(side.to_string()).or_default().push(u.id.clone());
-                        text.push_str(&format!("; doubles: Repulsed, the front unit {} Breaks.", shown(&u.id)));
+                        text.push_str(&format!("; doubles: Repulsed, and the front unit, {}, Breaks.", shown(&u.id)));
                     }
                 } else if flank {
                     let mut broke = Vec::new();
@@ -1490,7 +1490,7 @@ fn commands(s: &mut State, side: &str, orders: &[Order], dice: &mut dyn Dice) ->
                             broke.push(shown(&u.id));
                             b.broken.entry(enemy.clone()).or_default().push(u.id);
                         } else {
-                            text.push_str(&format!("; {} holds (MV {mv})", shown(&u.id)));
+                            text.push_str(&format!("; {} holds", shown(&u.id)));
                             break;
                         }
                     }

@@ -1,0 +1,124 @@
+//! Whole games through the desk: every step answered by mail with random
+//! legal orders until the game ends, then every mail checked for leaks, the
+//! journal audited, and the dice re-verified by the independent verifier.
+
+use crate::support::*;
+use adjutant::engine::Viewer;
+
+struct Rng(u64);
+impl Rng {
+    fn pick(&mut self, n: usize) -> usize {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        if n == 0 {
+            0
+        } else {
+            (self.0 % n as u64) as usize
+        }
+    }
+}
+
+/// Play game g1 of `t` to its end (or `max` steps); returns the steps played.
+pub fn play_out(t: &mut Table, seed: u64, max: u32) -> u32 {
+    let mut rng = Rng(seed | 1);
+    loop {
+        let l = t.desk.load(&t.game).unwrap();
+        if l.game.ended || l.game.step > max {
+            return l.game.step - 1;
+        }
+        let a = l.game.awaiting();
+        assert!(!a.prompts.is_empty(), "step {} awaits nobody", l.game.step);
+        for role in a.prompts.keys() {
+            let lines = l.game.rules.random_orders(&l.game.state, role, &mut |n| rng.pick(n));
+            let from = match role.as_str() {
+                "austria" => ALICE,
+                "france" => BOB,
+                _ => CAROL,
+            };
+            let mut body = lines.join("\n");
+            if rng.pick(4) == 0 {
+                body.push_str(&format!("\nSALT s{}", rng.pick(1000)));
+            }
+            t.send(role, from, &body);
+        }
+        let step = l.game.step;
+        t.pass();
+        let after = t.desk.load(&t.game).unwrap().game.step;
+        assert!(
+            after > step || t.desk.load(&t.game).unwrap().game.ended,
+            "step {step} did not resolve: {:?}",
+            t.last(ALICE)
+        );
+    }
+}
+
+fn words(text: &str) -> Vec<String> {
+    text.split(|c: char| !c.is_alphanumeric()).map(|w| w.to_lowercase()).collect()
+}
+
+#[test]
+fn random_games_by_mail_end_audit_and_never_leak() {
+    let mut ended_by_outcome = 0;
+    for seed in [7u64, 11, 23] {
+        let mut t = Table::with(&format!("full{seed}"), None, "committed");
+        let steps = play_out(&mut t, seed, 500);
+        let l = t.desk.load(&t.game).unwrap();
+        if l.game.outcome().is_some() {
+            ended_by_outcome += 1;
+        }
+        assert!(steps > 5, "seed {seed}: {steps} steps");
+        eprintln!("seed {seed}: {steps} steps, outcome {:?}", l.game.outcome());
+        // No mail to a side ever names an enemy counter (its Pool, its hand,
+        // its face-down units): those ids are for their owner's eyes only.
+        // Once the game is over everything is revealed: the last results
+        // and the game-over mail are exempt.
+        let last = adjutant::journal::read(&t.dir.join("games/g1/journal.toml"))
+            .unwrap()
+            .iter()
+            .rev()
+            .find(|e| e.kind == "resolved")
+            .map(|e| e.body["step"].as_integer().unwrap())
+            .unwrap();
+        let over = l.game.outcome().is_some();
+        for (who, enemy) in [(ALICE, 'f'), (BOB, 'a')] {
+            let ids: Vec<String> = (1..=28).map(|i| format!("{enemy}{i:02}")).collect();
+            for raw in t.raw_mails(who) {
+                let m = mail_parser::MessageParser::default().parse(&raw[..]).unwrap();
+                let subject = m.subject().unwrap_or("");
+                if subject.contains("game over") || (over && subject.contains(&format!("step {last} resolved"))) {
+                    continue;
+                }
+                let mut text = m.body_text(0).map(|b| b.to_string()).unwrap_or_default();
+                for a in m.attachments() {
+                    text.push_str(&String::from_utf8_lossy(a.contents()));
+                }
+                let ws = words(&text);
+                if let Some(id) = ids.iter().find(|id| ws.contains(id)) {
+                    panic!("seed {seed}: a mail to {who} ({:?}) names the enemy counter {id}", m.subject());
+                }
+            }
+        }
+        // Views of a side never show the strength of an enemy block.
+        let v = l.game.view(&Viewer::Role("austria".into()));
+        if l.game.outcome().is_none() {
+            assert!(
+                v.tables.iter().all(|t| !t.title.starts_with("France blocks") || t.header.len() == 2),
+                "seed {seed}"
+            );
+        }
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_adjutant"))
+            .arg("audit")
+            .arg(t.dir.join("games/g1/journal.toml"))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "seed {seed}: {}", String::from_utf8_lossy(&out.stdout));
+        let py = std::process::Command::new("python3")
+            .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/verify_dice.py"))
+            .arg(t.dir.join("games/g1/journal.toml"))
+            .output()
+            .unwrap();
+        assert!(py.status.success(), "seed {seed}: {}", String::from_utf8_lossy(&py.stdout));
+    }
+    let _ = ended_by_outcome;
+}
