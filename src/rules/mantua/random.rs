@@ -11,7 +11,7 @@ pub fn orders(m: &Mantua, s: &State, role: &str, pick: &mut dyn FnMut(usize) -> 
         Phase::Turn => {
             for _ in 0..12 {
                 let o = turn(s, role, pick);
-                if !o.is_empty() && m.validate(s, role, &o).is_empty() {
+                if !o.is_empty() && m.validate(s, role, &o).is_empty() && !reckless(s, role, &o) {
                     return o;
                 }
             }
@@ -44,6 +44,18 @@ pub fn orders(m: &Mantua, s: &State, role: &str, pick: &mut dyn FnMut(usize) -> 
         Phase::Battle => super::battle::random_orders(s, role, pick),
         Phase::Over => vec![],
     }
+}
+
+/// An Attack by Leaders and Dummies alone: legal, but it loses the game
+/// as soon as the Leader is revealed; even a random player avoids it.
+fn reckless(s: &State, role: &str, orders: &[Order]) -> bool {
+    let attackers: Vec<&super::Block> = orders
+        .iter()
+        .filter_map(|o| if let Order::Move { blocks, to } = o { Some((blocks, to)) } else { None })
+        .filter(|(_, to)| s.hostile(role, to))
+        .flat_map(|(b, _)| b.iter().filter_map(|n| s.block(n)))
+        .collect();
+    !attackers.is_empty() && attackers.iter().all(|b| b.leader || b.dummy)
 }
 
 fn setup(s: &State, role: &str, pick: &mut dyn FnMut(usize) -> usize) -> Vec<Order> {
