@@ -43,6 +43,8 @@ impl Default for GameAddress {
 pub enum Inbound {
     /// The embedded default: a Maildir, `DATA/mail/inbox` unless `path` is set.
     Maildir { path: Option<String> },
+    /// A mailbox on an IMAP server.
+    Imap(ImapConfig),
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -51,11 +53,141 @@ pub enum Outbound {
     /// The embedded default: one Maildir per recipient under
     /// `DATA/mail/outbox/<recipient>/`, unless `path` is set.
     File { path: Option<String> },
+    /// An SMTP server (submission).
+    Smtp(SmtpConfig),
+    /// A local sendmail-compatible program.
+    Sendmail {
+        #[serde(default = "default_sendmail")]
+        command: String,
+    },
+}
+
+fn default_sendmail() -> String {
+    "/usr/sbin/sendmail".into()
+}
+
+/// How a connection is protected.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Security {
+    /// TLS from the first byte (IMAPS 993, SMTPS 465).
+    Tls,
+    /// Plain first, then STARTTLS before anything else is said.
+    Starttls,
+    /// No encryption: refused unless the host is a loopback address and
+    /// `allow_plain` is set.
+    Plain,
+}
+
+/// A password, never in the config file itself: from an environment
+/// variable or a file.
+pub fn secret(env: &Option<String>, file: &Option<String>, what: &str) -> Result<String, String> {
+    if let Some(v) = env {
+        return std::env::var(v).map_err(|_| format!("{what}: the environment variable {v} (password_env) is not set"));
+    }
+    if let Some(f) = file {
+        return std::fs::read_to_string(f)
+            .map(|s| s.trim_end_matches(['\r', '\n']).to_string())
+            .map_err(|e| format!("{what}: cannot read password_file {f}: {e}"));
+    }
+    Err(format!("{what}: give password_env or password_file"))
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ImapConfig {
+    pub host: String,
+    pub port: u16,
+    pub security: Security,
+    #[serde(default)]
+    pub allow_plain: bool,
+    pub user: String,
+    #[serde(default)]
+    pub password_env: Option<String>,
+    #[serde(default)]
+    pub password_file: Option<String>,
+    #[serde(default = "default_folder")]
+    pub folder: String,
+    #[serde(default = "default_processed")]
+    pub processed_folder: String,
+    /// Use IDLE when the server offers it.
+    #[serde(default = "yes")]
+    pub idle: bool,
+    /// How long one IDLE lasts before it is re-issued (servers drop an IDLE
+    /// after 30 minutes; RFC 2177 asks for a re-issue within 29).
+    #[serde(default = "default_idle")]
+    pub idle_seconds: u64,
+    /// Seconds between polls when IDLE is off or not offered.
+    #[serde(default = "default_poll")]
+    pub poll_seconds: u64,
+    /// Messages fetched and committed together.
+    #[serde(default = "default_batch")]
+    pub batch: usize,
+    /// An extra CA certificate (PEM) to trust, for a server with a private CA.
+    #[serde(default)]
+    pub ca_file: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SmtpConfig {
+    pub host: String,
+    pub port: u16,
+    pub security: Security,
+    #[serde(default)]
+    pub allow_plain: bool,
+    /// Log in with this user (and the secret), or send without AUTH.
+    #[serde(default)]
+    pub user: Option<String>,
+    #[serde(default)]
+    pub password_env: Option<String>,
+    #[serde(default)]
+    pub password_file: Option<String>,
+    #[serde(default)]
+    pub ca_file: Option<String>,
+    #[serde(default = "default_timeout")]
+    pub timeout_seconds: u64,
+    /// Longest wait between retries of a temporarily failing send.
+    #[serde(default = "default_retry")]
+    pub retry_max_seconds: u64,
+}
+
+fn default_folder() -> String {
+    "INBOX".into()
+}
+fn default_processed() -> String {
+    "adjutant-processed".into()
+}
+fn yes() -> bool {
+    true
+}
+fn default_idle() -> u64 {
+    25 * 60
+}
+fn default_poll() -> u64 {
+    60
+}
+fn default_batch() -> usize {
+    50
+}
+fn default_timeout() -> u64 {
+    30
+}
+fn default_retry() -> u64 {
+    3600
+}
+
+/// Plain text is only for a server on this machine, and only when asked.
+pub fn plain_allowed(host: &str, allow: bool) -> bool {
+    let loopback = host == "localhost" || host.parse::<std::net::IpAddr>().map(|a| a.is_loopback()).unwrap_or(false);
+    allow && loopback
 }
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Limits {
+    /// Seconds between passes of `adjutant run` on a Maildir inbox.
+    pub poll_seconds: u64,
     /// Refusals (and other replies to unidentified mail) sent to one address
     /// per hour; further ones are dropped silently, which stops mail loops.
     pub refusals_per_hour: u32,
@@ -66,7 +198,7 @@ pub struct Limits {
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits { refusals_per_hour: 5, max_message_bytes: 2 * 1024 * 1024 }
+        Limits { poll_seconds: 30, refusals_per_hour: 5, max_message_bytes: 2 * 1024 * 1024 }
     }
 }
 

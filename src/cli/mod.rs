@@ -52,9 +52,9 @@ enum Cmd {
     Run {
         #[arg(long)]
         once: bool,
-        /// Seconds between passes when looping.
-        #[arg(long, default_value_t = 30)]
-        interval: u64,
+        /// Connect to the configured servers, say what works, and exit.
+        #[arg(long)]
+        check: bool,
     },
     /// Put a message into the local mailbox as that sender.
     Post {
@@ -157,20 +157,40 @@ fn run(cli: Cli) -> Result<i32> {
             println!("{id}");
             Ok(0)
         }
-        Cmd::Run { once, interval } => {
+        Cmd::Run { once, check } => {
             let desk = Desk::open(&cli.data, cfg)?;
-            loop {
-                let r = desk.run_once(now())?;
-                tracing::info!(?r, "pass done");
-                if once {
-                    println!(
-                        "{} messages: {} accepted, {} rejected, {} refused, {} dropped, {} duplicates; {} steps resolved; {} mails sent",
-                        r.messages, r.accepted, r.rejected, r.refused, r.dropped, r.duplicates, r.resolved, r.sent
-                    );
-                    return Ok(0);
+            if check {
+                let (ok, lines) = desk.check();
+                for l in lines {
+                    println!("{l}");
                 }
-                std::thread::sleep(std::time::Duration::from_secs(interval));
+                return Ok(if ok { 0 } else { 1 });
             }
+            if once {
+                let r = match desk.cfg.inbound.clone() {
+                    crate::config::Inbound::Imap(c) => {
+                        let mut s = crate::mail::imap::connect(&c)?;
+                        crate::mail::imap::ensure_folder(&mut s, &c.processed_folder)?;
+                        let r = desk.imap_pass(&mut s, &c, &std::sync::atomic::AtomicBool::new(false))?;
+                        let _ = s.logout();
+                        r
+                    }
+                    _ => desk.run_once(now())?,
+                };
+                println!(
+                    "{} messages: {} accepted, {} rejected, {} refused, {} dropped, {} duplicates; {} steps resolved; {} mails sent",
+                    r.messages, r.accepted, r.rejected, r.refused, r.dropped, r.duplicates, r.resolved, r.sent
+                );
+                return Ok(0);
+            }
+            // SIGINT/SIGTERM set the flag; the desk finishes the message in
+            // hand and stops.
+            let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+            for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+                signal_hook::flag::register(sig, stop.clone())?;
+            }
+            desk.serve(&stop)?;
+            Ok(0)
         }
         Cmd::Post { from, subject, to, file } => {
             let mut body = Vec::new();

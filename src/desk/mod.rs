@@ -11,6 +11,7 @@
 //! is only marked processed after all that, and is recognised by its SHA-256
 //! if it is seen again.
 
+mod daemon;
 mod handle;
 pub mod letters;
 pub mod store;
@@ -42,6 +43,8 @@ pub enum Error {
     Io { what: &'static str, path: PathBuf, source: std::io::Error },
     #[error("{0}")]
     Bad(String),
+    #[error(transparent)]
+    Imap(#[from] crate::mail::imap::Error),
 }
 
 fn io<'a>(what: &'static str, path: &'a Path) -> impl FnOnce(std::io::Error) -> Error + 'a {
@@ -140,14 +143,15 @@ impl Desk {
     pub fn inbox_path(&self) -> PathBuf {
         match &self.cfg.inbound {
             InCfg::Maildir { path: Some(p) } => PathBuf::from(p),
-            InCfg::Maildir { path: None } => self.data.join("mail/inbox"),
+            // `post` still drops messages here when the inbox is IMAP.
+            InCfg::Maildir { path: None } | InCfg::Imap(_) => self.data.join("mail/inbox"),
         }
     }
 
     pub fn outbox_root(&self) -> PathBuf {
         match &self.cfg.outbound {
             OutCfg::File { path: Some(p) } => PathBuf::from(p),
-            OutCfg::File { path: None } => self.data.join("mail/outbox"),
+            OutCfg::File { path: None } | OutCfg::Smtp(_) | OutCfg::Sendmail { .. } => self.data.join("mail/outbox"),
         }
     }
 
@@ -656,6 +660,19 @@ impl Desk {
 
     /// Deliver spooled mail through the configured transport.
     pub fn deliver(&self) -> Result<usize, Error> {
+        match &self.cfg.outbound {
+            OutCfg::File { .. } => self.deliver_files(),
+            OutCfg::Smtp(c) => {
+                let sender = crate::mail::smtp::smtp(c).map_err(Error::Bad)?;
+                self.deliver_via(&sender, c.retry_max_seconds, Utc::now())
+            }
+            OutCfg::Sendmail { command } => self.deliver_via(&crate::mail::smtp::sendmail(command), 3600, Utc::now()),
+        }
+    }
+
+    /// The file transport: each spooled message moves into its recipient's
+    /// outbox Maildir.
+    fn deliver_files(&self) -> Result<usize, Error> {
         let dir = self.data.join("spool/new");
         let mut names: Vec<PathBuf> =
             fs::read_dir(&dir).map_err(io("read", &dir))?.flatten().map(|e| e.path()).collect();
@@ -739,7 +756,7 @@ impl Desk {
     }
 
     /// Resolve every open step whose deadline has passed.
-    fn deadlines(&self, now: DateTime<Utc>, report: &mut PassReport) -> Result<(), Error> {
+    pub(crate) fn deadlines(&self, now: DateTime<Utc>, report: &mut PassReport) -> Result<(), Error> {
         for id in self.game_ids()? {
             let mut l = match store::load(&self.data, &id) {
                 Ok(l) => l,
@@ -790,6 +807,100 @@ impl Desk {
         let inbox = Maildir::open(&self.inbox_path()).map_err(io("open inbox", &self.inbox_path()))?;
         let name = format!("{}.{}.adjutant", spool_stamp(now, 0), &hex::encode(dice::sha256(raw))[..16]);
         inbox.deliver(&name, raw).map_err(io("deliver to inbox", &self.inbox_path()))
+    }
+}
+
+/// When the outbound transport may be tried again after a temporary failure.
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
+struct Backoff {
+    failures: u32,
+    next: i64,
+    last_error: String,
+}
+
+impl Desk {
+    /// Send spooled messages in order through `sender`, each exactly once as
+    /// far as SMTP allows (the spool file goes only after the server took
+    /// it). A temporary failure stops the pass and backs off (capped
+    /// exponential); a permanent one (5xx) moves the message to
+    /// `spool/failed/`, journals it and tells the game's moderator.
+    pub fn deliver_via(
+        &self,
+        sender: &crate::mail::smtp::Sender,
+        max_wait: u64,
+        now: DateTime<Utc>,
+    ) -> Result<usize, Error> {
+        let bp = self.data.join("desk/outbound.toml");
+        let mut back: Backoff = fs::read_to_string(&bp).ok().and_then(|t| toml::from_str(&t).ok()).unwrap_or_default();
+        if back.failures > 0 && now.timestamp() < back.next {
+            return Ok(0);
+        }
+        let dir = self.data.join("spool/new");
+        let mut names: Vec<PathBuf> =
+            fs::read_dir(&dir).map_err(io("read", &dir))?.flatten().map(|e| e.path()).collect();
+        names.sort();
+        let mut n = 0;
+        for p in names {
+            let bytes = fs::read(&p).map_err(io("read", &p))?;
+            let parsed = crate::mail::parse::parse(&bytes);
+            let name = p.file_name().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
+            let to = parsed.to.first().cloned().unwrap_or_default();
+            match sender.send(&self.cfg.game.address, &to, &bytes) {
+                Ok(()) => {
+                    fs::remove_file(&p).map_err(io("remove", &p))?;
+                    n += 1;
+                    back = Backoff::default();
+                }
+                Err(crate::mail::smtp::Failure::Temporary(e)) => {
+                    back.failures += 1;
+                    let wait = (5u64 << back.failures.min(20)).min(max_wait.max(5));
+                    back.next = now.timestamp() + wait as i64;
+                    back.last_error = e.clone();
+                    warn!(to = %to, error = %e, retry_in = wait, "sending failed for now; the spool keeps the mail");
+                    break;
+                }
+                Err(crate::mail::smtp::Failure::Permanent(e)) => {
+                    warn!(to = %to, error = %e, "the server refused the mail for good");
+                    let failed = self.data.join("spool/failed");
+                    fs::create_dir_all(&failed).map_err(io("create", &failed))?;
+                    fs::rename(&p, failed.join(&name)).map_err(io("move", &p))?;
+                    self.undeliverable(&name, &to, &e, now)?;
+                }
+            }
+        }
+        let _ = crate::journal::write_atomic(&bp, toml::to_string(&back).unwrap_or_default().as_bytes(), None);
+        Ok(n)
+    }
+
+    /// Journal a permanent delivery failure in its game and tell the
+    /// moderator (unless the failed mail was the moderator's).
+    fn undeliverable(&self, spool_name: &str, to: &str, reason: &str, now: DateTime<Utc>) -> Result<(), Error> {
+        let mid = spool_name.splitn(3, '~').nth(2).unwrap_or("").trim_end_matches(".eml").to_string();
+        let game = mid.split('.').next().unwrap_or("").to_string();
+        let Ok(mut l) = self.load(&game) else { return Ok(()) };
+        let mut batch = Batch::default();
+        batch.entry(
+            "undeliverable",
+            &kinds::Mail {
+                message_id: mid.clone(),
+                to: to.to_string(),
+                subject: reason.to_string(),
+                sha256: String::new(),
+            },
+        );
+        if let Some(gm) = l.desk.gm.clone() {
+            if !crate::mail::same_address(&gm, to) {
+                batch.letters.push(Letter {
+                    role: Some("gm".into()),
+                    to: gm,
+                    subject: format!("[{game}] mail to {to} could not be delivered"),
+                    body: letters::fill("reply", context! { text => format!("The mail server refused a message for {to} permanently:\n  {reason}\nThe player may need a new address (REPLACE <role> <email>).") }),
+                    svg: Vec::new(),
+                    in_reply_to: None,
+                });
+            }
+        }
+        self.commit(&mut l, batch, now)
     }
 }
 

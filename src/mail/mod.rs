@@ -2,8 +2,11 @@
 //! order text, Maildir folders, and composing outbound messages.
 
 pub mod compose;
+pub mod imap;
 pub mod maildir;
 pub mod parse;
+pub mod smtp;
+pub mod tls;
 
 /// Split `local+detail@domain` into (local, detail, domain).
 pub fn split_address(addr: &str) -> Option<(String, Option<String>, String)> {

@@ -362,7 +362,8 @@ fn reveal(s: &mut State, side: &str, name: &str, dice: &mut dyn Dice) -> Vec<Eve
         battle_mut(s).commands.insert(side.to_string(), DISPLAY.leader_commands);
         // "If your Leader is revealed and you have no Blocks that
         // contribute Units, you lose the game": no other block in the
-        // battle but Dummies and Leaders.
+        // battle but Dummies (a second Leader, such as a freed Wurmser,
+        // draws units and counts).
         let b = battle(s);
         let others = b
             .unrevealed
@@ -371,7 +372,7 @@ fn reveal(s: &mut State, side: &str, name: &str, dice: &mut dyn Dice) -> Vec<Eve
             .chain(b.revealed.get(side))
             .flatten()
             .filter_map(|n| s.block(n))
-            .any(|x| !x.leader && !x.dummy && !x.eliminated);
+            .any(|x| x.name != name && !x.dummy && !x.eliminated);
         if !others {
             let winner = other(side).to_string();
             s.phase = Phase::Over;
