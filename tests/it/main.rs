@@ -7,4 +7,6 @@ mod crash;
 mod desk;
 mod dice_vectors;
 mod fullgame;
+mod realmail;
+mod stack;
 mod support;
