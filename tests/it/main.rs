@@ -4,6 +4,7 @@
 mod audit;
 mod conformance;
 mod crash;
+mod daemon;
 mod desk;
 mod dice_vectors;
 mod fullgame;

@@ -67,7 +67,12 @@ fn a_game_played_by_smtp_and_imap() {
         let a = l.game.awaiting();
         for role in a.prompts.keys() {
             let lines = l.game.rules.random_orders(&l.game.state, role, &mut pick);
-            st.send(&player(role), &desk.reply_address("g1", role), &format!("Re: [g1] step {}", l.game.step), &lines.join("\n"));
+            st.send(
+                &player(role),
+                &desk.reply_address("g1", role),
+                &format!("Re: [g1] step {}", l.game.step),
+                &lines.join("\n"),
+            );
             received += 1;
         }
         assert!(st.wait_for("game", "adjutant-processed", 0, 1));
@@ -94,7 +99,11 @@ fn a_game_played_by_smtp_and_imap() {
     );
     let bob = st.inbox("bob");
     assert!(bob.iter().any(|m| subject(m).contains("welcome") && body(m).contains("BEGIN ADJUTANT ANCHORS")));
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_adjutant")).arg("audit").arg(dir.join("games/g1/journal.toml")).output().unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_adjutant"))
+        .arg("audit")
+        .arg(dir.join("games/g1/journal.toml"))
+        .output()
+        .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -133,7 +142,8 @@ fn spoofed_automatic_bounced_and_looping_mail_through_real_servers() {
     assert!(st.wait_for("mallory", "INBOX", 5, 15));
     std::thread::sleep(std::time::Duration::from_millis(500));
     assert_eq!(st.count("mallory", "INBOX"), 5, "the spoof's refusal and four loop answers; the rest are dropped");
-    let refusal = st.inbox("mallory").into_iter().find(|m| body(m).contains("not sent from the address registered for austria"));
+    let refusal =
+        st.inbox("mallory").into_iter().find(|m| body(m).contains("not sent from the address registered for austria"));
     assert!(refusal.is_some(), "the spoofed sender is told why");
     assert_eq!(st.count("alice", "INBOX"), alice_before, "no answer to the auto-reply");
     assert!(desk.load("g1").unwrap().game.orders.is_empty(), "nothing changed");

@@ -154,8 +154,15 @@ poll_seconds = 1
             .add_root_certificate(Certificate::from_pem(&std::fs::read(self.ca()).unwrap()).unwrap())
             .build_rustls()
             .unwrap();
-        let t = SmtpTransport::builder_dangerous("127.0.0.1").port(self.port("MAILSTACK_SMTP_PORT")).tls(Tls::Required(tls)).build();
-        let env = lettre::address::Envelope::new(if from.is_empty() { None } else { Some(from.parse().unwrap()) }, vec![to.parse().unwrap()]).unwrap();
+        let t = SmtpTransport::builder_dangerous("127.0.0.1")
+            .port(self.port("MAILSTACK_SMTP_PORT"))
+            .tls(Tls::Required(tls))
+            .build();
+        let env = lettre::address::Envelope::new(
+            if from.is_empty() { None } else { Some(from.parse().unwrap()) },
+            vec![to.parse().unwrap()],
+        )
+        .unwrap();
         t.send_raw(&env, raw).unwrap();
     }
 
@@ -234,5 +241,8 @@ pub fn subject(raw: &[u8]) -> String {
 }
 
 pub fn body(raw: &[u8]) -> String {
-    mail_parser::MessageParser::default().parse(raw).and_then(|m| m.body_text(0).map(|b| b.to_string())).unwrap_or_default()
+    mail_parser::MessageParser::default()
+        .parse(raw)
+        .and_then(|m| m.body_text(0).map(|b| b.to_string()))
+        .unwrap_or_default()
 }

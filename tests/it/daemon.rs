@@ -1,0 +1,245 @@
+//! The daemon binary (`adjutant run`) against the real mail stack: outages
+//! of the IMAP and SMTP servers, SIGKILL at random points, a burst of 1,000
+//! messages, and a clean stop on SIGTERM.
+
+use crate::stack::{body, stack, subject, Stack, DOMAIN, PASSWORD_ENV};
+use crate::support::{fixed_entropy, temp_dir};
+use adjutant::desk::{Desk, NewGame};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn addr(user: &str) -> String {
+    format!("{user}@{DOMAIN}")
+}
+
+struct Daemon {
+    child: Child,
+}
+
+impl Daemon {
+    fn start(dir: &Path, cfg: &Path) -> Daemon {
+        let log = std::fs::OpenOptions::new().create(true).append(true).open(dir.join("daemon.log")).unwrap();
+        let child = Command::new(env!("CARGO_BIN_EXE_adjutant"))
+            .arg("--config")
+            .arg(cfg)
+            .arg("--data")
+            .arg(dir)
+            .arg("run")
+            .env("ADJUTANT_LOG", "info")
+            .env(PASSWORD_ENV, "secret")
+            .stdout(Stdio::null())
+            .stderr(log)
+            .spawn()
+            .unwrap();
+        Daemon { child }
+    }
+    fn kill9(mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+    /// SIGTERM, then the exit status (within `secs`).
+    fn term(mut self, secs: u64) -> Option<std::process::ExitStatus> {
+        unsafe {
+            libc::kill(self.child.id() as i32, libc::SIGTERM);
+        }
+        let end = Instant::now() + Duration::from_secs(secs);
+        while Instant::now() < end {
+            if let Ok(Some(s)) = self.child.try_wait() {
+                return Some(s);
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        let _ = self.child.kill();
+        None
+    }
+}
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn setup(st: &Stack, tag: &str) -> (PathBuf, PathBuf) {
+    for u in ["game", "alice", "bob", "carol", "mallory"] {
+        st.clear(u);
+    }
+    let dir = temp_dir(tag);
+    let cfg = dir.join("adjutant.toml");
+    st.config_file(&cfg);
+    let desk = Desk::open(&dir, st.config()).unwrap();
+    let req = NewGame {
+        ruleset: "mantua".into(),
+        scenario: None,
+        players: vec![("austria".into(), addr("alice")), ("france".into(), addr("bob"))],
+        gm: Some(addr("carol")),
+        deadline: None,
+        dice: "committed".into(),
+        id: Some("g1".into()),
+    };
+    desk.create(&req, chrono::Utc::now(), &mut fixed_entropy()).unwrap();
+    (dir, cfg)
+}
+
+fn reply_to(dir: &Path, st: &Stack, role: &str) -> String {
+    Desk::open(dir, st.config()).unwrap().reply_address("g1", role)
+}
+
+fn wait(secs: u64, mut f: impl FnMut() -> bool) -> bool {
+    let end = Instant::now() + Duration::from_secs(secs);
+    while Instant::now() < end {
+        if f() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    false
+}
+
+fn step(dir: &Path, st: &Stack) -> u32 {
+    Desk::open(dir, st.config()).unwrap().load("g1").unwrap().game.step
+}
+
+#[test]
+fn the_daemon_rides_out_imap_and_smtp_outages_and_stops_cleanly() {
+    let Some((st, _lock)) = stack() else { return };
+    let (dir, cfg) = setup(&st, "outage");
+    let d = Daemon::start(&dir, &cfg);
+    assert!(wait(20, || st.count("alice", "INBOX") >= 2), "the spooled welcome and prompt go out");
+
+    // SMTP down: Austria's set-up still arrives (put straight into the
+    // mailbox), is handled, and its acknowledgement waits in the spool.
+    st.script("stop-smtp");
+    let to = reply_to(&dir, &st, "austria");
+    st.append(
+        "game",
+        format!(
+            "From: <{}>\r\nTo: <{to}>\r\nSubject: set-up\r\nMessage-ID: <o1@{DOMAIN}>\r\n\r\nPLACE Laudon AT Riva\r\n",
+            addr("alice")
+        )
+        .as_bytes(),
+    );
+    assert!(wait(20, || st.count("game", "INBOX") == 0), "handled while SMTP is down");
+    let spooled = || std::fs::read_dir(dir.join("spool/new")).map(|d| d.count()).unwrap_or(0);
+    assert!(wait(5, || spooled() >= 1), "the acknowledgement waits in the spool");
+    let before = st.count("alice", "INBOX");
+    st.script("start-smtp");
+    assert!(wait(30, || st.count("alice", "INBOX") > before), "and is delivered once SMTP is back");
+    assert!(wait(10, || spooled() == 0));
+
+    // IMAP down: France's set-up is sent by SMTP; Postfix holds it until
+    // Dovecot is back; the daemon reconnects and resolves the step.
+    st.script("stop-imap");
+    std::thread::sleep(Duration::from_secs(2));
+    st.send(&addr("bob"), &reply_to(&dir, &st, "france"), "set-up", "PLACE Bonaparte AT Verona");
+    std::thread::sleep(Duration::from_secs(2));
+    st.script("start-imap");
+    assert!(wait(60, || step(&dir, &st) == 2), "the step resolves after the IMAP outage");
+    assert!(wait(30, || st.inbox("bob").iter().any(|m| subject(m).contains("step 1 resolved"))));
+
+    // SIGTERM: the daemon finishes and exits 0.
+    let status = d.term(40).expect("the daemon stops on SIGTERM");
+    assert!(status.success(), "{status:?}");
+    let log = std::fs::read_to_string(dir.join("daemon.log")).unwrap_or_default();
+    assert!(log.contains("reconnecting") || log.contains("IMAP connection failed"), "the outage was seen: {log}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn sigkill_at_random_points_loses_and_repeats_nothing() {
+    let Some((st, _lock)) = stack() else { return };
+    let (dir, cfg) = setup(&st, "sigkill");
+    let to = reply_to(&dir, &st, "austria");
+    let n = 150;
+    // Austria revises its set-up n times; each revision is acknowledged.
+    for i in 0..n {
+        let place = if i % 2 == 0 { "Riva" } else { "Rovereto" };
+        st.append(
+            "game",
+            format!(
+                "From: <{}>\r\nTo: <{to}>\r\nSubject: set-up {i}\r\nMessage-ID: <k{i}@{DOMAIN}>\r\n\r\nPLACE Laudon AT {place}\r\nSALT k{i}\r\n",
+                addr("alice")
+            )
+            .as_bytes(),
+        );
+    }
+    let mut seed = 12345u64;
+    let mut kills = 0;
+    let spooled = || std::fs::read_dir(dir.join("spool/new")).map(|d| d.count()).unwrap_or(0);
+    while (st.count("game", "INBOX") > 0 || spooled() > 0) && kills < 40 {
+        let d = Daemon::start(&dir, &cfg);
+        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
+        std::thread::sleep(Duration::from_millis(100 + (seed >> 33) % 500));
+        d.kill9();
+        kills += 1;
+    }
+    assert!(kills >= 3, "the daemon was killed mid-work several times ({kills})");
+    let d = Daemon::start(&dir, &cfg);
+    assert!(wait(60, || st.count("game", "INBOX") == 0), "every message handled in the end");
+    // Welcome + prompt, then one acknowledgement per revision.
+    assert!(wait(60, || st.count("alice", "INBOX") >= n + 2), "every acknowledgement sent");
+    std::thread::sleep(Duration::from_secs(2));
+    let _ = d.term(40);
+    let mails = st.inbox("alice");
+    let mut ids: Vec<String> = mails
+        .iter()
+        .filter_map(|m| {
+            mail_parser::MessageParser::default().parse(&m[..]).and_then(|p| p.message_id().map(str::to_string))
+        })
+        .collect();
+    let total = ids.len();
+    ids.sort();
+    ids.dedup();
+    // SMTP has no idempotent send: a kill after the server took a message
+    // and before its spool file is gone sends it again, with the same
+    // Message-ID. That is the only repeat allowed: at most one per kill.
+    assert!(total - ids.len() <= kills, "{} repeats for {kills} kills", total - ids.len());
+    let mut acks: Vec<String> = mails
+        .iter()
+        .filter(|m| subject(m).contains("accepted"))
+        .filter_map(|m| {
+            mail_parser::MessageParser::default().parse(&m[..]).and_then(|p| p.message_id().map(str::to_string))
+        })
+        .collect();
+    acks.sort();
+    acks.dedup();
+    assert_eq!(acks.len(), n, "one acknowledgement per revision, none lost ({kills} kills)");
+    let entries = adjutant::journal::read(&dir.join("games/g1/journal.toml")).unwrap();
+    let received = entries.iter().filter(|e| e.kind == "received").count();
+    assert_eq!(received, n, "each message journaled once");
+    let l = Desk::open(&dir, st.config()).unwrap().load("g1").unwrap();
+    let last = if (n - 1) % 2 == 0 { "Riva" } else { "Rovereto" };
+    assert_eq!(l.game.orders["austria"], vec![format!("PLACE Laudon AT {last}")], "the last revision counts");
+    assert_eq!(l.game.salts["austria"], format!("k{}", n - 1));
+    assert!(body(mails.last().unwrap()).len() > 10);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_burst_of_a_thousand_messages() {
+    let Some((st, _lock)) = stack() else { return };
+    let (dir, cfg) = setup(&st, "burst");
+    let to = reply_to(&dir, &st, "austria");
+    let n = 1000;
+    let mut s = st.session("game");
+    for i in 0..n {
+        let raw = format!(
+            "From: <{}>\r\nTo: <{to}>\r\nSubject: set-up {i}\r\nMessage-ID: <burst{i}@{DOMAIN}>\r\n\r\nPLACE Laudon AT {}\r\n",
+            addr("alice"),
+            if i % 2 == 0 { "Riva" } else { "Rovereto" }
+        );
+        s.append("INBOX", raw.as_bytes()).finish().unwrap();
+    }
+    let _ = s.logout();
+    let started = Instant::now();
+    let d = Daemon::start(&dir, &cfg);
+    assert!(wait(300, || st.count("game", "INBOX") == 0), "all handled");
+    assert!(wait(300, || st.count("alice", "INBOX") >= n + 2), "all answered");
+    let secs = started.elapsed().as_secs_f64();
+    eprintln!("burst: {n} messages handled and answered through Dovecot and Postfix in {secs:.1} s");
+    let _ = d.term(40);
+    assert_eq!(st.count("game", "adjutant-processed"), n);
+    let _ = std::fs::remove_dir_all(&dir);
+}
