@@ -11,6 +11,7 @@ pub struct Config {
     pub inbound: Inbound,
     pub outbound: Outbound,
     pub limits: Limits,
+    pub deadlines: crate::desk::deadlines::Policy,
 }
 
 impl Default for Config {
@@ -20,6 +21,7 @@ impl Default for Config {
             inbound: Inbound::Maildir { path: None },
             outbound: Outbound::File { path: None },
             limits: Limits::default(),
+            deadlines: Default::default(),
         }
     }
 }

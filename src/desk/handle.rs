@@ -19,15 +19,28 @@ enum Command {
     Status,
     View,
     Salt(String),
-    Press { to: String, text: String },
+    Press {
+        to: String,
+        text: String,
+    },
     Resign,
     Extend(i64),
     Pause,
     Resume,
-    Replace { role: String, email: String },
+    Replace {
+        role: String,
+        email: String,
+    },
     ResolveNow,
     End,
-    Declare { label: String, values: Vec<u32> },
+    Declare {
+        label: String,
+        values: Vec<u32>,
+    },
+    /// The player's time zone, for showing deadlines.
+    Zone(String),
+    /// An announced absence, first and last day.
+    Absent(String, String),
 }
 
 const MODERATOR_WORDS: &[&str] = &["EXTEND", "PAUSE", "RESUME", "REPLACE", "RESOLVE", "END", "DECLARE"];
@@ -47,6 +60,28 @@ fn command(l: &Loaded, role: &str, n: usize, text: &str) -> Option<Result<Comman
     let c = match word.as_str() {
         "HELP" => Command::Help,
         "STATUS" => Command::Status,
+        "ZONE" => match rest.parse::<chrono_tz::Tz>() {
+            Ok(_) => Command::Zone(rest.to_string()),
+            Err(_) => {
+                return err(
+                    format!("{rest:?} is not a time zone"),
+                    "an IANA name, e.g. ZONE Europe/Rome or ZONE America/New_York",
+                )
+            }
+        },
+        "ABSENT" => {
+            let mut it = rest.split_whitespace();
+            let d = |x: Option<&str>| x.and_then(|v| chrono::NaiveDate::parse_from_str(v, "%Y-%m-%d").ok());
+            match (d(it.next()), d(it.next())) {
+                (Some(f), Some(t)) if f <= t => Command::Absent(f.to_string(), t.to_string()),
+                _ => {
+                    return err(
+                        "ABSENT needs the first and the last day away, in that order".into(),
+                        "ABSENT 2026-08-01 2026-08-15",
+                    )
+                }
+            }
+        }
         "VIEW" => Command::View,
         // A REF line only carries the credential; it is read elsewhere.
         "REF" => return Some(Ok(Command::Status)).filter(|_| false),
@@ -431,7 +466,7 @@ impl Desk {
                             if l.game.orders.contains_key(r) { "orders in" } else { "awaited" }
                         ));
                     }
-                    if let Some(d) = &l.desk.deadline_at {
+                    if let Some(d) = self.deadline_for(l, role) {
                         text.push_str(&format!("Deadline: {d}.\n"));
                     }
                     if l.desk.paused {
@@ -496,11 +531,61 @@ impl Desk {
                         .and_then(|d| DateTime::parse_from_rfc3339(d).ok())
                         .map(|d| d.with_timezone(&Utc))
                         .unwrap_or(now);
-                    let at = (base + chrono::Duration::seconds(secs)).to_rfc3339();
-                    self.moderator(l, batch, "deadline", vec![at.clone()]);
+                    let at = base + chrono::Duration::seconds(secs);
+                    let resolve = (at + self.cfg.deadlines.grace()).to_rfc3339();
+                    let at = at.to_rfc3339();
+                    self.moderator(l, batch, "deadline", vec![at.clone(), resolve]);
                     batch.letters.push(reply(
                         format!("[{gid}] deadline extended"),
                         letters::fill("reply", context! { text => format!("The deadline is now {at}.") }),
+                        Vec::new(),
+                    ));
+                }
+                Command::Zone(z) => {
+                    self.moderator_as(l, batch, "zone", vec![role.to_string(), z.clone()]);
+                    let text = match self.deadline_for(l, role) {
+                        Some(d) => format!("Deadlines are shown to you in {z} from now on. The current one: {d}."),
+                        None => format!("Deadlines are shown to you in {z} from now on."),
+                    };
+                    batch.letters.push(reply(
+                        format!("[{gid}] time zone set"),
+                        letters::fill("reply", context! { text => text }),
+                        Vec::new(),
+                    ));
+                }
+                Command::Absent(from, to) => {
+                    self.moderator_as(l, batch, "absent", vec![role.to_string(), from.clone(), to.clone()]);
+                    // Under the "extend" policy a deadline falling while the
+                    // player is away moves to the day after.
+                    let mut text = format!("Noted: {role} is away from {from} to {to}.");
+                    if self.cfg.deadlines.absent == "extend" && l.game.awaits(role) {
+                        let inside =
+                            l.desk.deadline_at.as_deref().and_then(|d| DateTime::parse_from_rfc3339(d).ok()).map(|d| {
+                                let day = d.with_timezone(&Utc).date_naive().to_string();
+                                day.as_str() >= from.as_str() && day.as_str() <= to.as_str()
+                            });
+                        if inside == Some(true) {
+                            if let Some(next) = to
+                                .parse::<chrono::NaiveDate>()
+                                .ok()
+                                .and_then(|t| t.succ_opt())
+                                .and_then(|t| t.and_hms_opt(12, 0, 0))
+                            {
+                                let at = next.and_utc();
+                                let resolve = (at + self.cfg.deadlines.grace()).to_rfc3339();
+                                self.moderator(l, batch, "deadline", vec![at.to_rfc3339(), resolve]);
+                                text.push_str(&format!(
+                                    " The deadline moves to {}.",
+                                    self.deadline_for(l, role).unwrap_or_default()
+                                ));
+                            }
+                        }
+                    } else {
+                        text.push_str(" The moderator's policy applies the no-moves rule to steps you miss.");
+                    }
+                    batch.letters.push(reply(
+                        format!("[{gid}] absence noted"),
+                        letters::fill("reply", context! { text => text }),
                         Vec::new(),
                     ));
                 }
@@ -530,10 +615,30 @@ impl Desk {
             return Ok(());
         }
         let players_complete = l.game.complete() && !l.game.awaiting().prompts.contains_key("gm");
+        // Everyone is in: resolve now, or after the policy's short delay
+        // during which a player may still revise.
+        let delay = self.cfg.deadlines.early_delay().filter(|d| *d > chrono::Duration::zero());
+        if players_complete && !l.desk.paused && !resolve_now {
+            if let Some(d) = delay {
+                let at = (now + d).to_rfc3339();
+                if l.desk.resolve_at.as_deref().map(|r| r > at.as_str()).unwrap_or(true) {
+                    self.moderator_as(l, batch, "early", vec![at]);
+                }
+                return Ok(());
+            }
+        }
         if ((players_complete && !l.desk.paused) || resolve_now) && self.resolve_step(l, batch, now)? {
             report.resolved += 1;
         }
         Ok(())
+    }
+
+    /// A desk fact a player's command set (ZONE, ABSENT) or the desk itself
+    /// (an early resolution time), journaled under its own kind.
+    fn moderator_as(&self, l: &mut Loaded, batch: &mut Batch, kind: &str, args: Vec<String>) {
+        let m = kinds::Moderator { action: kind.into(), args };
+        store::apply_moderator(&mut l.desk, &m);
+        batch.entry(kind, &m);
     }
 
     fn moderator(&self, l: &mut Loaded, batch: &mut Batch, action: &str, args: Vec<String>) {

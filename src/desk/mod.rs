@@ -12,6 +12,7 @@
 //! if it is seen again.
 
 mod daemon;
+pub mod deadlines;
 mod handle;
 pub mod letters;
 pub mod store;
@@ -135,6 +136,7 @@ impl Desk {
                 k.to_vec()
             }
         };
+        cfg.deadlines.validate().map_err(Error::Bad)?;
         let desk = Desk { data: data.to_path_buf(), cfg, key };
         Maildir::open(&desk.inbox_path()).map_err(io("open inbox", &desk.inbox_path()))?;
         Ok(desk)
@@ -339,18 +341,36 @@ impl Desk {
         }
     }
 
-    /// Set the deadline of a newly opened step (players awaited only).
+    /// Set the deadline of a newly opened step (players awaited only), by
+    /// the moderator's policy: the step's length or clock time, pushed past
+    /// announced absences when the policy extends; resolution waits for the
+    /// grace period after it.
     fn open_step(&self, l: &mut Loaded, batch: &mut Batch, now: DateTime<Utc>) {
-        let awaits_players = l.game.awaiting().prompts.keys().any(|r| r != "gm");
-        let at = match (l.desk.deadline_secs, awaits_players) {
-            (Some(secs), true) => Some((now + chrono::Duration::seconds(secs)).to_rfc3339()),
-            _ => None,
+        let a = l.game.awaiting();
+        let awaited: Vec<&String> = a.prompts.keys().filter(|r| *r != "gm").collect();
+        let absences: Vec<(chrono::NaiveDate, chrono::NaiveDate)> = awaited
+            .iter()
+            .filter_map(|r| l.desk.absences.get(*r))
+            .flatten()
+            .filter_map(|(f, t)| Some((f.parse().ok()?, t.parse().ok()?)))
+            .collect();
+        let at = if awaited.is_empty() {
+            None
+        } else {
+            self.cfg.deadlines.deadline(now, &a.kind, l.desk.deadline_secs, &absences)
         };
-        if at != l.desk.deadline_at {
-            let m = kinds::Moderator { action: "deadline".into(), args: at.iter().cloned().collect() };
+        let args: Vec<String> =
+            at.map(|t| vec![t.to_rfc3339(), (t + self.cfg.deadlines.grace()).to_rfc3339()]).unwrap_or_default();
+        if args.first() != l.desk.deadline_at.as_ref() || args.get(1) != l.desk.resolve_at.as_ref() {
+            let m = kinds::Moderator { action: "deadline".into(), args };
             store::apply_moderator(&mut l.desk, &m);
             batch.entry("deadline", &m);
         }
+    }
+
+    /// The open step's deadline as `role` reads it (their ZONE, else UTC).
+    pub fn deadline_for(&self, l: &Loaded, role: &str) -> Option<String> {
+        l.desk.deadline_at.as_deref().map(|d| deadlines::show(d, l.desk.zones.get(role).map(String::as_str)))
     }
 
     /// Prompt letters to every awaited role.
@@ -366,7 +386,7 @@ impl Desk {
                 "prompt",
                 context! {
                     title => l.desk.title, step => l.game.step, kind => a.kind, prompt => p.text, syntax => p.syntax,
-                    deadline => l.desk.deadline_at, view => letters::view_text(&view),
+                    deadline => self.deadline_for(l, role), view => letters::view_text(&view),
                 },
             );
             batch.letters.push(Letter {
@@ -462,6 +482,8 @@ impl Desk {
             digest: next.digest(),
         };
         batch.entry("resolved", &resolved);
+        store::count_missed(&mut l.desk, &resolved);
+        self.civil_disorder(l, batch, &resolved.defaulted);
         l.game = next;
         l.desk.declared.clear();
         self.open_step(l, batch, now);
@@ -479,7 +501,7 @@ impl Desk {
                     events => letters::visible_events(&res.events, &viewer),
                     awaited => prompt.is_some(), next_step => l.game.step, next_kind => a.kind,
                     prompt => prompt.map(|p| p.text.clone()), syntax => prompt.map(|p| p.syntax.clone()).unwrap_or_default(),
-                    deadline => l.desk.deadline_at, waiting => waiting.join(", "),
+                    deadline => self.deadline_for(l, &role), waiting => waiting.join(", "),
                     view => letters::view_text(&view),
                     dice_block => letters::dice_block(&l.game.id, k, &res.salts, &links, &draws, &viewer),
                 },
@@ -768,20 +790,20 @@ impl Desk {
             if l.game.ended || l.desk.paused {
                 continue;
             }
-            let due = l
-                .desk
-                .deadline_at
-                .as_deref()
-                .and_then(|d| DateTime::parse_from_rfc3339(d).ok())
-                .map(|d| d <= now)
-                .unwrap_or(false);
-            if due {
-                let mut batch = Batch::default();
+            let when = |s: &Option<String>| {
+                s.as_deref().and_then(|d| DateTime::parse_from_rfc3339(d).ok()).map(|d| d.with_timezone(&Utc))
+            };
+            let mut batch = Batch::default();
+            if when(&l.desk.resolve_at).or(when(&l.desk.deadline_at)).map(|d| d <= now).unwrap_or(false) {
                 if self.resolve_step(&mut l, &mut batch, now)? {
                     report.resolved += 1;
                 }
-                self.commit(&mut l, batch, now)?;
+            } else if let (Some(before), Some(at)) = (self.cfg.deadlines.reminder(), when(&l.desk.deadline_at)) {
+                if l.desk.reminded != l.game.step && now >= at - before && now < at {
+                    self.remind(&mut l, &mut batch);
+                }
             }
+            self.commit(&mut l, batch, now)?;
         }
         Ok(())
     }
@@ -807,6 +829,69 @@ impl Desk {
         let inbox = Maildir::open(&self.inbox_path()).map_err(io("open inbox", &self.inbox_path()))?;
         let name = format!("{}.{}.adjutant", spool_stamp(now, 0), &hex::encode(dice::sha256(raw))[..16]);
         inbox.deliver(&name, raw).map_err(io("deliver to inbox", &self.inbox_path()))
+    }
+}
+
+impl Desk {
+    /// Reminders before the deadline, only to awaited roles whose orders
+    /// are not in (and not in civil disorder).
+    fn remind(&self, l: &mut Loaded, batch: &mut Batch) {
+        let a = l.game.awaiting();
+        for (role, p) in &a.prompts {
+            if l.game.orders.contains_key(role) || l.desk.disorder.contains(role) {
+                continue;
+            }
+            let Some(to) = self.address_of(l, role) else { continue };
+            let body = letters::fill(
+                "reminder",
+                context! { game => l.game.id, step => l.game.step, deadline => self.deadline_for(l, role), prompt => p.text },
+            );
+            batch.letters.push(Letter {
+                role: Some(role.clone()),
+                to,
+                subject: format!(
+                    "[{}] step {}: reminder, your orders are awaited ({})",
+                    l.game.id, l.game.step, a.kind
+                ),
+                body,
+                svg: Vec::new(),
+                in_reply_to: None,
+            });
+        }
+        let m = kinds::Moderator { action: "reminded".into(), args: vec![l.game.step.to_string()] };
+        store::apply_moderator(&mut l.desk, &m);
+        batch.entry("reminded", &m);
+    }
+
+    /// After a step a role missed: past the policy's count in a row, the
+    /// role is put in civil disorder (the no-moves rule plays for it) and
+    /// the moderator is asked for a replacement.
+    fn civil_disorder(&self, l: &mut Loaded, batch: &mut Batch, defaulted: &[String]) {
+        let limit = self.cfg.deadlines.missed_for_disorder;
+        for role in defaulted {
+            let n = l.desk.missed.get(role).copied().unwrap_or(0);
+            if limit == 0 || n < limit || l.desk.disorder.contains(role) || role == "gm" {
+                continue;
+            }
+            let m = kinds::Moderator { action: "disorder".into(), args: vec![role.clone()] };
+            store::apply_moderator(&mut l.desk, &m);
+            batch.entry("disorder", &m);
+            let text = format!(
+                "{role} has missed {n} steps in a row and is now in civil disorder: the no-moves rule plays for it until the moderator sends REPLACE {role} <email>."
+            );
+            for (r, to) in self.recipients(l) {
+                if r == "gm" || r == *role {
+                    batch.letters.push(Letter {
+                        role: Some(r.clone()),
+                        to,
+                        subject: format!("[{}] {role} is in civil disorder", l.game.id),
+                        body: letters::fill("reply", context! { text => text.clone() }),
+                        svg: Vec::new(),
+                        in_reply_to: None,
+                    });
+                }
+            }
+        }
     }
 }
 

@@ -27,6 +27,26 @@ pub struct DeskState {
     /// When the open step's deadline falls (RFC 3339).
     #[serde(default)]
     pub deadline_at: Option<String>,
+    /// When the open step resolves unless everyone is in: the deadline plus
+    /// the grace, or earlier once everyone is in (the early-resolution
+    /// delay).
+    #[serde(default)]
+    pub resolve_at: Option<String>,
+    /// The step whose reminder went out.
+    #[serde(default)]
+    pub reminded: u32,
+    /// Each role's time zone (ZONE), for showing deadlines.
+    #[serde(default)]
+    pub zones: BTreeMap<String, String>,
+    /// Announced absences per role (ABSENT): first and last day.
+    #[serde(default)]
+    pub absences: BTreeMap<String, Vec<(String, String)>>,
+    /// Steps each role has missed in a row.
+    #[serde(default)]
+    pub missed: BTreeMap<String, u32>,
+    /// Roles in civil disorder (too many missed steps), awaiting REPLACE.
+    #[serde(default)]
+    pub disorder: Vec<String>,
     #[serde(default)]
     pub paused: bool,
     /// Values the moderator declared for the open step (declared dice).
@@ -220,8 +240,12 @@ pub fn desk_state(entries: &[Entry]) -> Result<DeskState, String> {
                 let r: kinds::Received = e.body()?;
                 d.seen.insert(r.sha256);
             }
-            "resolved" => d.declared.clear(),
-            "moderator" => {
+            "resolved" => {
+                d.declared.clear();
+                let r: kinds::Resolved = e.body()?;
+                count_missed(&mut d, &r);
+            }
+            "moderator" | "deadline" | "zone" | "absent" | "disorder" | "reminded" | "early" => {
                 let m: kinds::Moderator = e.body()?;
                 apply_moderator(&mut d, &m);
             }
@@ -231,20 +255,55 @@ pub fn desk_state(entries: &[Entry]) -> Result<DeskState, String> {
     Ok(d)
 }
 
+/// Count missed steps: a role given the no-moves orders missed one; a role
+/// whose orders came in is back to zero.
+pub fn count_missed(d: &mut DeskState, r: &kinds::Resolved) {
+    for role in r.orders.keys().filter(|r| *r != "gm") {
+        if r.defaulted.contains(role) {
+            *d.missed.entry(role.clone()).or_default() += 1;
+        } else {
+            d.missed.insert(role.clone(), 0);
+        }
+    }
+}
+
 /// The desk-state effect of a journaled moderator action.
 pub fn apply_moderator(d: &mut DeskState, m: &kinds::Moderator) {
     match (m.action.as_str(), m.args.as_slice()) {
         ("pause", _) => d.paused = true,
         ("resume", _) => d.paused = false,
         ("replace", [role, email]) => {
+            d.disorder.retain(|r| r != role);
+            d.missed.remove(role);
             if role == "gm" {
                 d.gm = Some(email.clone());
             } else {
                 d.players.insert(role.clone(), email.clone());
             }
         }
-        ("deadline", [at]) => d.deadline_at = Some(at.clone()),
-        ("deadline", []) => d.deadline_at = None,
+        ("deadline", [at]) => {
+            d.deadline_at = Some(at.clone());
+            d.resolve_at = Some(at.clone());
+        }
+        ("deadline", [at, resolve]) => {
+            d.deadline_at = Some(at.clone());
+            d.resolve_at = Some(resolve.clone());
+        }
+        ("deadline", []) => {
+            d.deadline_at = None;
+            d.resolve_at = None;
+        }
+        ("early", [resolve]) => d.resolve_at = Some(resolve.clone()),
+        ("zone", [role, zone]) => {
+            d.zones.insert(role.clone(), zone.clone());
+        }
+        ("absent", [role, from, to]) => d.absences.entry(role.clone()).or_default().push((from.clone(), to.clone())),
+        ("disorder", [role]) => {
+            if !d.disorder.contains(role) {
+                d.disorder.push(role.clone());
+            }
+        }
+        ("reminded", [step]) => d.reminded = step.parse().unwrap_or(0),
         ("declare", [label, values]) => {
             let v: Vec<u32> = values.split(',').filter_map(|x| x.trim().parse().ok()).collect();
             d.declared.push((label.clone(), v));

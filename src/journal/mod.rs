@@ -62,6 +62,13 @@ impl Entry {
             .map_err(|e| format!("entry {} ({}) has a malformed body: {e}", self.seq, self.kind))
     }
 
+    /// The entry as journal text: one `[[entry]]` table.
+    pub fn to_text(&self) -> String {
+        let mut doc = toml::Table::new();
+        doc.insert("entry".into(), toml::Value::Array(vec![toml::Value::Table(self.to_table())]));
+        toml::to_string(&doc).expect("entry serializes") + "\n"
+    }
+
     fn to_table(&self) -> toml::Table {
         let mut t = self.body.clone();
         t.insert("seq".into(), toml::Value::Integer(self.seq as i64));
@@ -136,10 +143,7 @@ impl Journal {
                 body,
             };
             e.hash = e.compute_hash();
-            let mut doc = toml::Table::new();
-            doc.insert("entry".into(), toml::Value::Array(vec![toml::Value::Table(e.to_table())]));
-            text.push_str(&toml::to_string(&doc).expect("entry serializes"));
-            text.push('\n');
+            text.push_str(&e.to_text());
             self.last_seq = e.seq;
             self.last_hash = e.hash.clone();
             out.push(e);

@@ -20,17 +20,16 @@ impl Maildir {
     /// Messages waiting in new/, oldest name first (names start with the
     /// delivery time, so this is arrival order).
     pub fn list_new(&self) -> std::io::Result<Vec<PathBuf>> {
-        let mut v: Vec<PathBuf> = fs::read_dir(self.root.join("new"))?
-            .filter_map(|e| e.ok())
-            .map(|e| e.path())
-            .filter(|p| p.is_file())
-            .collect();
-        v.sort();
-        Ok(v)
+        self.list("new")
     }
 
+    /// Messages already handled, in cur/.
     pub fn list_cur(&self) -> std::io::Result<Vec<PathBuf>> {
-        let mut v: Vec<PathBuf> = fs::read_dir(self.root.join("cur"))?
+        self.list("cur")
+    }
+
+    fn list(&self, sub: &str) -> std::io::Result<Vec<PathBuf>> {
+        let mut v: Vec<PathBuf> = fs::read_dir(self.root.join(sub))?
             .filter_map(|e| e.ok())
             .map(|e| e.path())
             .filter(|p| p.is_file())

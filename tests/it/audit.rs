@@ -40,15 +40,7 @@ fn rechain(entries: &mut [Entry]) -> String {
         prev = e.hash.clone();
     }
     for e in entries.iter() {
-        let mut t = e.body.clone();
-        t.insert("seq".into(), toml::Value::Integer(e.seq as i64));
-        t.insert("at".into(), toml::Value::String(e.at.clone()));
-        t.insert("kind".into(), toml::Value::String(e.kind.clone()));
-        t.insert("prev".into(), toml::Value::String(e.prev.clone()));
-        t.insert("hash".into(), toml::Value::String(e.hash.clone()));
-        let mut doc = toml::Table::new();
-        doc.insert("entry".into(), toml::Value::Array(vec![toml::Value::Table(t)]));
-        text.push_str(&toml::to_string(&doc).unwrap());
+        text.push_str(&e.to_text());
     }
     text
 }

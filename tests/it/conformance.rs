@@ -170,7 +170,9 @@ fn random_play_of_every_ruleset() {
     for rules in adjutant::rules::ALL {
         let mut ended = 0;
         let mut steps = 0;
-        let games = 10;
+        // Ten games a ruleset in the test suite; CONFORMANCE_GAMES=1000 for
+        // a long soak (documented in the README).
+        let games: u64 = std::env::var("CONFORMANCE_GAMES").ok().and_then(|v| v.parse().ok()).unwrap_or(10);
         for seed in 0..games {
             let p = play(*rules, seed, &dir);
             steps += p.steps;

@@ -3,8 +3,7 @@
 //! messages, and a clean stop on SIGTERM.
 
 use crate::stack::{body, stack, subject, Stack, DOMAIN, PASSWORD_ENV};
-use crate::support::{fixed_entropy, temp_dir};
-use adjutant::desk::{Desk, NewGame};
+use adjutant::desk::Desk;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -63,23 +62,9 @@ impl Drop for Daemon {
 }
 
 fn setup(st: &Stack, tag: &str) -> (PathBuf, PathBuf) {
-    for u in ["game", "alice", "bob", "carol", "mallory"] {
-        st.clear(u);
-    }
-    let dir = temp_dir(tag);
+    let (dir, _) = st.fresh_game(tag);
     let cfg = dir.join("adjutant.toml");
     st.config_file(&cfg);
-    let desk = Desk::open(&dir, st.config()).unwrap();
-    let req = NewGame {
-        ruleset: "mantua".into(),
-        scenario: None,
-        players: vec![("austria".into(), addr("alice")), ("france".into(), addr("bob"))],
-        gm: Some(addr("carol")),
-        deadline: None,
-        dice: "committed".into(),
-        id: Some("g1".into()),
-    };
-    desk.create(&req, chrono::Utc::now(), &mut fixed_entropy()).unwrap();
     (dir, cfg)
 }
 

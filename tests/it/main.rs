@@ -5,6 +5,7 @@ mod audit;
 mod conformance;
 mod crash;
 mod daemon;
+mod deadlines;
 mod desk;
 mod dice_vectors;
 mod fullgame;

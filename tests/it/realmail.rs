@@ -3,8 +3,7 @@
 //! its mailbox by IMAP and answers by authenticated submission.
 
 use crate::stack::{body, stack, subject, Stack, DOMAIN};
-use crate::support::{fixed_entropy, temp_dir};
-use adjutant::desk::{Desk, NewGame};
+use adjutant::desk::Desk;
 use adjutant::mail::imap;
 use std::sync::atomic::AtomicBool;
 
@@ -13,21 +12,7 @@ fn addr(user: &str) -> String {
 }
 
 fn new_game(st: &Stack, tag: &str) -> (std::path::PathBuf, Desk) {
-    for u in ["game", "alice", "bob", "carol", "mallory"] {
-        st.clear(u);
-    }
-    let dir = temp_dir(tag);
-    let desk = Desk::open(&dir, st.config()).unwrap();
-    let req = NewGame {
-        ruleset: "mantua".into(),
-        scenario: None,
-        players: vec![("austria".into(), addr("alice")), ("france".into(), addr("bob"))],
-        gm: Some(addr("carol")),
-        deadline: None,
-        dice: "committed".into(),
-        id: Some("g1".into()),
-    };
-    desk.create(&req, chrono::Utc::now(), &mut fixed_entropy()).unwrap();
+    let (dir, desk) = st.fresh_game(tag);
     assert_eq!(desk.deliver().unwrap(), 5, "welcome to three, first prompts to two");
     (dir, desk)
 }

@@ -104,6 +104,7 @@ impl Stack {
             inbound: Inbound::Imap(self.imap_cfg("game")),
             outbound: Outbound::Smtp(self.smtp_cfg()),
             limits: Limits::default(),
+            deadlines: Default::default(),
         }
     }
 
@@ -227,6 +228,30 @@ poll_seconds = 1
             std::thread::sleep(Duration::from_millis(100));
         }
         false
+    }
+}
+
+impl Stack {
+    /// Empty every test mailbox and create game g1 (Austria alice, France
+    /// bob, moderator carol) in a fresh data folder; its first mails wait
+    /// in the spool.
+    pub fn fresh_game(&self, tag: &str) -> (PathBuf, adjutant::desk::Desk) {
+        for u in ["game", "alice", "bob", "carol", "mallory"] {
+            self.clear(u);
+        }
+        let dir = crate::support::temp_dir(tag);
+        let desk = adjutant::desk::Desk::open(&dir, self.config()).unwrap();
+        let req = adjutant::desk::NewGame {
+            ruleset: "mantua".into(),
+            scenario: None,
+            players: vec![("austria".into(), format!("alice@{DOMAIN}")), ("france".into(), format!("bob@{DOMAIN}"))],
+            gm: Some(format!("carol@{DOMAIN}")),
+            deadline: None,
+            dice: "committed".into(),
+            id: Some("g1".into()),
+        };
+        desk.create(&req, chrono::Utc::now(), &mut crate::support::fixed_entropy()).unwrap();
+        (dir, desk)
     }
 }
 

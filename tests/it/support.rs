@@ -51,8 +51,12 @@ impl Table {
     }
 
     pub fn with(tag: &str, deadline: Option<&str>, dice: &str) -> Table {
+        Table::configured(tag, deadline, dice, Config::default())
+    }
+
+    pub fn configured(tag: &str, deadline: Option<&str>, dice: &str, cfg: Config) -> Table {
         let dir = temp_dir(tag);
-        let desk = Desk::open(&dir, Config::default()).unwrap();
+        let desk = Desk::open(&dir, cfg).unwrap();
         let req = NewGame {
             ruleset: "mantua".into(),
             scenario: None,

@@ -1066,6 +1066,19 @@ pub fn validate(s: &State, role: &str, orders: &[Order]) -> Vec<(usize, Problem)
     out
 }
 
+/// The role's Wing in `space` that has not acted yet this turn.
+fn ready_wing(b: &Battle, role: &str, space: &str) -> Result<usize, Problem> {
+    let (c, r) = parse_space(space)?;
+    let w = b
+        .wing_at(c, r)
+        .filter(|&j| b.wings[j].side == role)
+        .ok_or_else(|| Problem::new(format!("you have no Wing in {space} (at that point of your orders)")))?;
+    if b.wings[w].acted {
+        return Err(Problem::new(format!("the Wing in {space} has already acted this turn")));
+    }
+    Ok(w)
+}
+
 /// Check a Battle Turn against the display, moving Wings on a copy as the
 /// orders go (combat results are not known yet, and are not guessed).
 fn validate_turn(b: &Battle, role: &str, orders: &[Order]) -> Vec<(usize, Problem)> {
@@ -1100,15 +1113,13 @@ fn validate_turn(b: &Battle, role: &str, orders: &[Order]) -> Vec<(usize, Proble
                 }
             }
             Order::Advance { space, .. } | Order::Wheel { space, .. } => {
-                let (c, r) = parse_space(space).expect("canonical");
-                let Some(w) = sim.wing_at(c, r).filter(|&j| sim.wings[j].side == role) else {
-                    out.push((i, Problem::new(format!("you have no Wing in {space} (at that point of your orders)"))));
-                    continue;
+                let w = match ready_wing(&sim, role, space) {
+                    Ok(w) => w,
+                    Err(p) => {
+                        out.push((i, p));
+                        continue;
+                    }
                 };
-                if sim.wings[w].acted {
-                    out.push((i, Problem::new(format!("the Wing in {space} has already acted this turn"))));
-                    continue;
-                }
                 if sim.engaged(w).is_some() {
                     out.push((i, Problem::new(format!("the Wing in {space} is Engaged and cannot move or turn"))));
                     continue;
@@ -1134,15 +1145,13 @@ fn validate_turn(b: &Battle, role: &str, orders: &[Order]) -> Vec<(usize, Proble
                 sim.wings[w].acted = true;
             }
             Order::Strike { space } => {
-                let (c, r) = parse_space(space).expect("canonical");
-                let Some(w) = sim.wing_at(c, r).filter(|&j| sim.wings[j].side == role) else {
-                    out.push((i, Problem::new(format!("you have no Wing in {space} (at that point of your orders)"))));
-                    continue;
+                let w = match ready_wing(&sim, role, space) {
+                    Ok(w) => w,
+                    Err(p) => {
+                        out.push((i, p));
+                        continue;
+                    }
                 };
-                if sim.wings[w].acted {
-                    out.push((i, Problem::new(format!("the Wing in {space} has already acted this turn"))));
-                    continue;
-                }
                 if sim.faced(w).is_none() {
                     out.push((i, Problem::new(format!("the Wing in {space} faces no adjacent enemy Wing"))));
                     continue;

@@ -1,0 +1,128 @@
+//! Deadlines as a long-running game needs them: reminders only to the
+//! silent, a grace period, early resolution after a delay, time zones,
+//! announced absences, civil disorder, and a daemon that was down.
+
+use crate::support::*;
+use adjutant::config::Config;
+use adjutant::desk::deadlines::Policy;
+
+fn table(tag: &str, policy: Policy) -> Table {
+    let cfg = Config { deadlines: policy, ..Config::default() };
+    Table::configured(tag, Some("3h"), "committed", cfg)
+}
+
+#[test]
+fn reminders_go_only_to_roles_not_yet_in() {
+    let mut t = table("remind", Policy { reminder: Some("1h".into()), ..Policy::default() });
+    t.send("austria", ALICE, "PLACE Laudon AT Riva");
+    t.pass();
+    t.now += chrono::Duration::minutes(90);
+    t.pass();
+    assert!(!t.mails(BOB).iter().any(|m| m.0.contains("reminder")), "not yet: more than an hour to go");
+    t.now += chrono::Duration::minutes(40);
+    t.pass();
+    assert!(t.last(BOB).0.contains("reminder"), "{:?}", t.last(BOB).0);
+    assert!(!t.mails(ALICE).iter().any(|m| m.0.contains("reminder")), "alice's orders are in");
+    let n = t.mails(BOB).len();
+    t.now += chrono::Duration::minutes(10);
+    t.pass();
+    assert_eq!(t.mails(BOB).len(), n, "one reminder a step");
+    t.now += chrono::Duration::minutes(60);
+    assert_eq!(t.pass().resolved, 1);
+}
+
+#[test]
+fn orders_in_the_grace_period_still_count() {
+    let mut t = table("grace", Policy { grace: Some("30m".into()), ..Policy::default() });
+    t.now += chrono::Duration::minutes(190);
+    assert_eq!(t.pass().resolved, 0, "past the deadline, within the grace");
+    t.send("austria", ALICE, "PLACE Laudon AT Riva");
+    t.send("france", BOB, "PLACE Bonaparte AT Verona");
+    let r = t.pass();
+    assert_eq!((r.accepted, r.resolved), (2, 1), "{r:?}");
+    assert!(!t.last(BOB).1.contains("No orders came"), "both sets counted");
+}
+
+#[test]
+fn early_resolution_waits_a_little_for_revisions() {
+    let mut t = table("early", Policy { early_delay: Some("10m".into()), ..Policy::default() });
+    t.send("austria", ALICE, "PLACE Laudon AT Riva");
+    t.send("france", BOB, "PLACE Bonaparte AT Verona");
+    assert_eq!(t.pass().resolved, 0, "everyone is in, but the delay runs");
+    t.now += chrono::Duration::minutes(5);
+    t.send("austria", ALICE, "PLACE Laudon AT Rovereto");
+    t.pass();
+    t.now += chrono::Duration::minutes(6);
+    assert_eq!(t.pass().resolved, 1);
+    let l = t.desk.load("g1").unwrap();
+    assert!(l.game.state_text().contains("name = \"Laudon\"") && t.last(ALICE).1.contains("Austria sets up"));
+    assert!(t.mails(ALICE).iter().any(|m| m.1.contains("Laudon") && m.1.contains("Rovereto")), "the revision counted");
+}
+
+#[test]
+fn deadlines_are_shown_in_each_players_zone() {
+    let mut t = table("zone", Policy::default());
+    t.send("austria", ALICE, "ZONE Europe/Rome");
+    t.send("france", BOB, "ZONE Mars/Olympus");
+    t.pass();
+    let (s, body) = t.last(ALICE);
+    assert!(s.contains("time zone set") && body.contains("CET") && body.contains("UTC"), "{s}: {body}");
+    assert!(t.last(BOB).1.contains("is not a time zone"));
+    t.send("austria", ALICE, "PLACE Laudon AT Riva");
+    t.send("france", BOB, "PLACE Bonaparte AT Verona");
+    t.pass();
+    let body = t.last(ALICE).1;
+    assert!(
+        body.contains("Deadline:") && body.contains("CET"),
+        "alice, awaited next, reads the deadline in Rome time: {body}"
+    );
+}
+
+#[test]
+fn an_absence_moves_the_deadline_under_the_extend_policy() {
+    let mut t = table("absent", Policy::default());
+    t.send("france", BOB, "ABSENT 2026-03-01 2026-03-05");
+    t.pass();
+    let body = t.last(BOB).1;
+    assert!(body.contains("The deadline moves to") && body.contains("06 Mar 2026"), "{body}");
+    t.now += chrono::Duration::hours(4);
+    assert_eq!(t.pass().resolved, 0, "the original deadline no longer applies");
+    let mut u = table("absent2", Policy { absent: "no-moves".into(), ..Policy::default() });
+    u.send("france", BOB, "ABSENT 2026-03-01 2026-03-05");
+    u.pass();
+    assert!(u.last(BOB).1.contains("no-moves rule"));
+    u.now += chrono::Duration::hours(4);
+    assert_eq!(u.pass().resolved, 1);
+}
+
+#[test]
+fn missing_steps_leads_to_civil_disorder_and_replace_ends_it() {
+    let mut t = table("disorder", Policy { missed_for_disorder: 2, ..Policy::default() });
+    t.send("austria", ALICE, "PLACE Laudon AT Riva");
+    t.pass();
+    t.now += chrono::Duration::hours(4);
+    assert_eq!(t.pass().resolved, 1, "france missed the set-up");
+    assert!(!t.mails(CAROL).iter().any(|m| m.0.contains("civil disorder")));
+    t.send("austria", ALICE, "PASS");
+    t.pass();
+    t.now += chrono::Duration::hours(4);
+    assert_eq!(t.pass().resolved, 1, "france missed its first turn");
+    assert!(
+        t.mails(CAROL).iter().any(|m| m.0.contains("france is in civil disorder")),
+        "the moderator is asked for a replacement"
+    );
+    assert!(t.mails(BOB).iter().any(|m| m.0.contains("civil disorder")));
+    t.send("gm", CAROL, "REPLACE france dave@example.org");
+    t.pass();
+    let l = t.desk.load("g1").unwrap();
+    assert!(l.desk.disorder.is_empty() && l.desk.missed.get("france").is_none());
+}
+
+#[test]
+fn a_daemon_down_past_a_deadline_resolves_once_on_start() {
+    let mut t = table("down", Policy::default());
+    t.now += chrono::Duration::hours(30);
+    assert_eq!(t.pass().resolved, 1, "the missed deadline, once");
+    assert_eq!(t.pass().resolved, 0, "and the next step has its own deadline");
+    assert_eq!(t.step(), 2);
+}
