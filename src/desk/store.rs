@@ -298,11 +298,7 @@ pub fn apply_moderator(d: &mut DeskState, m: &kinds::Moderator) {
             d.zones.insert(role.clone(), zone.clone());
         }
         ("absent", [role, from, to]) => d.absences.entry(role.clone()).or_default().push((from.clone(), to.clone())),
-        ("disorder", [role]) => {
-            if !d.disorder.contains(role) {
-                d.disorder.push(role.clone());
-            }
-        }
+        ("disorder", [role]) if !d.disorder.contains(role) => d.disorder.push(role.clone()),
         ("reminded", [step]) => d.reminded = step.parse().unwrap_or(0),
         ("declare", [label, values]) => {
             let v: Vec<u32> = values.split(',').filter_map(|x| x.trim().parse().ok()).collect();
