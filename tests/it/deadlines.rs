@@ -115,7 +115,7 @@ fn missing_steps_leads_to_civil_disorder_and_replace_ends_it() {
     t.send("gm", CAROL, "REPLACE france dave@example.org");
     t.pass();
     let l = t.desk.load("g1").unwrap();
-    assert!(l.desk.disorder.is_empty() && l.desk.missed.get("france").is_none());
+    assert!(l.desk.disorder.is_empty() && !l.desk.missed.contains_key("france"));
 }
 
 #[test]
