@@ -51,6 +51,9 @@ pub fn replay(entries: &[Entry]) -> Result<(Game, Summary), Mismatch> {
     let mut game = Game::new(&c.game, rules, &c.scenario).map_err(|m| bad(first.seq, m))?;
     if let Some(p) = &c.patch {
         game.patch(p).map_err(|m| bad(first.seq, m))?;
+        // A patched position must at least answer what it awaits.
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| game.awaiting()))
+            .map_err(|_| bad(first.seq, "the patched position is impossible"))?;
     }
     if game.roles != c.roles {
         return Err(bad(first.seq, format!("roles {:?} differ from the scenario's {:?}", c.roles, game.roles)));
@@ -64,6 +67,9 @@ pub fn replay(entries: &[Entry]) -> Result<(Game, Summary), Mismatch> {
             stream.clone(),
             dice::from_hex(a).ok_or_else(|| bad(first.seq, format!("anchor of {stream} is not 32 bytes of hex")))?,
         );
+    }
+    if !["committed", "declared", "scripted"].contains(&c.dice.as_str()) {
+        return Err(bad(first.seq, format!("unknown dice mode {:?}", c.dice)));
     }
     if c.dice == "committed" {
         for s in dice::stream_names(&c.roles) {
@@ -84,7 +90,9 @@ pub fn replay(entries: &[Entry]) -> Result<(Game, Summary), Mismatch> {
     let mut tips = anchors.clone();
     for e in &entries[1..] {
         let seq = e.seq;
-        if game.ended && !matches!(e.kind.as_str(), "mail" | "received" | "moderator" | "press") {
+        // After the end nothing may change the game; mail, refusals and
+        // the desk's own notes may still be journaled.
+        if game.ended && matches!(e.kind.as_str(), "accepted" | "salt" | "resolved" | "created") {
             return Err(bad(seq, format!("a {:?} entry after the game ended", e.kind)));
         }
         match e.kind.as_str() {
@@ -94,7 +102,9 @@ pub fn replay(entries: &[Entry]) -> Result<(Game, Summary), Mismatch> {
                     return Err(bad(seq, format!("orders for step {} while step {} is open", a.step, game.step)));
                 }
                 let lines: Vec<(usize, String)> = a.lines.iter().enumerate().map(|(i, l)| (i + 1, l.clone())).collect();
-                let canon = game.check(&a.role, &lines).map_err(|errs| {
+                let checked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| game.check(&a.role, &lines)))
+                    .map_err(|_| bad(seq, "checking these orders panicked (forged orders)"))?;
+                let canon = checked.map_err(|errs| {
                     bad(
                         seq,
                         format!(
@@ -120,7 +130,10 @@ pub fn replay(entries: &[Entry]) -> Result<(Game, Summary), Mismatch> {
             }
             "resolved" => {
                 let r: kinds::Resolved = e.body().map_err(|m| bad(seq, m))?;
-                check_resolved(&mut game, &r, &c, &mut tips).map_err(|m| bad(seq, m))?;
+                // A forged journal must fail audit, never crash it.
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| check_resolved(&mut game, &r, &c, &mut tips)))
+                    .unwrap_or_else(|_| Err("replaying this step panicked (a forged or impossible position)".into()))
+                    .map_err(|m| bad(seq, m))?;
                 sum.steps += 1;
                 sum.draws += r.draws.len();
                 sum.declared_draws += r.draws.iter().filter(|d| d.declared).count();
@@ -160,6 +173,20 @@ fn check_resolved(
         if used != expected {
             return Err(format!("orders used for {role} {used:?} are not the orders accepted {expected:?}"));
         }
+    }
+    if r.step_kind != awaiting.kind {
+        return Err(format!("records a {:?} step where the game was at a {:?} step", r.step_kind, awaiting.kind));
+    }
+    let mut defaulted: Vec<String> =
+        awaiting.prompts.keys().filter(|k| !game.orders.contains_key(*k)).cloned().collect();
+    defaulted.sort();
+    let mut recorded = r.defaulted.clone();
+    recorded.sort();
+    if recorded != defaulted {
+        return Err(format!("records {recorded:?} as silent where {defaulted:?} were"));
+    }
+    if let Some(extra) = r.orders.keys().find(|k| !awaiting.prompts.contains_key(*k)) {
+        return Err(format!("records orders of {extra}, who was not awaited"));
     }
     let mut dice_impl: Box<dyn Dice> = match c.dice.as_str() {
         "committed" => {

@@ -153,7 +153,10 @@ fn run(cli: Cli) -> Result<i32> {
             }
             let req = NewGame { ruleset, scenario, players: ps, gm, deadline, dice, id };
             let id = desk.create(&req, now(), &mut crate::desk::os_random)?;
-            desk.deliver()?;
+            {
+                let _lock = desk.lock()?;
+                desk.deliver()?;
+            }
             println!("{id}");
             Ok(0)
         }

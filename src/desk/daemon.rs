@@ -3,7 +3,10 @@
 //! back-off, and a clean stop on SIGINT/SIGTERM that finishes the message
 //! in hand. Also `adjutant run --check`.
 
-use super::{Desk, Error, Open, PassReport};
+use super::{Desk, Error, Handled, Open, PassReport};
+
+/// The IMAP folder for messages that could not be handled.
+const QUARANTINE: &str = "adjutant-quarantine";
 use crate::config::{ImapConfig, Inbound, Outbound};
 use crate::mail::imap;
 use chrono::Utc;
@@ -61,7 +64,10 @@ impl Desk {
             info!(host = %c.host, "IMAP connected");
             backoff = 1;
             if let Err(e) = imap::ensure_folder(&mut s, &c.processed_folder) {
-                warn!(error = %e, "cannot create the processed folder");
+                warn!(error = %e, retry_in = backoff, "cannot create the processed folder");
+                let _ = s.logout();
+                sleep_unless(stop, backoff);
+                backoff = (backoff * 2).min(300);
                 continue;
             }
             while !stop.load(Ordering::SeqCst) {
@@ -99,6 +105,7 @@ impl Desk {
     /// and only moved.
     #[instrument(skip_all, fields(folder = %c.folder))]
     pub fn imap_pass(&self, s: &mut imap::Session, c: &ImapConfig, stop: &AtomicBool) -> Result<PassReport, Error> {
+        let _lock = self.lock()?;
         let mut report = PassReport::default();
         self.recover_spool()?;
         let (validity, uids) = imap::pending(s, &c.folder)?;
@@ -107,16 +114,32 @@ impl Desk {
             let msgs = imap::fetch(s, chunk)?;
             let mut open = Open::default();
             let mut done = Vec::new();
+            let mut failed = Vec::new();
             for (uid, raw) in msgs {
                 report.messages += 1;
-                self.handle(&raw, None, Utc::now(), &mut report, &mut open)?;
-                done.push(uid);
+                match self.handle_safely(&raw, None, Utc::now(), &mut report, &mut open)? {
+                    Handled::Done(g) => done.push((uid, g)),
+                    Handled::Failed(g) => {
+                        // Quarantined; the game's earlier messages in this
+                        // batch stay in the folder for the next pass.
+                        if let Some(g) = &g {
+                            done.retain(|(_, x)| x.as_ref() != Some(g));
+                        }
+                        self.quarantine(&raw)?;
+                        failed.push(uid);
+                    }
+                }
                 if stop.load(Ordering::SeqCst) {
                     break;
                 }
             }
             self.flush(&mut open, Utc::now())?;
-            imap::move_to(s, &done, &c.processed_folder)?;
+            let uids: Vec<u32> = done.iter().map(|d| d.0).collect();
+            imap::move_to(s, &uids, &c.processed_folder)?;
+            if !failed.is_empty() {
+                imap::ensure_folder(s, QUARANTINE)?;
+                imap::move_to(s, &failed, QUARANTINE)?;
+            }
             if stop.load(Ordering::SeqCst) {
                 break;
             }

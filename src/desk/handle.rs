@@ -73,10 +73,12 @@ fn command(l: &Loaded, role: &str, n: usize, text: &str) -> Option<Result<Comman
             let mut it = rest.split_whitespace();
             let d = |x: Option<&str>| x.and_then(|v| chrono::NaiveDate::parse_from_str(v, "%Y-%m-%d").ok());
             match (d(it.next()), d(it.next())) {
-                (Some(f), Some(t)) if f <= t => Command::Absent(f.to_string(), t.to_string()),
+                (Some(f), Some(t)) if f <= t && (t - f).num_days() <= 60 => {
+                    Command::Absent(f.to_string(), t.to_string())
+                }
                 _ => {
                     return err(
-                        "ABSENT needs the first and the last day away, in that order".into(),
+                        "ABSENT needs the first and the last day away, in that order, at most 60 days apart".into(),
                         "ABSENT 2026-08-01 2026-08-15",
                     )
                 }
@@ -168,6 +170,12 @@ fn replied_step(subject: &str, game: &str) -> Option<u32> {
     let rest = &subject[subject.find(&tag)? + tag.len()..];
     let rest = rest.trim_start().strip_prefix("step ")?;
     rest.split(|c: char| !c.is_ascii_digit()).next()?.parse().ok()
+}
+
+/// The game a raw message names, if any (before it is handled, so that a
+/// failure can be tied to its game).
+pub fn game_of(raw: &[u8]) -> Option<String> {
+    credential(&parse::parse(&raw[..raw.len().min(256 * 1024)])).map(|(g, _)| g)
 }
 
 /// Find `<game>.<token>` in the recipients' `+detail`, or a `REF` in the
@@ -339,6 +347,26 @@ impl Desk {
                 None => orders.push((*n, text.clone())),
             }
         }
+        // One answer per kind of question a message, and a bound on press:
+        // a message cannot make the desk write a thousand replies.
+        let mut asked = Vec::new();
+        commands.retain(|c| match c {
+            Command::Help | Command::Status | Command::View => {
+                let k = std::mem::discriminant(c);
+                let first = !asked.contains(&k);
+                asked.push(k);
+                first
+            }
+            _ => true,
+        });
+        if commands.iter().filter(|c| matches!(c, Command::Press { .. })).count() > 3 {
+            errors.push(problem(
+                0,
+                "",
+                "at most three PRESS lines a message",
+                Some("send the rest in another message"),
+            ));
+        }
         if inb.lines.is_empty() {
             errors.push(problem(
                 0,
@@ -399,7 +427,7 @@ impl Desk {
             batch.entry("rejected", &kinds::Rejected { step, role: role.to_string(), errors: errors.clone() });
             let body =
                 letters::fill("rejection", context! { game => gid, step => step, errors => errors, syntax => syntax });
-            batch.letters.push(reply(format!("[{gid}] NOT accepted: step {step}"), body, Vec::new()));
+            batch.letters.push(reply(format!("[{gid}] step {step}: NOT accepted"), body, Vec::new()));
             return Ok(());
         }
         received.verdict = if canon.is_some() { "orders".into() } else { "command".into() };
@@ -416,7 +444,8 @@ impl Desk {
             l.game.accept(role, c);
         }
         if let Some(s) = &salt {
-            if role != "gm" {
+            // A salt only matters for a step still to resolve.
+            if role != "gm" && !l.game.ended {
                 batch.entry("salt", &kinds::Salt { step, role: role.to_string(), salt: s.clone() });
                 l.game.salts.insert(role.to_string(), s.clone());
             }
@@ -429,7 +458,7 @@ impl Desk {
                 "ack",
                 context! { game => gid, step => step, lines => lines, salt => salt, waiting => waiting.join(", ") },
             );
-            batch.letters.push(reply(format!("[{gid}] accepted: step {step}"), body, Vec::new()));
+            batch.letters.push(reply(format!("[{gid}] step {step}: accepted"), body, Vec::new()));
         }
         let mut resolve_now = false;
         for c in commands {

@@ -87,6 +87,19 @@ pub struct Open {
     pub games: BTreeMap<String, (Loaded, Batch)>,
 }
 
+/// What became of one message.
+pub enum Handled {
+    /// Handled (for the game named, if any).
+    Done(Option<String>),
+    /// Could not be handled: to quarantine.
+    Failed(Option<String>),
+}
+
+/// The data folder's lock (see [`Desk::lock`]).
+pub struct DeskLock {
+    _file: fs::File,
+}
+
 /// How many inbound messages a group commit covers at most.
 const GROUP: usize = 256;
 
@@ -99,6 +112,7 @@ pub struct PassReport {
     pub refused: usize,
     pub dropped: usize,
     pub duplicates: usize,
+    pub quarantined: usize,
     pub resolved: usize,
     pub sent: usize,
 }
@@ -192,6 +206,7 @@ impl Desk {
         now: DateTime<Utc>,
         entropy: &mut dyn FnMut() -> [u8; 32],
     ) -> Result<String, Error> {
+        let _lock = self.lock()?;
         let rules = crate::rules::find(&req.ruleset).ok_or_else(|| {
             let names: Vec<&str> = crate::rules::ALL.iter().map(|r| r.info().name).collect();
             Error::Bad(format!("unknown ruleset {:?}; known: {}", req.ruleset, names.join(", ")))
@@ -231,6 +246,11 @@ impl Desk {
                 return Err(Error::Bad(format!("{email:?} is not an e-mail address (for {role})")));
             }
             players.insert(role.clone(), email.clone());
+        }
+        if let Some(gm) = &req.gm {
+            if gm.parse::<lettre::Address>().is_err() {
+                return Err(Error::Bad(format!("{gm:?} is not an e-mail address (for --gm)")));
+            }
         }
         for r in &game.roles {
             if !players.contains_key(r) {
@@ -426,7 +446,14 @@ impl Desk {
             let mut d = Declared::new(l.desk.declared.clone());
             let res = next.resolve(&mut d).map_err(Error::Bad)?;
             if !d.missing.is_empty() {
-                if let Some(gm) = l.desk.gm.clone() {
+                // Ask the moderator once a step, not at every pass.
+                let gm = l.desk.gm.clone().filter(|_| l.desk.asked != k);
+                if gm.is_some() {
+                    let m = kinds::Moderator { action: "asked".into(), args: vec![k.to_string()] };
+                    store::apply_moderator(&mut l.desk, &m);
+                    batch.entry("asked", &m);
+                }
+                if let Some(gm) = gm {
                     batch.letters.push(Letter {
                         role: Some("gm".into()),
                         to: gm,
@@ -507,7 +534,7 @@ impl Desk {
                 },
             );
             let subject = if prompt.is_some() {
-                format!("[{}] step {k} resolved; your orders are awaited ({})", l.game.id, a.kind)
+                format!("[{}] step {}: your orders are awaited ({}); step {k} resolved", l.game.id, l.game.step, a.kind)
             } else if waiting.is_empty() {
                 format!("[{}] step {k} resolved", l.game.id)
             } else {
@@ -584,7 +611,15 @@ impl Desk {
         for (i, letter) in letters.iter().enumerate() {
             let (_, domain) = self.split_game_address();
             let mid = format!("{}.{base}.{i}@{domain}", l.game.id);
-            let bytes = self.render(&l.game.id, l.game.step, letter, &mid, now)?;
+            // A letter that cannot be written (an address lettre refuses)
+            // is left out, never allowed to stop the batch it belongs to.
+            let bytes = match self.render(&l.game.id, l.game.step, letter, &mid, now) {
+                Ok(b) => b,
+                Err(e) => {
+                    warn!(game = %l.game.id, to = %letter.to, error = %e, "letter left out");
+                    continue;
+                }
+            };
             let name = format!("{}~{:03}~{}.eml", spool_stamp(now, base), i, safe_name(&mid));
             let tmp = self.data.join("spool/tmp").join(&name);
             fs::write(&tmp, &bytes).map_err(io("spool", &tmp))?;
@@ -617,10 +652,13 @@ impl Desk {
     /// Spool a letter that belongs to no game (a refusal to a stranger).
     pub fn send_loose(&self, letter: &Letter, now: DateTime<Utc>) -> Result<(), Error> {
         let (_, domain) = self.split_game_address();
+        // Unique within a pass too (several refusals share `now`).
+        static SEQ: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         let n = now.timestamp_nanos_opt().unwrap_or(0);
-        let mid = format!("refusal.{n}.{}@{domain}", &hex::encode(dice::sha256(letter.to.as_bytes()))[..8]);
+        let k = SEQ.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        let mid = format!("refusal.{n}.{k}.{}@{domain}", &hex::encode(dice::sha256(letter.to.as_bytes()))[..8]);
         let bytes = self.render("-", 0, letter, &mid, now)?;
-        let name = format!("{}~000~{}.eml", spool_stamp(now, 0), safe_name(&mid));
+        let name = format!("{}~{:03}~{}.eml", spool_stamp(now, 0), k % 1000, safe_name(&mid));
         let p = self.data.join("spool/new").join(name);
         write_synced(&p, &bytes).map_err(io("spool", &p))
     }
@@ -736,11 +774,12 @@ impl Desk {
     /// One pass: recover the spool, handle every waiting message, resolve
     /// steps past their deadline, deliver.
     pub fn run_once(&self, now: DateTime<Utc>) -> Result<PassReport, Error> {
+        let _lock = self.lock()?;
         let mut report = PassReport::default();
         self.recover_spool()?;
         let inbox = Maildir::open(&self.inbox_path()).map_err(io("open inbox", &self.inbox_path()))?;
         let mut open = Open::default();
-        let mut handled = Vec::new();
+        let mut handled: Vec<(PathBuf, Option<String>)> = Vec::new();
         for path in inbox.list_new().map_err(io("read inbox", &self.inbox_path()))? {
             let raw = match fs::read(&path) {
                 Ok(r) => r,
@@ -750,22 +789,93 @@ impl Desk {
                 }
             };
             report.messages += 1;
-            self.handle(&raw, Some(&path), now, &mut report, &mut open)?;
-            handled.push(path);
+            match self.handle_safely(&raw, Some(&path), now, &mut report, &mut open)? {
+                Handled::Done(g) => handled.push((path, g)),
+                Handled::Failed(g) => {
+                    // The failing message leaves the inbox for quarantine;
+                    // its game's uncommitted work is dropped, and that
+                    // game's earlier messages stay for the next pass.
+                    if let Some(g) = &g {
+                        handled.retain(|(_, x)| x.as_ref() != Some(g));
+                    }
+                    self.quarantine(&raw)?;
+                    inbox.mark_seen(&path).map_err(io("mark processed", &path))?;
+                }
+            }
             if handled.len() >= GROUP {
                 self.flush(&mut open, now)?;
-                for p in handled.drain(..) {
+                for (p, _) in handled.drain(..) {
                     inbox.mark_seen(&p).map_err(io("mark processed", &p))?;
                 }
             }
         }
         self.flush(&mut open, now)?;
-        for p in handled {
+        for (p, _) in handled {
             inbox.mark_seen(&p).map_err(io("mark processed", &p))?;
         }
         self.deadlines(now, &mut report)?;
         report.sent += self.deliver()?;
         Ok(report)
+    }
+
+    /// Handle one message, catching what must not stop the daemon: a bug
+    /// or a broken game turns into `Failed` (the message is quarantined);
+    /// only the desk's own disk failures come back as errors.
+    pub fn handle_safely(
+        &self,
+        raw: &[u8],
+        source: Option<&Path>,
+        now: DateTime<Utc>,
+        report: &mut PassReport,
+        open: &mut Open,
+    ) -> Result<Handled, Error> {
+        let game = handle::game_of(raw);
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.handle(raw, source, now, report, open)));
+        match r {
+            Ok(Ok(())) => Ok(Handled::Done(game)),
+            Ok(Err(e @ (Error::Io { .. } | Error::Journal(_)))) => Err(e),
+            Ok(Err(e)) => {
+                warn!(game = ?game, error = %e, "message quarantined");
+                if let Some(g) = &game {
+                    open.games.remove(g);
+                }
+                report.quarantined += 1;
+                Ok(Handled::Failed(game))
+            }
+            Err(_) => {
+                warn!(game = ?game, "handling the message panicked; quarantined");
+                if let Some(g) = &game {
+                    open.games.remove(g);
+                }
+                report.quarantined += 1;
+                Ok(Handled::Failed(game))
+            }
+        }
+    }
+
+    /// Keep a copy of a message that could not be handled, for the
+    /// moderator to look at (`DATA/quarantine/`).
+    pub fn quarantine(&self, raw: &[u8]) -> Result<(), Error> {
+        let dir = self.data.join("quarantine");
+        fs::create_dir_all(&dir).map_err(io("create", &dir))?;
+        let p = dir.join(format!("{}.eml", &dice::to_hex(&dice::sha256(raw))[..24]));
+        fs::write(&p, raw).map_err(io("quarantine", &p))
+    }
+
+    /// One desk at a time works on the data folder: a pass, a game's
+    /// creation, a post. Held for the duration, released on drop.
+    pub fn lock(&self) -> Result<DeskLock, Error> {
+        let p = self.data.join("desk/lock");
+        let f = fs::OpenOptions::new().create(true).truncate(false).write(true).open(&p).map_err(io("lock", &p))?;
+        #[cfg(unix)]
+        {
+            use std::os::unix::io::AsRawFd;
+            // SAFETY: flock only uses the descriptor, which `f` keeps open.
+            if unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX) } != 0 {
+                return Err(Error::Io { what: "lock", path: p, source: std::io::Error::last_os_error() });
+            }
+        }
+        Ok(DeskLock { _file: f })
     }
 
     /// Commit every open game's batch (journal, then replies), in game order.
@@ -793,17 +903,27 @@ impl Desk {
             let when = |s: &Option<String>| {
                 s.as_deref().and_then(|d| DateTime::parse_from_rfc3339(d).ok()).map(|d| d.with_timezone(&Utc))
             };
-            let mut batch = Batch::default();
-            if when(&l.desk.resolve_at).or(when(&l.desk.deadline_at)).map(|d| d <= now).unwrap_or(false) {
-                if self.resolve_step(&mut l, &mut batch, now)? {
-                    report.resolved += 1;
+            // A game whose resolution fails (a bug, a broken journal) is
+            // logged and skipped; the other games go on.
+            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| -> Result<(), Error> {
+                let mut batch = Batch::default();
+                if when(&l.desk.resolve_at).or(when(&l.desk.deadline_at)).map(|d| d <= now).unwrap_or(false) {
+                    if self.resolve_step(&mut l, &mut batch, now)? {
+                        report.resolved += 1;
+                    }
+                } else if let (Some(before), Some(at)) = (self.cfg.deadlines.reminder(), when(&l.desk.deadline_at)) {
+                    if l.desk.reminded != l.game.step && now >= at - before && now < at {
+                        self.remind(&mut l, &mut batch);
+                    }
                 }
-            } else if let (Some(before), Some(at)) = (self.cfg.deadlines.reminder(), when(&l.desk.deadline_at)) {
-                if l.desk.reminded != l.game.step && now >= at - before && now < at {
-                    self.remind(&mut l, &mut batch);
-                }
+                self.commit(&mut l, batch, now)
+            }));
+            match r {
+                Ok(Ok(())) => {}
+                Ok(Err(e @ (Error::Io { .. } | Error::Journal(_)))) => return Err(e),
+                Ok(Err(e)) => warn!(game = %id, error = %e, "cannot resolve the step; skipped"),
+                Err(_) => warn!(game = %id, "resolving the step panicked; skipped"),
             }
-            self.commit(&mut l, batch, now)?;
         }
         Ok(())
     }

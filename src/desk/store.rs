@@ -35,6 +35,9 @@ pub struct DeskState {
     /// The step whose reminder went out.
     #[serde(default)]
     pub reminded: u32,
+    /// The step for which the moderator was asked to declare dice.
+    #[serde(default)]
+    pub asked: u32,
     /// Each role's time zone (ZONE), for showing deadlines.
     #[serde(default)]
     pub zones: BTreeMap<String, String>,
@@ -213,6 +216,9 @@ pub fn load(data: &Path, id: &str) -> Result<Loaded, Error> {
 /// wins over any snapshot.
 pub fn rebuild(dir: &Path, id: &str) -> Result<Loaded, Error> {
     let jp = dir.join("journal.toml");
+    if let Some(n) = journal::repair(&jp)? {
+        tracing::warn!(game = %id, bytes = n, "cut a partial entry off the end of the journal (kept a copy)");
+    }
     let entries = journal::read(&jp)?;
     let (game, _) =
         audit::replay(&entries).map_err(|m| Error::Corrupt { id: id.to_string(), message: m.to_string() })?;
@@ -245,7 +251,7 @@ pub fn desk_state(entries: &[Entry]) -> Result<DeskState, String> {
                 let r: kinds::Resolved = e.body()?;
                 count_missed(&mut d, &r);
             }
-            "moderator" | "deadline" | "zone" | "absent" | "disorder" | "reminded" | "early" => {
+            "moderator" | "deadline" | "zone" | "absent" | "disorder" | "reminded" | "early" | "asked" => {
                 let m: kinds::Moderator = e.body()?;
                 apply_moderator(&mut d, &m);
             }
@@ -300,6 +306,7 @@ pub fn apply_moderator(d: &mut DeskState, m: &kinds::Moderator) {
         ("absent", [role, from, to]) => d.absences.entry(role.clone()).or_default().push((from.clone(), to.clone())),
         ("disorder", [role]) if !d.disorder.contains(role) => d.disorder.push(role.clone()),
         ("reminded", [step]) => d.reminded = step.parse().unwrap_or(0),
+        ("asked", [step]) => d.asked = step.parse().unwrap_or(0),
         ("declare", [label, values]) => {
             let v: Vec<u32> = values.split(',').filter_map(|x| x.trim().parse().ok()).collect();
             d.declared.push((label.clone(), v));
@@ -324,7 +331,9 @@ pub fn parse_duration(s: &str) -> Option<i64> {
     if n <= 0 {
         return None;
     }
-    n.checked_mul(mult)
+    // Nothing a game needs is longer than a year; longer is a typo (and
+    // would overflow date arithmetic).
+    n.checked_mul(mult).filter(|s| *s <= 366 * 86400)
 }
 
 /// Every link of every stream up to step `k`, from the secrets: what the

@@ -150,8 +150,14 @@ impl Journal {
         }
         let werr = |source| Error::Write { path: self.path.clone(), source };
         let mut f = OpenOptions::new().create(true).append(true).open(&self.path).map_err(werr)?;
-        f.write_all(text.as_bytes()).map_err(werr)?;
-        f.sync_all().map_err(werr)?;
+        let before = f.metadata().map_err(werr)?.len();
+        if let Err(e) = f.write_all(text.as_bytes()).and_then(|_| f.sync_all()) {
+            // A half-written entry would make the whole journal unreadable:
+            // cut it off again (nothing was sent on the strength of it).
+            let _ = f.set_len(before);
+            let _ = f.sync_all();
+            return Err(werr(e));
+        }
         Ok(out)
     }
 }
@@ -176,6 +182,32 @@ pub fn parse(text: &str) -> Result<Vec<Entry>, String> {
             _ => Err(format!("entry #{} is not a table", i + 1)),
         })
         .collect()
+}
+
+/// After a crash in the middle of an append (a full disk, a power cut), the
+/// journal may end in a partial entry that was never fsynced, so nothing
+/// depends on it. Cut such a tail off, keeping a copy beside the journal;
+/// returns the bytes dropped. A journal that does not parse even without
+/// its last entry is left alone.
+pub fn repair(path: &Path) -> Result<Option<usize>, Error> {
+    let text = fs::read_to_string(path).map_err(|source| Error::Read { path: path.to_path_buf(), source })?;
+    if parse(&text).is_ok() {
+        return Ok(None);
+    }
+    let Some(cut) = text.rfind("\n[[entry]]").map(|i| i + 1) else { return Ok(None) };
+    if parse(&text[..cut]).is_err() {
+        return Ok(None);
+    }
+    let copy = path.with_extension(format!("toml.damaged-{}", text.len()));
+    fs::write(&copy, &text).map_err(|source| Error::Write { path: copy.clone(), source })?;
+    let f = OpenOptions::new()
+        .write(true)
+        .open(path)
+        .map_err(|source| Error::Write { path: path.to_path_buf(), source })?;
+    f.set_len(cut as u64)
+        .and_then(|_| f.sync_all())
+        .map_err(|source| Error::Write { path: path.to_path_buf(), source })?;
+    Ok(Some(text.len() - cut))
 }
 
 /// Check sequence numbers and the hash chain; the first bad entry is named.

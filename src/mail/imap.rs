@@ -141,7 +141,8 @@ pub fn connect(cfg: &ImapConfig) -> Result<Session, Error> {
 /// What waits in the folder: its UIDVALIDITY and every UID, ascending.
 pub fn pending(s: &mut Session, folder: &str) -> Result<(u32, Vec<u32>), Error> {
     let mb = s.select(folder)?;
-    let mut uids: Vec<u32> = s.uid_search("ALL")?.into_iter().collect();
+    // Messages another client flagged \Deleted are not ours to take.
+    let mut uids: Vec<u32> = s.uid_search("UNDELETED")?.into_iter().collect();
     uids.sort_unstable();
     Ok((mb.uid_validity.unwrap_or(0), uids))
 }
@@ -180,10 +181,11 @@ pub fn move_to(s: &mut Session, uids: &[u32], folder: &str) -> Result<(), Error>
     } else {
         s.uid_copy(&set, folder)?;
         s.uid_store(&set, "+FLAGS.SILENT (\\Deleted)")?;
+        // Without UIDPLUS an EXPUNGE would remove every \Deleted message
+        // in the folder, ours or not: leave them flagged (copied already,
+        // and skipped from now on).
         if caps.has_str("UIDPLUS") {
             s.uid_expunge(&set)?;
-        } else {
-            s.expunge()?;
         }
     }
     Ok(())

@@ -10,7 +10,7 @@ fn setup_orders_are_acknowledged_and_resolve_the_step() {
     let r = t.pass();
     assert_eq!((r.accepted, r.resolved), (1, 0));
     let (s, body) = t.last(ALICE);
-    assert!(s.contains("accepted: step 1"), "{s}");
+    assert!(s.contains("step 1: accepted"), "{s}");
     assert!(body.contains("PLACE Laudon AT Riva") && body.contains("hello-world"), "{body}");
     t.send("france", BOB, "place bonaparte at verona");
     let r = t.pass();
@@ -19,8 +19,13 @@ fn setup_orders_are_acknowledged_and_resolve_the_step() {
     assert!(s.contains("step 1 resolved"), "{s}");
     assert!(body.contains("salt austria: hello-world"), "the dice block lists every salt: {body}");
     let (s, _) = t.last(ALICE);
-    assert!(s.contains("your orders are awaited (turn)"), "{s}");
-    assert_eq!(t.step(), 2);
+    assert!(s.contains("[g1] step 2: your orders are awaited (turn); step 1 resolved"), "{s}");
+    // A plain Reply to that mail (its subject names the open step) is
+    // taken: the regression was a reply to the results being refused as
+    // an answer to the resolved step.
+    t.send_subject("austria", ALICE, &format!("Re: {s}"), "PASS");
+    assert_eq!(t.pass().resolved, 1);
+    assert_eq!(t.step(), 3);
 }
 
 #[test]
@@ -314,6 +319,76 @@ fn resign_ends_the_game_for_the_other_side() {
     t.pass();
     let body = t.last(ALICE).1;
     assert!(body.contains("Winner: austria (france resigned)"), "{body}");
+    // Regression: mail after the end (a "good game" with orders, a salt)
+    // was journaled in a form audit then refused.
+    t.send("austria", ALICE, "PASS\nSALT late");
+    t.send("france", BOB, "SALT late");
+    t.pass();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_adjutant"))
+        .arg("audit")
+        .arg(t.dir.join("games/g1/journal.toml"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
+}
+
+#[test]
+fn hostile_text_never_crashes_the_desk() {
+    let mut t = Table::new("hostile");
+    t.setup();
+    let before = t.digest();
+    // Characters whose lowercase is longer once sliced an order line off a
+    // char boundary; huge durations overflowed date arithmetic.
+    t.send("austria", ALICE, "MOVE İİİİİİİİ TO Verona\nPLACE İİİİİİİİİ AT Riva");
+    t.send("gm", CAROL, "EXTEND 10000000000000000s\nEXTEND 100000000d");
+    t.send("austria", ALICE, "ABSENT 2026-01-01 9999-12-31");
+    let r = t.pass();
+    assert_eq!((r.rejected, r.quarantined), (3, 0), "{r:?}");
+    assert!(t.mails(CAROL).iter().any(|m| m.1.contains("cannot read the duration")));
+    assert_eq!(t.digest(), before);
+}
+
+#[test]
+fn a_broken_game_is_quarantined_and_the_others_go_on() {
+    let mut t = Table::new("quarantine");
+    let req = adjutant::desk::NewGame {
+        ruleset: "mantua".into(),
+        scenario: None,
+        players: vec![("austria".into(), ALICE.into()), ("france".into(), BOB.into())],
+        gm: None,
+        deadline: None,
+        dice: "committed".into(),
+        id: Some("g2".into()),
+    };
+    t.desk.create(&req, t0(), &mut fixed_entropy()).unwrap();
+    // Game g2's journal is destroyed beyond repair (and its snapshot gone).
+    std::fs::write(t.dir.join("games/g2/journal.toml"), "not a journal").unwrap();
+    let _ = std::fs::remove_file(t.dir.join("games/g2/state.toml"));
+    let to = t.desk.reply_address("g2", "austria");
+    t.post_raw(format!("From: <{ALICE}>\r\nTo: <{to}>\r\nSubject: x\r\n\r\nPLACE Laudon AT Riva\r\n").as_bytes());
+    t.send("austria", ALICE, "PLACE Laudon AT Riva");
+    let r = t.pass();
+    assert_eq!((r.quarantined, r.accepted), (1, 1), "{r:?}");
+    assert_eq!(std::fs::read_dir(t.dir.join("quarantine")).unwrap().count(), 1);
+    assert_eq!(t.pass().messages, 0, "the quarantined message is out of the inbox");
+}
+
+#[test]
+fn a_partial_entry_left_by_a_crash_is_cut_off() {
+    let mut t = Table::new("partial");
+    t.send("austria", ALICE, "PLACE Laudon AT Riva");
+    t.pass();
+    let before = t.digest();
+    let jp = t.dir.join("games/g1/journal.toml");
+    let mut text = std::fs::read_to_string(&jp).unwrap();
+    text.push_str("[[entry]]\nseq = 99\nkind = \"accep");
+    std::fs::write(&jp, text).unwrap();
+    std::fs::remove_file(t.dir.join("games/g1/state.toml")).unwrap();
+    assert_eq!(t.digest(), before, "rebuilt without the partial entry");
+    t.send("france", BOB, "PLACE Bonaparte AT Verona");
+    assert_eq!(t.pass().resolved, 1, "and the game goes on");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_adjutant")).arg("audit").arg(&jp).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
 }
 
 #[test]

@@ -221,7 +221,7 @@ fn parse_space(q: &str) -> Result<(u8, u8), Problem> {
     let (r, c) = (ch.next(), ch.as_str().parse::<u8>().ok());
     let d = &*DISPLAY;
     match (r, c) {
-        (Some(r), Some(c)) if r >= 'A' && (r as u8 - b'A') < d.rows && c >= 1 && c <= d.columns => {
+        (Some(r), Some(c)) if r.is_ascii_uppercase() && (r as u8 - b'A') < d.rows && c >= 1 && c <= d.columns => {
             Ok((c - 1, r as u8 - b'A'))
         }
         _ => Err(Problem::new(format!("{q:?} is not a space of the Battle Display")).hint(format!(
@@ -858,6 +858,9 @@ pub fn parse(s: &State, role: &str, line: &str) -> Result<Order, Problem> {
             })?;
             let (c, r) = parse_space(sp)?;
             let units: Vec<String> = us.split(',').map(unit_of).filter(|u| !u.is_empty()).collect();
+            if units.is_empty() {
+                return Err(Problem::new("DEPLOY names no unit").hint(syntax(s, role).join(" | ")));
+            }
             Order::Deploy { space: space_name(c, r), units }
         }
         (Stage::Turn, "MOVE") => {
@@ -1235,7 +1238,7 @@ pub fn resolve(s: &mut State, orders: &BTreeMap<String, Vec<Order>>, dice: &mut 
                 ev.extend(end(s, &offered, false));
             } else {
                 let bm = battle_mut(s);
-                bm.stakes *= 2;
+                bm.stakes = bm.stakes.saturating_mul(2);
                 bm.cube = Some(offered.clone());
                 let lines = std::mem::take(&mut bm.held);
                 bm.stage = Stage::Turn;
@@ -1454,7 +1457,7 @@ fn commands(s: &mut State, side: &str, orders: &[Order], dice: &mut dyn Dice) ->
                 );
                 if !flank && d1 == d2 {
                     // Repulsed: the attacker's front unit Breaks, unless Level 4.
-                    let u = b.wings[w].units[0].clone();
+                    let Some(u) = b.wings[w].units.first().cloned() else { continue };
                     b.wings[w].units[0].up = true;
                     if counter(&u.id).map(|c| c.level >= 4).unwrap_or(false) {
                         text.push_str(&format!(

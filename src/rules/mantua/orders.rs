@@ -152,8 +152,10 @@ pub fn syntax(phase: &Phase, role: &str) -> Vec<String> {
 
 /// Split `text` at the last standalone keyword `kw` (case-insensitive).
 fn split_kw<'a>(text: &'a str, kw: &str) -> Option<(&'a str, &'a str)> {
-    let lower = text.to_lowercase();
-    let pat = format!(" {} ", kw.to_lowercase());
+    // ASCII lowercasing keeps byte offsets (full Unicode lowercasing can
+    // change a character's length and slice the text off a boundary).
+    let lower = text.to_ascii_lowercase();
+    let pat = format!(" {} ", kw.to_ascii_lowercase());
     let i = lower.rfind(&pat)?;
     Some((text[..i].trim(), text[i + pat.len()..].trim()))
 }
