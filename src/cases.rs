@@ -13,6 +13,8 @@
 //! role = "austria"
 //! orders = ["MOVE Provera TO Piave"]
 //! reject = ["not adjacent"]    # optional: the submission must be refused
+//! [[step]]
+//! deadline = true              # the deadline passes: silent roles get the no-moves orders
 //! [expect]
 //! events = ["Escape roll"]     # substrings each found in some event
 //! no_events = []               # substrings found in no event
@@ -50,10 +52,16 @@ pub struct Case {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Step {
+    #[serde(default)]
     pub role: String,
+    #[serde(default)]
     pub orders: Vec<String>,
     #[serde(default)]
     pub reject: Vec<String>,
+    /// The deadline passes: the step resolves now, every awaited role that
+    /// gave no orders getting the no-moves orders.
+    #[serde(default)]
+    pub deadline: bool,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -117,6 +125,11 @@ fn play(case: &Case, resume: bool) -> Result<Run, String> {
     let mut dice = Scripted::new(&case.dice);
     let mut events = Vec::new();
     for (i, st) in case.steps.iter().enumerate() {
+        if st.deadline {
+            let r = game.resolve(&mut dice)?;
+            events.extend(r.events.iter().map(|e| e.text.clone()));
+            continue;
+        }
         let lines: Vec<(usize, String)> = st.orders.iter().enumerate().map(|(n, l)| (n + 1, l.clone())).collect();
         match game.check(&st.role, &lines) {
             Ok(canon) => {
@@ -199,17 +212,19 @@ fn through_journal(case: &Case) -> Result<String, String> {
     j.append(at, &[("created", &created)]).map_err(|e| e.to_string())?;
     let mut dice = Scripted::new(&case.dice);
     for st in &case.steps {
-        let lines: Vec<(usize, String)> = st.orders.iter().enumerate().map(|(n, l)| (n + 1, l.clone())).collect();
-        let Ok(canon) = game.check(&st.role, &lines) else {
-            continue;
-        };
-        j.append(
-            at,
-            &[("accepted", &kinds::Accepted { step: game.step, role: st.role.clone(), lines: canon.clone() })],
-        )
-        .map_err(|e| e.to_string())?;
-        game.accept(&st.role, canon);
-        if game.complete() {
+        if !st.deadline {
+            let lines: Vec<(usize, String)> = st.orders.iter().enumerate().map(|(n, l)| (n + 1, l.clone())).collect();
+            let Ok(canon) = game.check(&st.role, &lines) else {
+                continue;
+            };
+            j.append(
+                at,
+                &[("accepted", &kinds::Accepted { step: game.step, role: st.role.clone(), lines: canon.clone() })],
+            )
+            .map_err(|e| e.to_string())?;
+            game.accept(&st.role, canon);
+        }
+        if st.deadline || game.complete() {
             let before = crate::dice::Dice::draws(&dice).len();
             let r = game.resolve(&mut dice)?;
             let draws = crate::dice::Dice::draws(&dice)[before..].to_vec();

@@ -263,7 +263,8 @@ impl Desk {
         }
         let mut roles: Vec<String> = l.game.roles.clone();
         roles.push("gm".into());
-        let role = roles.into_iter().find(|r| self.token(&gid, r) == token);
+        let role =
+            roles.into_iter().find(|r| self.token_at(&gid, r, l.desk.epochs.get(r).copied().unwrap_or(0)) == token);
         let mid = inb.message_id.clone().unwrap_or_else(|| format!("sha256-{}", &sha[..16]));
         let mut received = kinds::Received {
             message_id: mid.clone(),

@@ -179,10 +179,20 @@ impl Desk {
     /// The reply token of a role: an HMAC of game and role under the server
     /// key, so it needs no storage and cannot be guessed.
     pub fn token(&self, game: &str, role: &str) -> String {
+        self.token_at(game, role, 0)
+    }
+
+    /// The token of a role's `epoch`-th player: REPLACE moves a role to a
+    /// new epoch, so the replaced player's credential stops working.
+    pub fn token_at(&self, game: &str, role: &str, epoch: u32) -> String {
         let mut m = Hmac::<Sha256>::new_from_slice(&self.key).expect("HMAC takes any key length");
         m.update(game.as_bytes());
         m.update(&[0]);
         m.update(role.as_bytes());
+        if epoch > 0 {
+            m.update(&[0]);
+            m.update(epoch.to_string().as_bytes());
+        }
         hex::encode(m.finalize().into_bytes())[..16].to_string()
     }
 
@@ -193,8 +203,12 @@ impl Desk {
     }
 
     pub fn reply_address(&self, game: &str, role: &str) -> String {
+        self.reply_address_at(game, role, 0)
+    }
+
+    pub fn reply_address_at(&self, game: &str, role: &str, epoch: u32) -> String {
         let (l, d) = self.split_game_address();
-        format!("{l}+{game}.{}@{d}", self.token(game, role))
+        format!("{l}+{game}.{}@{d}", self.token_at(game, role, epoch))
     }
 
     /// Create a game: journal, secrets, snapshot, welcome mails and the
@@ -613,7 +627,8 @@ impl Desk {
             let mid = format!("{}.{base}.{i}@{domain}", l.game.id);
             // A letter that cannot be written (an address lettre refuses)
             // is left out, never allowed to stop the batch it belongs to.
-            let bytes = match self.render(&l.game.id, l.game.step, letter, &mid, now) {
+            let epoch = letter.role.as_ref().and_then(|r| l.desk.epochs.get(r)).copied().unwrap_or(0);
+            let bytes = match self.render(&l.game.id, l.game.step, epoch, letter, &mid, now) {
                 Ok(b) => b,
                 Err(e) => {
                     warn!(game = %l.game.id, to = %letter.to, error = %e, "letter left out");
@@ -657,15 +672,23 @@ impl Desk {
         let n = now.timestamp_nanos_opt().unwrap_or(0);
         let k = SEQ.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         let mid = format!("refusal.{n}.{k}.{}@{domain}", &hex::encode(dice::sha256(letter.to.as_bytes()))[..8]);
-        let bytes = self.render("-", 0, letter, &mid, now)?;
+        let bytes = self.render("-", 0, 0, letter, &mid, now)?;
         let name = format!("{}~{:03}~{}.eml", spool_stamp(now, 0), k % 1000, safe_name(&mid));
         let p = self.data.join("spool/new").join(name);
         write_synced(&p, &bytes).map_err(io("spool", &p))
     }
 
-    fn render(&self, game: &str, step: u32, letter: &Letter, mid: &str, now: DateTime<Utc>) -> Result<Vec<u8>, Error> {
+    fn render(
+        &self,
+        game: &str,
+        step: u32,
+        epoch: u32,
+        letter: &Letter,
+        mid: &str,
+        now: DateTime<Utc>,
+    ) -> Result<Vec<u8>, Error> {
         let reply_to = match &letter.role {
-            Some(r) if game != "-" => Some(self.reply_address(game, r)),
+            Some(r) if game != "-" => Some(self.reply_address_at(game, r, epoch)),
             _ => None,
         };
         let mut headers = Vec::new();

@@ -50,6 +50,10 @@ pub struct DeskState {
     /// Roles in civil disorder (too many missed steps), awaiting REPLACE.
     #[serde(default)]
     pub disorder: Vec<String>,
+    /// How many times each role was handed to a new player: its reply token
+    /// changes each time.
+    #[serde(default)]
+    pub epochs: BTreeMap<String, u32>,
     #[serde(default)]
     pub paused: bool,
     /// Values the moderator declared for the open step (declared dice).
@@ -281,6 +285,7 @@ pub fn apply_moderator(d: &mut DeskState, m: &kinds::Moderator) {
         ("replace", [role, email]) => {
             d.disorder.retain(|r| r != role);
             d.missed.remove(role);
+            *d.epochs.entry(role.clone()).or_default() += 1;
             if role == "gm" {
                 d.gm = Some(email.clone());
             } else {

@@ -285,6 +285,15 @@ fn moderator_commands() {
     t.send("austria", ALICE, "MOVE Provera TO Piave");
     t.pass();
     assert!(t.mails("dave@example.org").iter().any(|m| m.0.contains("step 2 resolved")));
+    // The replaced player's credential no longer works, even from the
+    // new player's own address; the new player's does.
+    t.send_subject("france", "dave@example.org", "Re: orders", "STATUS");
+    t.pass();
+    assert!(t.mails("dave@example.org").iter().any(|m| m.1.contains("reply token does not belong")));
+    let to = t.desk.reply_address_at("g1", "france", 1);
+    t.post_raw(format!("From: <dave@example.org>\r\nTo: <{to}>\r\nSubject: hello\r\n\r\nSTATUS\r\n").as_bytes());
+    t.pass();
+    assert!(t.last("dave@example.org").0.contains("status"), "{:?}", t.last("dave@example.org"));
     let welcome =
         t.mails("dave@example.org").into_iter().find(|m| m.0.contains("welcome")).expect("the replacement is welcomed");
     assert!(

@@ -1322,18 +1322,31 @@ fn default_deploy(b: &Battle, side: &str) -> Vec<(String, Vec<String>)> {
 }
 
 fn default_reductions(s: &State, loser: &str) -> Vec<(String, u32)> {
-    // One step at a time from the strongest block, Leaders last.
-    let mut strength: Vec<(String, u8, bool)> =
-        loser_blocks(s, loser).iter().map(|x| (x.name.clone(), x.strength, x.leader)).collect();
-    let mut plan: BTreeMap<String, u32> = BTreeMap::new();
-    for _ in 0..due(s, loser) {
-        strength.sort_by_key(|(n, st, leader)| (*leader, std::cmp::Reverse(*st), n.clone()));
-        if let Some(x) = strength.iter_mut().find(|x| x.1 > 1) {
-            *plan.entry(x.0.clone()).or_default() += 1;
-            x.1 -= 1;
+    // One step at a time from the strongest block, Leaders last; unless
+    // that would leave a Leader alone (a lost game) where taking the steps
+    // on the Leader first would not.
+    let plan = |leaders_last: bool| {
+        let mut strength: Vec<(String, u8, bool)> =
+            loser_blocks(s, loser).iter().map(|x| (x.name.clone(), x.strength, x.leader)).collect();
+        let mut plan: BTreeMap<String, u32> = BTreeMap::new();
+        for _ in 0..due(s, loser) {
+            strength.sort_by_key(|(n, st, leader)| (*leader == leaders_last, std::cmp::Reverse(*st), n.clone()));
+            if let Some(x) = strength.iter_mut().find(|x| x.1 > 1) {
+                *plan.entry(x.0.clone()).or_default() += 1;
+                x.1 -= 1;
+            }
+        }
+        let left: Vec<bool> = strength.iter().filter(|x| x.1 > 1).map(|x| x.2).collect();
+        (plan, left.len() == 1 && left[0])
+    };
+    let (first, alone) = plan(true);
+    if alone {
+        let (other, still) = plan(false);
+        if !still {
+            return other.into_iter().collect();
         }
     }
-    plan.into_iter().collect()
+    first.into_iter().collect()
 }
 
 /// A Battle Turn: Retreat, Doubling, or Commands; then the Time disc.
