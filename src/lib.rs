@@ -13,3 +13,4 @@ pub mod journal;
 pub mod mail;
 pub mod render;
 pub mod rules;
+pub mod verify;

@@ -89,6 +89,8 @@ enum Cmd {
         #[arg(long)]
         json: bool,
     },
+    /// Check the dice from the mails adjutant sent you (.eml files or Maildirs).
+    Verify { mails: Vec<PathBuf> },
     /// Run adjudication case files.
     Case { files: Vec<PathBuf> },
     /// Play a scripted game through the real pipeline on the embedded default.
@@ -278,6 +280,7 @@ fn run(cli: Cli) -> Result<i32> {
             println!("{} passed, {failed} failed", files.len() - failed);
             Ok(if failed > 0 { 1 } else { 0 })
         }
+        Cmd::Verify { mails } => verify(&mails),
         Cmd::Demo { ruleset } => demo::run(&cli.data, cfg, ruleset.as_deref().unwrap_or("mantua")),
     }
 }
@@ -371,5 +374,47 @@ fn audit(data: &Path, game: &str, json: bool) -> Result<i32> {
             }
             Ok(1)
         }
+    }
+}
+
+/// Read .eml files and Maildirs (new/ and cur/) into mails, oldest first.
+fn verify(paths: &[PathBuf]) -> Result<i32> {
+    if paths.is_empty() {
+        bail!("name the mails adjutant sent you: .eml files, or a Maildir folder");
+    }
+    let mut files = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            for sub in [p.join("new"), p.join("cur"), p.clone()] {
+                if let Ok(rd) = std::fs::read_dir(&sub) {
+                    files.extend(rd.flatten().map(|e| e.path()).filter(|f| f.is_file()));
+                }
+            }
+        } else {
+            files.push(p.clone());
+        }
+    }
+    let mut mails = Vec::new();
+    for f in files {
+        let raw = std::fs::read(&f).with_context(|| format!("cannot read {}", f.display()))?;
+        let Some(m) = mail_parser::MessageParser::default().parse(&raw[..]) else { continue };
+        mails.push(crate::verify::Mail {
+            name: f.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default(),
+            subject: m.subject().unwrap_or("").to_string(),
+            date: m.date().map(|d| d.to_timestamp()),
+            body: m.body_text(0).map(|b| b.to_string()).unwrap_or_default(),
+        });
+    }
+    mails.sort_by_key(|m| m.date.unwrap_or(i64::MIN));
+    let r = crate::verify::verify(&mails);
+    for l in &r.lines {
+        println!("{l}");
+    }
+    if r.failures == 0 {
+        println!("VERIFIED: {} mails, every check held", mails.len());
+        Ok(0)
+    } else {
+        println!("NOT VERIFIED: {} failure(s)", r.failures);
+        Ok(1)
     }
 }

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// A game with set-up, moves, an Attack, an escape roll and salts.
-fn played() -> (Table, PathBuf) {
+pub fn played() -> (Table, PathBuf) {
     let mut t = Table::new("audit");
     t.send("austria", ALICE, "PLACE Laudon AT Riva\nSALT a1");
     t.send("france", BOB, "PLACE Bonaparte AT Verona\nSALT b1");

@@ -12,3 +12,4 @@ mod fullgame;
 mod realmail;
 mod stack;
 mod support;
+mod verify;

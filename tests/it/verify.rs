@@ -1,0 +1,126 @@
+//! `adjutant verify`: a player checks the dice from the mails they got, and
+//! every kind of tampering is named (step and mail) with a non-zero exit.
+
+use crate::support::*;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Bob's mails as plain .eml files (decoded bodies), so that a test can
+/// edit their text as a forger would.
+fn bobs_mails(t: &Table, dir: &Path) -> Vec<PathBuf> {
+    std::fs::create_dir_all(dir).unwrap();
+    let md = adjutant::mail::maildir::Maildir::open(&t.desk.outbox_of(BOB)).unwrap();
+    let mut out = Vec::new();
+    for (i, f) in md.list_new().unwrap().iter().enumerate() {
+        let raw = std::fs::read(f).unwrap();
+        let m = mail_parser::MessageParser::default().parse(&raw[..]).unwrap();
+        let date = m.date().map(|d| d.to_rfc822()).unwrap_or_default();
+        let text = format!(
+            "From: <game@adjutant.local>\r\nTo: <{BOB}>\r\nSubject: {}\r\nDate: {date}\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n{}",
+            m.subject().unwrap_or(""),
+            m.body_text(0).unwrap_or_default()
+        );
+        let p = dir.join(format!("{i:03}.eml"));
+        std::fs::write(&p, text).unwrap();
+        out.push(p);
+    }
+    out
+}
+
+fn verify(dir: &Path) -> (i32, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_adjutant")).arg("verify").arg(dir).output().unwrap();
+    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).to_string())
+}
+
+/// Edit the first mail whose text contains `find`: replace it by `with`.
+fn tamper(files: &[PathBuf], find: &str, with: &str) -> String {
+    for f in files {
+        let s = std::fs::read_to_string(f).unwrap();
+        if s.contains(find) {
+            std::fs::write(f, s.replacen(find, with, 1)).unwrap();
+            return f.file_name().unwrap().to_string_lossy().to_string();
+        }
+    }
+    panic!("no mail contains {find:?}");
+}
+
+#[test]
+fn a_player_verifies_the_dice_from_their_mail_and_tampering_is_named() {
+    let (t, _) = crate::audit::played();
+    let clean = t.dir.join("bob-clean");
+    bobs_mails(&t, &clean);
+    let (code, out) = verify(&clean);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("the anchors were mailed before your first orders")
+            && out.contains("public: 1 draw(s) regenerated"),
+        "{out}"
+    );
+
+    // The escape roll's step, its link and draw as Bob saw them.
+    let text: String =
+        std::fs::read_dir(&clean).unwrap().flatten().map(|e| std::fs::read_to_string(e.path()).unwrap()).collect();
+    let draw = text.lines().find(|l| l.starts_with("draw public 0 die 6 ")).expect("an escape roll").to_string();
+    let face: u32 = draw.split_whitespace().nth(5).unwrap().parse().unwrap();
+    let step_line = |needle: &str| {
+        let i = text.find(needle).unwrap();
+        text[..i].lines().rev().find(|l| l.starts_with("step: ")).unwrap().trim_start_matches("step: ").to_string()
+    };
+    let step = step_line(&draw);
+    let link = text.lines().filter(|l| l.starts_with("link public: ")).nth(1).unwrap().to_string();
+
+    let cases: Vec<(&str, Box<dyn Fn(&[PathBuf]) -> String>, String)> = vec![
+        (
+            "a link that does not hash back",
+            Box::new(move |f: &[PathBuf]| tamper(f, &link, &format!("link public: {}", "ab".repeat(32)))),
+            "does not hash back".into(),
+        ),
+        (
+            "a draw changed by one pip",
+            Box::new({
+                let draw = draw.clone();
+                move |f: &[PathBuf]| {
+                    tamper(f, &draw, &draw.replacen(&format!(" {face} |"), &format!(" {} |", face % 6 + 1), 1))
+                }
+            }),
+            format!("step {step}, stream public, draw 0"),
+        ),
+        (
+            "a skipped draw counter",
+            Box::new({
+                let draw = draw.clone();
+                move |f: &[PathBuf]| tamper(f, &draw, &draw.replacen("draw public 0 ", "draw public 1 ", 1))
+            }),
+            "a gap".into(),
+        ),
+        (
+            "a salt dropped",
+            Box::new(|f: &[PathBuf]| tamper(f, "salt france: b2\r\n", "")),
+            "your salt (france) is not in the list".into(),
+        ),
+        (
+            "an anchor dated after the first orders",
+            Box::new(|f: &[PathBuf]| {
+                let welcome =
+                    f.iter().find(|p| std::fs::read_to_string(p).unwrap().contains("BEGIN ADJUTANT ANCHORS")).unwrap();
+                let s = std::fs::read_to_string(welcome).unwrap();
+                let date = s.lines().find(|l| l.starts_with("Date: ")).unwrap().to_string();
+                std::fs::write(welcome, s.replacen(&date, "Date: Fri, 1 Jan 2100 00:00:00 +0000", 1)).unwrap();
+                welcome.file_name().unwrap().to_string_lossy().to_string()
+            }),
+            "are dated after your first accepted orders".into(),
+        ),
+    ];
+    for (i, (what, edit, expect)) in cases.iter().enumerate() {
+        let dir = t.dir.join(format!("bob-tampered-{i}"));
+        let files = bobs_mails(&t, &dir);
+        let mail = edit(&files);
+        let (code, out) = verify(&dir);
+        assert_eq!(code, 1, "{what} must fail: {out}");
+        assert!(out.contains(expect.as_str()), "{what}: expected {expect:?} in:\n{out}");
+        assert!(
+            out.contains(&mail) || what.contains("salt") || what.contains("anchor"),
+            "{what}: the mail {mail} is named:\n{out}"
+        );
+    }
+}
