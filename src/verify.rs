@@ -291,7 +291,7 @@ pub fn verify(mails: &[Mail]) -> Report {
             }
             let seed = dice::seed(&game, *k, s, link, &sb.salts);
             for (i, d) in ds.iter().enumerate() {
-                let got = dice::regenerate(seed, &ds[..=i].to_vec());
+                let got = dice::regenerate(seed, &ds[..=i]);
                 if got != d.result {
                     ok = false;
                     r.fail(format!(
