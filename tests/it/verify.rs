@@ -69,7 +69,8 @@ fn a_player_verifies_the_dice_from_their_mail_and_tampering_is_named() {
     let step = step_line(&draw);
     let link = text.lines().filter(|l| l.starts_with("link public: ")).nth(1).unwrap().to_string();
 
-    let cases: Vec<(&str, Box<dyn Fn(&[PathBuf]) -> String>, String)> = vec![
+    type Edit = Box<dyn Fn(&[PathBuf]) -> String>;
+    let cases: Vec<(&str, Edit, String)> = vec![
         (
             "a link that does not hash back",
             Box::new(move |f: &[PathBuf]| tamper(f, &link, &format!("link public: {}", "ab".repeat(32)))),
