@@ -228,3 +228,73 @@ fn a_burst_of_a_thousand_messages() {
     assert_eq!(st.count("game", "adjutant-processed"), n);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn run_check_says_what_works_in_plain_words() {
+    let Some((st, _lock)) = stack() else { return };
+    let (dir, cfg) = setup(&st, "check");
+    let run = |password: &str| {
+        Command::new(env!("CARGO_BIN_EXE_adjutant"))
+            .arg("--config")
+            .arg(&cfg)
+            .arg("--data")
+            .arg(&dir)
+            .args(["run", "--check"])
+            .env(PASSWORD_ENV, password)
+            .output()
+            .unwrap()
+    };
+    let ok = run("secret");
+    let text = String::from_utf8_lossy(&ok.stdout).to_string();
+    assert!(ok.status.success(), "{text}");
+    assert!(
+        text.contains("logged in as game@adjutant.test")
+            && text.contains("IDLE offered")
+            && text.contains("connected and logged in"),
+        "{text}"
+    );
+    let bad = run("wrong");
+    let text = String::from_utf8_lossy(&bad.stdout).to_string();
+    assert_eq!(bad.status.code(), Some(1), "{text}");
+    assert!(text.contains("inbound: FAILED") && text.contains("refused the login"), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_permanent_smtp_failure_is_journaled_and_reported_to_the_moderator() {
+    let Some((st, _lock)) = stack() else { return };
+    for u in ["game", "alice", "bob", "carol"] {
+        st.clear(u);
+    }
+    let dir = crate::support::temp_dir("5xx");
+    let desk = Desk::open(&dir, st.config()).unwrap();
+    // A player at a domain the test server does not take: Postfix refuses
+    // the recipient with a 5xx at once.
+    let req = adjutant::desk::NewGame {
+        ruleset: "mantua".into(),
+        scenario: None,
+        players: vec![("austria".into(), addr("alice")), ("france".into(), "zed@elsewhere.example".into())],
+        gm: Some(addr("carol")),
+        deadline: None,
+        dice: "committed".into(),
+        id: Some("g1".into()),
+    };
+    desk.create(&req, chrono::Utc::now(), &mut crate::support::fixed_entropy()).unwrap();
+    let sent = desk.deliver().unwrap();
+    assert_eq!(sent, 3, "alice's two mails and carol's welcome go; zed's two are refused");
+    assert_eq!(std::fs::read_dir(dir.join("spool/failed")).unwrap().count(), 2);
+    let entries = adjutant::journal::read(&dir.join("games/g1/journal.toml")).unwrap();
+    assert_eq!(entries.iter().filter(|e| e.kind == "undeliverable").count(), 2);
+    desk.deliver().unwrap();
+    assert!(wait(20, || st
+        .inbox("carol")
+        .iter()
+        .any(|m| subject(m).contains("could not be delivered") && body(m).contains("zed@elsewhere.example"))));
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_adjutant"))
+        .arg("audit")
+        .arg(dir.join("games/g1/journal.toml"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -374,17 +374,12 @@ fn reveal(s: &mut State, side: &str, name: &str, dice: &mut dyn Dice) -> Vec<Eve
             .filter_map(|n| s.block(n))
             .any(|x| x.name != name && !x.dummy && !x.eliminated);
         if !others {
-            let winner = other(side).to_string();
-            s.phase = Phase::Over;
-            s.outcome = Some(crate::engine::Outcome {
-                winner: Some(winner.clone()),
-                reason: format!("{} revealed its Leader {name} with no block contributing units", side_name(side)),
-            });
-            ev.push(Event::all(format!(
-                "{} reveals its Leader {name} with no other block to contribute units: {} loses the game.",
-                side_name(side),
-                side_name(side)
-            )));
+            ev.push(lose_game(
+                s,
+                side,
+                format!("{} revealed its Leader {name} with no block contributing units", side_name(side)),
+                format!("{} reveals its Leader {name} with no other block to contribute units", side_name(side)),
+            ));
             return ev;
         }
     }
@@ -422,6 +417,14 @@ fn reveal(s: &mut State, side: &str, name: &str, dice: &mut dyn Dice) -> Vec<Eve
         b.side = side.to_string();
     }
     ev
+}
+
+/// `side` loses the whole game at once (the Leader rules of Battles and
+/// Consequences of Defeat).
+fn lose_game(s: &mut State, side: &str, reason: String, what: String) -> Event {
+    s.phase = Phase::Over;
+    s.outcome = Some(crate::engine::Outcome { winner: Some(other(side).to_string()), reason });
+    Event::all(format!("{what}: {} loses the game.", side_name(side)))
 }
 
 /// Alternate reveals; when nobody has a block left, the fight begins.
@@ -561,16 +564,12 @@ fn after_reduce(s: &mut State, loser: &str, route: Option<String>) -> Vec<Event>
     let left: Vec<&super::Block> = fought.iter().filter_map(|n| s.block(n)).filter(|x| !x.eliminated).collect();
     if left.len() == 1 && left[0].leader {
         let name = left[0].name.clone();
-        s.phase = Phase::Over;
-        s.outcome = Some(crate::engine::Outcome {
-            winner: Some(winner.clone()),
-            reason: format!("{}'s Leader {name} is the only block left after the reductions", side_name(loser)),
-        });
-        ev.push(Event::all(format!(
-            "Only {name}, a Leader, is left of {}'s force: {} loses the game.",
-            side_name(loser),
-            side_name(loser)
-        )));
+        ev.push(lose_game(
+            s,
+            loser,
+            format!("{}'s Leader {name} is the only block left after the reductions", side_name(loser)),
+            format!("Only {name}, a Leader, is left of {}'s force", side_name(loser)),
+        ));
         return ev;
     }
     let survivors: Vec<String> = left.iter().map(|x| x.name.clone()).collect();
