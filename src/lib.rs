@@ -9,6 +9,7 @@ pub mod config;
 pub mod desk;
 pub mod dice;
 pub mod engine;
+pub mod export;
 pub mod journal;
 pub mod mail;
 pub mod render;

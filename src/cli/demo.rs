@@ -247,7 +247,7 @@ pub fn run(data: &Path, cfg: Config, ruleset: &str) -> Result<i32> {
 
     let jp = crate::desk::store::game_dir(data, &game).join("journal.toml");
     println!("\n--- adjutant audit {game}");
-    let code = super::audit(data, &game, false)?;
+    let code = super::audit(data, &game, false, None)?;
     println!(
         "\njournal left at {}; run `adjutant --data {} audit {game}` to check it again.",
         jp.display(),

@@ -219,3 +219,56 @@ fn the_independent_python_verifier_agrees() {
     let (code, out) = run(&["--mail".as_ref(), t.desk.outbox_of(BOB).as_os_str()]);
     assert_eq!(code, 0, "{out}");
 }
+
+/// A journal the moderator may publish: during the game the hidden facts
+/// are withheld and audit checks what is left; after the end it replays
+/// whole. Addresses never go out.
+#[test]
+fn the_public_export_withholds_what_is_hidden_and_still_verifies() {
+    let (mut t, jp) = played();
+    let export = t.dir.join("public.toml");
+    let run = |args: &[&std::ffi::OsStr]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_adjutant")).arg("audit").args(args).output().unwrap();
+        (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).to_string())
+    };
+    let (code, out) = run(&[jp.as_os_str(), "--export-public".as_ref(), export.as_os_str()]);
+    assert_eq!(code, 0, "{out}");
+    let text = std::fs::read_to_string(&export).unwrap();
+    for hidden in [ALICE, BOB, CAROL, "MOVE Provera", "PLACE Laudon", "You drew"] {
+        assert!(!text.contains(hidden), "the public export shows {hidden:?}");
+    }
+    for e in journal::read(&export).unwrap().iter().filter(|e| e.kind == "resolved") {
+        let links = e.body["links"].as_table().unwrap();
+        assert!(links.keys().all(|k| k == "public"), "only public links go out: {links:?}");
+    }
+    let (code, out) = run(&[export.as_os_str()]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("public export") && out.contains("1 public draws") && out.contains("not checked"), "{out}");
+    // A public draw changed (and the chain recomputed) is caught.
+    let mut es = journal::read(&export).unwrap();
+    let i = es
+        .iter()
+        .position(|e| {
+            e.kind == "resolved"
+                && e.body.get("draws").and_then(|d| d.as_array()).map(|a| !a.is_empty()).unwrap_or(false)
+        })
+        .unwrap();
+    let d = es[i].body.get_mut("draws").unwrap().as_array_mut().unwrap()[0].as_table_mut().unwrap();
+    let f = d["result"][0].as_integer().unwrap();
+    d.insert("result".into(), toml::Value::Array(vec![toml::Value::Integer(f % 6 + 1)]));
+    let forged = t.dir.join("public-forged.toml");
+    std::fs::write(&forged, rechain(&mut es)).unwrap();
+    let (code, out) = run(&[forged.as_os_str()]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("dice-v1 gives"), "{out}");
+    // After the end the export is whole, and audit replays it.
+    t.send("gm", CAROL, "END");
+    t.pass();
+    let (code, _) = run(&[jp.as_os_str(), "--export-public".as_ref(), export.as_os_str()]);
+    assert_eq!(code, 0);
+    let text = std::fs::read_to_string(&export).unwrap();
+    assert!(text.contains("MOVE Provera") && !text.contains(ALICE), "orders go out after the end, addresses never");
+    let (code, out) = run(&[export.as_os_str()]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("every state digest verified"), "{out}");
+}

@@ -1,0 +1,162 @@
+//! Public journals: what a moderator may publish of a game. Once the game
+//! has ended everything but the players' addresses and private press goes
+//! out, and audit replays it whole; during the game the still-hidden facts
+//! (orders, private streams' links and draws, private events, the open
+//! step's submissions) are withheld, and audit checks what is left: the
+//! chain, every public link against its anchor, every public draw.
+
+use crate::dice::{self, Draw};
+use crate::journal::{self, Entry};
+
+/// Make the public journal of `entries` (a verified game journal).
+pub fn export_public(entries: &[Entry]) -> Result<Vec<Entry>, String> {
+    journal::verify_chain(entries).map_err(|(seq, m)| format!("entry {seq}: {m}"))?;
+    let ended = entries.iter().any(|e| e.kind == "ended");
+    let tip = entries.last().map(|e| e.hash.clone()).unwrap_or_default();
+    let mut out = Vec::new();
+    for e in entries {
+        let mut b = e.body.clone();
+        let keep = match e.kind.as_str() {
+            "created" => {
+                if let Some(toml::Value::Table(p)) = b.get_mut("players") {
+                    let roles: Vec<String> = p.keys().cloned().collect();
+                    for r in roles {
+                        p.insert(r, toml::Value::String("(withheld)".into()));
+                    }
+                }
+                b.remove("gm");
+                let mut x = toml::Table::new();
+                x.insert("source_tip".into(), toml::Value::String(tip.clone()));
+                x.insert("source_entries".into(), toml::Value::Integer(entries.len() as i64));
+                x.insert("redacted".into(), toml::Value::Boolean(!ended));
+                b.insert("export".into(), toml::Value::Table(x));
+                true
+            }
+            // Addresses and Message-IDs are the players' own.
+            "received" | "mail" | "undeliverable" => false,
+            "press" => b.get("to").and_then(|t| t.as_str()) == Some("all"),
+            // Orders, salts and rejections are private until the end.
+            "accepted" | "salt" | "rejected" => ended,
+            "resolved" => {
+                if !ended {
+                    b.remove("orders");
+                    b.insert("orders".into(), toml::Value::Table(toml::Table::new()));
+                    if let Some(toml::Value::Table(l)) = b.get_mut("links") {
+                        l.retain(|k, _| k == "public");
+                    }
+                    if let Some(toml::Value::Array(d)) = b.get_mut("draws") {
+                        d.retain(|x| x.get("stream").and_then(|s| s.as_str()) == Some("public"));
+                    }
+                    if let Some(toml::Value::Array(ev)) = b.get_mut("events") {
+                        ev.retain(|x| x.get("to").and_then(|s| s.as_str()) == Some("all"));
+                    }
+                    b.remove("digest");
+                    b.insert("digest".into(), toml::Value::String("(withheld)".into()));
+                }
+                true
+            }
+            "moderator" => {
+                // A replacement's address stays private.
+                if b.get("action").and_then(|a| a.as_str()) == Some("replace") {
+                    if let Some(toml::Value::Array(a)) = b.get_mut("args") {
+                        a.truncate(1);
+                    }
+                }
+                true
+            }
+            _ => true,
+        };
+        if keep {
+            out.push(Entry {
+                seq: 0,
+                at: e.at.clone(),
+                kind: e.kind.clone(),
+                prev: String::new(),
+                hash: String::new(),
+                body: b,
+            });
+        }
+    }
+    let mut prev = journal::GENESIS.to_string();
+    for (i, e) in out.iter_mut().enumerate() {
+        e.seq = i as u64 + 1;
+        e.prev = prev.clone();
+        e.hash = e.compute_hash();
+        prev = e.hash.clone();
+    }
+    Ok(out)
+}
+
+/// Is this the public export of a game still in progress?
+pub fn redacted(entries: &[Entry]) -> bool {
+    entries
+        .first()
+        .and_then(|e| e.body.get("export"))
+        .and_then(|x| x.get("redacted"))
+        .and_then(|r| r.as_bool())
+        .unwrap_or(false)
+}
+
+/// What a redacted export verified.
+#[derive(Debug, Default)]
+pub struct Checked {
+    pub game: String,
+    pub steps: usize,
+    pub links: usize,
+    pub draws: usize,
+}
+
+/// Verify a redacted export: its chain, every public link against the
+/// public anchor, every public draw regenerated. The first failure is named.
+pub fn verify_public(entries: &[Entry]) -> Result<Checked, crate::audit::Mismatch> {
+    let bad = |seq: u64, message: String| crate::audit::Mismatch { seq, message };
+    journal::verify_chain(entries).map_err(|(seq, m)| bad(seq, m))?;
+    let first = entries.first().ok_or_else(|| bad(0, "the journal is empty".into()))?;
+    let c: crate::journal::kinds::Created = first.body().map_err(|m| bad(first.seq, m))?;
+    let mut tip = c
+        .anchors
+        .get("public")
+        .and_then(|a| dice::from_hex(a))
+        .ok_or_else(|| bad(first.seq, "no public anchor".into()))?;
+    let mut tip_step = 0u32;
+    let mut out = Checked { game: c.game.clone(), ..Checked::default() };
+    for e in entries.iter().filter(|e| e.kind == "resolved") {
+        let r: crate::journal::kinds::Resolved = e.body().map_err(|m| bad(e.seq, m))?;
+        out.steps += 1;
+        let Some(link) = r.links.get("public").and_then(|h| dice::from_hex(h)) else {
+            if r.draws.is_empty() {
+                continue;
+            }
+            return Err(bad(e.seq, format!("step {}: public draws without the public link", r.step)));
+        };
+        let mut x = link;
+        for _ in tip_step..r.step {
+            x = dice::sha256(&x);
+        }
+        if r.step <= tip_step || x != tip {
+            return Err(bad(e.seq, format!("step {}: the public link does not hash back to the previous one", r.step)));
+        }
+        tip = link;
+        tip_step = r.step;
+        out.links += 1;
+        let seed = dice::seed(&c.game, r.step, "public", &link, &r.salts);
+        let draws: Vec<&Draw> = r.draws.iter().filter(|d| d.stream == "public" && !d.declared).collect();
+        for (i, d) in draws.iter().enumerate() {
+            if d.n != i as u32 {
+                return Err(bad(e.seq, format!("step {}: public draw counter {} where {i} was expected", r.step, d.n)));
+            }
+            let got = dice::regenerate(seed, &draws[..=i]);
+            if got != d.result {
+                return Err(bad(
+                    e.seq,
+                    format!(
+                        "step {}: public draw {} ({}) records {:?}, dice-v1 gives {:?}",
+                        r.step, d.n, d.label, d.result, got
+                    ),
+                ));
+            }
+            out.draws += 1;
+        }
+    }
+    Ok(out)
+}
