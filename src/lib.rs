@@ -13,5 +13,6 @@ pub mod export;
 pub mod journal;
 pub mod mail;
 pub mod render;
+pub mod report;
 pub mod rules;
 pub mod verify;

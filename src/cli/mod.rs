@@ -92,6 +92,10 @@ enum Cmd {
         /// withheld while the game lasts) to FILE.
         #[arg(long, value_name = "FILE")]
         export_public: Option<PathBuf>,
+        /// Write the fairness report (HTML, plots inline) to FILE; with a
+        /// data folder instead of a game, over all its games.
+        #[arg(long, value_name = "FILE")]
+        report: Option<PathBuf>,
     },
     /// Check the dice from the mails adjutant sent you (.eml files or Maildirs).
     Verify { mails: Vec<PathBuf> },
@@ -266,7 +270,16 @@ fn run(cli: Cli) -> Result<i32> {
             }
             Ok(0)
         }
-        Cmd::Audit { game, json, export_public } => audit(&cli.data, &game, json, export_public.as_deref()),
+        Cmd::Audit { game, json, export_public, report } => {
+            if let Some(out) = &report {
+                write_report(&cli.data, &game, out)?;
+                if Path::new(&game).is_dir() {
+                    // A report over a whole data folder; audit games one by one.
+                    return Ok(0);
+                }
+            }
+            audit(&cli.data, &game, json, export_public.as_deref())
+        }
         Cmd::Case { files } => {
             if files.is_empty() {
                 bail!("name at least one case file, e.g. adjutant case tests/cases/mantua/*.toml");
@@ -446,4 +459,30 @@ fn verify(paths: &[PathBuf]) -> Result<i32> {
         println!("NOT VERIFIED: {} failure(s)", r.failures);
         Ok(1)
     }
+}
+
+/// The fairness report of one game, or of every game of a data folder.
+fn write_report(data: &Path, game: &str, out: &Path) -> Result<()> {
+    let p = Path::new(game);
+    let journals: Vec<PathBuf> = if p.is_dir() {
+        let games = if p.join("games").is_dir() { p.join("games") } else { p.to_path_buf() };
+        let mut v: Vec<PathBuf> = std::fs::read_dir(&games)?
+            .flatten()
+            .map(|e| e.path().join("journal.toml"))
+            .filter(|j| j.exists())
+            .collect();
+        v.sort();
+        v
+    } else if p.is_file() {
+        vec![p.to_path_buf()]
+    } else {
+        vec![crate::desk::store::game_dir(data, game).join("journal.toml")]
+    };
+    let mut games = Vec::new();
+    for j in &journals {
+        games.push(crate::report::gather(&crate::journal::read(j)?));
+    }
+    std::fs::write(out, crate::report::render(&games)).with_context(|| format!("cannot write {}", out.display()))?;
+    println!("fairness report of {} game(s) written to {}", games.len(), out.display());
+    Ok(())
 }

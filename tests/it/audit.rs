@@ -272,3 +272,29 @@ fn the_public_export_withholds_what_is_hidden_and_still_verifies() {
     assert_eq!(code, 0, "{out}");
     assert!(out.contains("every state digest verified"), "{out}");
 }
+
+/// The fairness report: one self-contained page (no script, nothing
+/// fetched) with the tables and the inline SVG plots, for a game or for a
+/// whole data folder.
+#[test]
+fn the_fairness_report_is_a_self_contained_page() {
+    let (t, jp) = played();
+    let out = t.dir.join("report.html");
+    let run = |what: &std::path::Path| {
+        Command::new(env!("CARGO_BIN_EXE_adjutant")).arg("audit").arg(what).arg("--report").arg(&out).output().unwrap()
+    };
+    assert!(run(&jp).status.success());
+    let html = std::fs::read_to_string(&out).unwrap();
+    assert!(html.starts_with("<!DOCTYPE html>") && html.ends_with("</html>\n"));
+    assert!(
+        html.contains("d6: 1 rolls") && html.contains("chi-square") && html.contains("Luck over the game"),
+        "{html}"
+    );
+    assert!(html.matches("<svg").count() >= 2, "a histogram and a luck plot");
+    assert!(
+        !html.contains("<script") && !html.contains("src=\"http") && !html.contains("href=\"http"),
+        "nothing to fetch, nothing to run"
+    );
+    assert!(run(&t.dir).status.success(), "a report over the whole data folder");
+    assert!(std::fs::read_to_string(&out).unwrap().contains("Games: g1"));
+}
