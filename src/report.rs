@@ -199,11 +199,17 @@ pub fn render(games: &[GameDraws]) -> String {
         let mut series: BTreeMap<String, Vec<(u32, f64)>> = BTreeMap::new();
         let mut sum: BTreeMap<String, f64> = BTreeMap::new();
         for (k, draws) in &g.steps {
+            let mut touched = Vec::new();
             for d in draws.iter().filter(|d| !d.declared) {
                 let e = sum.entry(d.stream.clone()).or_default();
                 *e += d.result.iter().map(|&f| f as f64 - (d.sides as f64 + 1.0) / 2.0).sum::<f64>();
-                let v = *e;
-                series.entry(d.stream.clone()).or_default().push((*k, v));
+                if !touched.contains(&d.stream) {
+                    touched.push(d.stream.clone());
+                }
+            }
+            // One point a step per stream that rolled in it.
+            for st in touched {
+                series.entry(st.clone()).or_default().push((*k, sum[&st]));
             }
         }
         let _ = write!(h, "<h3>{}</h3>", esc(&g.game));

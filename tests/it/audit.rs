@@ -298,3 +298,57 @@ fn the_fairness_report_is_a_self_contained_page() {
     assert!(run(&t.dir).status.success(), "a report over the whole data folder");
     assert!(std::fs::read_to_string(&out).unwrap().contains("Games: g1"));
 }
+
+/// The report opens and draws in a real browser: headless Chromium (Debian's
+/// package, installed by scripts/test.sh) renders it with the network shut,
+/// and the screenshot holds the plots' bars.
+#[test]
+fn the_fairness_report_draws_in_headless_chromium() {
+    let chromium = std::path::Path::new("/usr/bin/chromium");
+    if !chromium.exists() {
+        assert!(std::env::var("CI").is_err(), "CI renders the report in Chromium: scripts/test.sh installs it");
+        eprintln!("skipped: no /usr/bin/chromium");
+        return;
+    }
+    let (t, jp) = played();
+    let html = t.dir.join("report.html");
+    let shot = t.dir.join("report.png");
+    assert!(Command::new(env!("CARGO_BIN_EXE_adjutant"))
+        .arg("audit")
+        .arg(&jp)
+        .arg("--report")
+        .arg(&html)
+        .output()
+        .unwrap()
+        .status
+        .success());
+    let mut child = Command::new(chromium)
+        .args(["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run"])
+        .args([
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--window-size=1000,1400",
+        ])
+        .arg(format!("--user-data-dir={}", t.dir.join("chromium").display()))
+        .arg(format!("--screenshot={}", shot.display()))
+        .arg(format!("file://{}", html.display()))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let end = std::time::Instant::now() + std::time::Duration::from_secs(90);
+    while child.try_wait().unwrap().is_none() && std::time::Instant::now() < end {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let _ = child.kill();
+    assert!(shot.exists(), "Chromium wrote a screenshot");
+    let ink = Command::new("python3")
+        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/png_ink.py"))
+        .arg(&shot)
+        .arg("2c5aa0")
+        .output()
+        .unwrap();
+    let n: usize = String::from_utf8_lossy(&ink.stdout).trim().parse().unwrap();
+    assert!(n > 500, "the histogram's bars are drawn ({n} pixels of their colour)");
+}
