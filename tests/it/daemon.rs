@@ -290,11 +290,6 @@ fn a_permanent_smtp_failure_is_journaled_and_reported_to_the_moderator() {
         .inbox("carol")
         .iter()
         .any(|m| subject(m).contains("could not be delivered") && body(m).contains("zed@elsewhere.example"))));
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_adjutant"))
-        .arg("audit")
-        .arg(dir.join("games/g1/journal.toml"))
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
+    crate::support::assert_audits(&dir.join("games/g1/journal.toml"));
     let _ = std::fs::remove_dir_all(&dir);
 }

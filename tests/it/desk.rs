@@ -333,12 +333,7 @@ fn resign_ends_the_game_for_the_other_side() {
     t.send("austria", ALICE, "PASS\nSALT late");
     t.send("france", BOB, "SALT late");
     t.pass();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_adjutant"))
-        .arg("audit")
-        .arg(t.dir.join("games/g1/journal.toml"))
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
+    crate::support::assert_audits(&t.dir.join("games/g1/journal.toml"));
 }
 
 #[test]
@@ -396,8 +391,7 @@ fn a_partial_entry_left_by_a_crash_is_cut_off() {
     assert_eq!(t.digest(), before, "rebuilt without the partial entry");
     t.send("france", BOB, "PLACE Bonaparte AT Verona");
     assert_eq!(t.pass().resolved, 1, "and the game goes on");
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_adjutant")).arg("audit").arg(&jp).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
+    crate::support::assert_audits(&jp);
 }
 
 #[test]
@@ -453,11 +447,6 @@ fn declared_dice_wait_for_the_moderator() {
     t.pass();
     assert_eq!(t.step(), step + 1);
     assert!(t.last(BOB).1.contains("draw public 0 die 6 2 declared | escape roll"), "{}", t.last(BOB).1);
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_adjutant"))
-        .arg("audit")
-        .arg(t.dir.join("games/g1/journal.toml"))
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success() && text.contains("(1 declared, not verifiable)"), "{text}");
+    let (ok, text) = audit(&t.dir.join("games/g1/journal.toml"));
+    assert!(ok && text.contains("(1 declared, not verifiable)"), "{text}");
 }

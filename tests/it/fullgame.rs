@@ -110,12 +110,7 @@ fn random_games_by_mail_end_audit_and_never_leak() {
                 "seed {seed}"
             );
         }
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_adjutant"))
-            .arg("audit")
-            .arg(t.dir.join("games/g1/journal.toml"))
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "seed {seed}: {}", String::from_utf8_lossy(&out.stdout));
+        assert_audits(&t.dir.join("games/g1/journal.toml"));
         let py = std::process::Command::new("python3")
             .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/verify_dice.py"))
             .arg(t.dir.join("games/g1/journal.toml"))

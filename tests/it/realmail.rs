@@ -84,12 +84,7 @@ fn a_game_played_by_smtp_and_imap() {
     );
     let bob = st.inbox("bob");
     assert!(bob.iter().any(|m| subject(m).contains("welcome") && body(m).contains("BEGIN ADJUTANT ANCHORS")));
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_adjutant"))
-        .arg("audit")
-        .arg(dir.join("games/g1/journal.toml"))
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
+    crate::support::assert_audits(&dir.join("games/g1/journal.toml"));
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -150,3 +150,15 @@ impl Drop for Table {
         let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
+
+/// `adjutant audit JOURNAL`: (success, what it printed).
+pub fn audit(journal: &std::path::Path) -> (bool, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_adjutant")).arg("audit").arg(journal).output().unwrap();
+    (out.status.success(), String::from_utf8_lossy(&out.stdout).to_string())
+}
+
+/// The journal verifies; otherwise fail with audit's own words.
+pub fn assert_audits(journal: &std::path::Path) {
+    let (ok, text) = audit(journal);
+    assert!(ok, "audit of {} failed:\n{text}", journal.display());
+}
