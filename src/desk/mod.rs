@@ -563,7 +563,6 @@ impl Desk {
                 in_reply_to: None,
             });
         }
-        let _ = Viewer::Public;
         if let Some(o) = l.game.outcome() {
             self.end_game(l, batch, o.winner.clone(), o.reason.clone())?;
         }

@@ -30,6 +30,17 @@ fn audit_cli(path: &Path) -> (i32, String) {
     (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).to_string())
 }
 
+/// Change the first die of the first step that rolled one by one pip.
+fn bump_first_die(es: &mut [Entry]) {
+    let e = es
+        .iter_mut()
+        .find(|e| e.kind == "resolved" && e.body.get("draws").and_then(|d| d.as_array()).is_some_and(|a| !a.is_empty()))
+        .expect("a step with a die roll");
+    let d = e.body.get_mut("draws").unwrap().as_array_mut().unwrap()[0].as_table_mut().unwrap();
+    let f = d["result"][0].as_integer().unwrap();
+    d.insert("result".into(), toml::Value::Array(vec![toml::Value::Integer(f % 6 + 1)]));
+}
+
 /// Rewrite entries and recompute the chain, as a forger would.
 fn rechain(entries: &mut [Entry]) -> String {
     let mut prev = journal::GENESIS.to_string();
@@ -200,16 +211,7 @@ fn the_independent_python_verifier_agrees() {
     let (code, out) = run(&[jp.as_os_str()]);
     assert_eq!(code, 0, "{out}");
     let mut es = journal::read(&jp).unwrap();
-    let i = es
-        .iter()
-        .rposition(|e| {
-            e.kind == "resolved"
-                && e.body.get("draws").and_then(|d| d.as_array()).map(|a| !a.is_empty()).unwrap_or(false)
-        })
-        .unwrap();
-    let d = es[i].body.get_mut("draws").unwrap().as_array_mut().unwrap()[0].as_table_mut().unwrap();
-    let f = d["result"][0].as_integer().unwrap();
-    d.insert("result".into(), toml::Value::Array(vec![toml::Value::Integer(f % 6 + 1)]));
+    bump_first_die(&mut es);
     let tampered = t.dir.join("py-tampered.toml");
     std::fs::write(&tampered, rechain(&mut es)).unwrap();
     let (code, out) = run(&[tampered.as_os_str()]);
@@ -246,16 +248,7 @@ fn the_public_export_withholds_what_is_hidden_and_still_verifies() {
     assert!(out.contains("public export") && out.contains("1 public draws") && out.contains("not checked"), "{out}");
     // A public draw changed (and the chain recomputed) is caught.
     let mut es = journal::read(&export).unwrap();
-    let i = es
-        .iter()
-        .position(|e| {
-            e.kind == "resolved"
-                && e.body.get("draws").and_then(|d| d.as_array()).map(|a| !a.is_empty()).unwrap_or(false)
-        })
-        .unwrap();
-    let d = es[i].body.get_mut("draws").unwrap().as_array_mut().unwrap()[0].as_table_mut().unwrap();
-    let f = d["result"][0].as_integer().unwrap();
-    d.insert("result".into(), toml::Value::Array(vec![toml::Value::Integer(f % 6 + 1)]));
+    bump_first_die(&mut es);
     let forged = t.dir.join("public-forged.toml");
     std::fs::write(&forged, rechain(&mut es)).unwrap();
     let (code, out) = run(&[forged.as_os_str()]);

@@ -1306,12 +1306,11 @@ fn default_deploy(b: &Battle, side: &str) -> Vec<(String, Vec<String>)> {
     let mut plan = Vec::new();
     let mut hand = b.hand.clone().into_iter();
     for c in order.iter().copied().filter(|&c| c < DISPLAY.columns) {
-        let (room, exists) = match b.wing_at(c, row) {
-            Some(j) if b.wings[j].side == side => (DISPLAY.max_per_space - b.wings[j].units.len(), true),
+        let room = match b.wing_at(c, row) {
+            Some(j) if b.wings[j].side == side => DISPLAY.max_per_space - b.wings[j].units.len(),
             Some(_) => continue,
-            None => (DISPLAY.max_per_space, false),
+            None => DISPLAY.max_per_space,
         };
-        let _ = exists;
         let units: Vec<String> = hand.by_ref().take(room).collect();
         if !units.is_empty() {
             plan.push((space_name(c, row), units));

@@ -249,12 +249,11 @@ fn reachable(s: &State, side: &str, from: &str) -> Vec<String> {
     MAP.names().into_iter().filter(|t| route(s, side, from, t).is_ok()).map(str::to_string).collect()
 }
 
-/// Escape Routes for the blocks of `side` attacked in `target` (rulebook,
+/// Escape Routes for the defenders attacked in `target` (rulebook,
 /// Maneuver): an adjacent City, vacant or held by `side`, by a Road not used
 /// to launch the Attack, whose Point is free of the attacker's blocks; never
 /// Mantova.
 pub fn escape_routes(s: &State, attack: &Attack) -> Vec<String> {
-    let side = other(&attack.attacker);
     let Some(t) = MAP.index(&attack.target) else {
         return Vec::new();
     };
@@ -288,8 +287,6 @@ pub fn escape_routes(s: &State, attack: &Attack) -> Vec<String> {
         }
         out.insert(cn.to_string());
     }
-    // `side` is only named for clarity: a route city held by `side` is fine.
-    let _ = side;
     out.into_iter().collect()
 }
 

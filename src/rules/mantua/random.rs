@@ -2,7 +2,7 @@
 //! Each candidate is checked by the same validation players face; a
 //! candidate that fails is dropped, and a turn falls back to PASS.
 
-use super::{escape_routes, other, reachable, Mantua, Order, Phase, State, AUSTRIA, BESIEGED};
+use super::{escape_routes, reachable, Mantua, Order, Phase, State, AUSTRIA, BESIEGED};
 use crate::engine::Rules;
 
 pub fn orders(m: &Mantua, s: &State, role: &str, pick: &mut dyn FnMut(usize) -> usize) -> Vec<Order> {
@@ -97,7 +97,6 @@ fn turn(s: &State, role: &str, pick: &mut dyn FnMut(usize) -> usize) -> Vec<Orde
         } else {
             Order::Reassign { from: a.name.clone(), to: b.name.clone() }
         });
-        let _ = other(role);
         return v;
     }
     let moves = 1 + pick(3);
