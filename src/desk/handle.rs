@@ -133,6 +133,8 @@ fn command(l: &Loaded, role: &str, n: usize, text: &str) -> Option<Result<Comman
                 }
             }
             "RESOLVE" if rest.eq_ignore_ascii_case("now") => Command::ResolveNow,
+            // A ruleset's own RESOLVE order (Leaguer's Resolve Pts).
+            "RESOLVE" if l.game.awaits("gm") => return None,
             "RESOLVE" => return err("write RESOLVE NOW".into(), "RESOLVE NOW"),
             "END" => Command::End,
             "DECLARE" => {
@@ -402,8 +404,12 @@ impl Desk {
             orders.clear();
         }
         let mut canon = None;
+        // The moderator's lines go to the ruleset when the open step awaits
+        // the moderator (Leaguer's table-top reports); otherwise only the
+        // desk's moderator commands are known.
+        let gm_orders = role == "gm" && l.game.awaits("gm");
         if !orders.is_empty() && errors.is_empty() {
-            if role == "gm" {
+            if role == "gm" && !gm_orders {
                 for (n, t) in &orders {
                     errors.push(problem(*n, t, "not a moderator command", Some("EXTEND <dur>, PAUSE, RESUME, REPLACE <role> <email>, RESOLVE NOW, END, DECLARE <label> <value>")));
                 }
@@ -413,7 +419,7 @@ impl Desk {
                     Err(es) => errors.extend(es),
                 }
             }
-        } else if !orders.is_empty() && role != "gm" {
+        } else if !orders.is_empty() && (role != "gm" || gm_orders) {
             // Report order problems too, so one reply lists every bad line.
             if let Err(es) = l.game.check(role, &orders) {
                 errors.extend(es);
@@ -644,7 +650,7 @@ impl Desk {
         if l.game.ended {
             return Ok(());
         }
-        let players_complete = l.game.complete() && !l.game.awaiting().prompts.contains_key("gm");
+        let players_complete = l.game.complete();
         // Everyone is in: resolve now, or after the policy's short delay
         // during which a player may still revise.
         let delay = self.cfg.deadlines.early_delay().filter(|d| *d > chrono::Duration::zero());

@@ -9,7 +9,7 @@ use serde::{de::DeserializeOwned, Deserialize, Serialize};
 use std::any::Any;
 use std::collections::BTreeMap;
 use std::fmt;
-pub use view::{Board, GraphBoard, Piece, Table, View, Viewer};
+pub use view::{Board, GraphBoard, Piece, Table, Track, TrackBoard, View, Viewer};
 
 /// A problem with one order line: which line, why, and what would do.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -45,6 +45,27 @@ pub struct Table {
 pub enum Board {
     Graph(GraphBoard),
     Grid(GridBoard),
+    Tracks(TrackBoard),
+}
+
+/// A status board of numbered tracks (Leaguer's Resolve, Local Support,
+/// Food, fires, Digging Standard): the ledger's stand-in for a map.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct TrackBoard {
+    pub title: String,
+    pub tracks: Vec<Track>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Track {
+    pub label: String,
+    pub min: i32,
+    pub max: i32,
+    /// None: this viewer does not know the figure.
+    pub value: Option<i32>,
+    /// Where the figure comes from when it is not the viewer's own ("spy
+    /// report, Siege Turn 3").
+    pub note: String,
 }
 
 /// A rectangular display of cells (Mantua's Battle Display; later grids of

@@ -1,7 +1,7 @@
 //! A `View` as plain text: title, status lines, aligned tables and an ASCII
 //! map of the board that fits a 78-column mail.
 
-use crate::engine::view::{Board, GraphBoard, GridBoard, Table, View};
+use crate::engine::view::{Board, GraphBoard, GridBoard, Table, TrackBoard, View};
 
 pub const COLS: usize = 78;
 const ROWS: usize = 30;
@@ -21,6 +21,7 @@ pub fn render(v: &View) -> String {
         match b {
             Board::Graph(g) => out.push_str(&map(g)),
             Board::Grid(g) => out.push_str(&grid(g)),
+            Board::Tracks(t) => out.push_str(&tracks(t)),
         }
     }
     for t in &v.tables {
@@ -182,5 +183,36 @@ pub fn grid(g: &GridBoard) -> String {
     out.push_str(
         "Each box: side, facing (^ > v <), units; front unit first. ? = face-down; * = face-down to the enemy.\n",
     );
+    out
+}
+
+/// Each track as a bar of its range with the figure marked: `[####|.....]`.
+pub fn tracks(b: &TrackBoard) -> String {
+    const BAR: i32 = 30;
+    let mut out = format!("{}\n", b.title);
+    let w = b.tracks.iter().map(|t| t.label.chars().count()).max().unwrap_or(0);
+    for t in &b.tracks {
+        let span = (t.max - t.min).max(1);
+        let bar: String = match t.value {
+            Some(v) => {
+                let at = ((v.clamp(t.min, t.max) - t.min) * BAR / span) as usize;
+                (0..=BAR as usize)
+                    .map(|i| {
+                        if i == at {
+                            '|'
+                        } else if i < at {
+                            '#'
+                        } else {
+                            '.'
+                        }
+                    })
+                    .collect()
+            }
+            None => "?".repeat(BAR as usize + 1),
+        };
+        let value = t.value.map(|v| v.to_string()).unwrap_or_else(|| "?".into());
+        let note = if t.note.is_empty() { String::new() } else { format!("  ({})", t.note) };
+        out.push_str(&format!("  {:<w$} {:>4} [{bar}] {}..{}{note}\n", t.label, value, t.min, t.max, w = w));
+    }
     out
 }

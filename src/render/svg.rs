@@ -1,7 +1,7 @@
 //! A `View`'s board as a standalone SVG map (attached to every prompt and
 //! results mail).
 
-use crate::engine::view::{Board, GraphBoard, GridBoard, View};
+use crate::engine::view::{Board, GraphBoard, GridBoard, TrackBoard, View};
 
 fn esc(s: &str) -> String {
     s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
@@ -22,6 +22,7 @@ pub fn render_board(b: &Board, title: &str) -> String {
     match b {
         Board::Graph(g) => graph(g, title),
         Board::Grid(g) => grid(g),
+        Board::Tracks(t) => tracks(t),
     }
 }
 
@@ -122,6 +123,67 @@ fn graph(g: &GraphBoard, title: &str) -> String {
                 sp.x + 28,
                 y + 1,
                 esc(&p.text)
+            ));
+        }
+    }
+    s.push_str("</svg>\n");
+    s
+}
+
+/// A status board: one horizontal track a row, ticks at every step (or
+/// every fifth on long tracks), the figure as a filled marker, an unknown
+/// figure as a question mark.
+fn tracks(b: &TrackBoard) -> String {
+    let (left, width, row) = (170i32, 520i32, 54i32);
+    let (w, h) = (left + width + 90, 50 + row * b.tracks.len() as i32);
+    let mut s = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {w} {h}\" width=\"{w}\" height=\"{h}\" font-family=\"sans-serif\" font-size=\"13\">\n<title>{}</title>\n<rect width=\"{w}\" height=\"{h}\" fill=\"#f4efe1\"/>\n<text x=\"10\" y=\"24\" font-weight=\"bold\">{}</text>\n",
+        esc(&b.title),
+        esc(&b.title)
+    );
+    for (k, t) in b.tracks.iter().enumerate() {
+        let y = 60 + k as i32 * row;
+        let span = (t.max - t.min).max(1);
+        let x_of = |v: i32| left + (v.clamp(t.min, t.max) - t.min) * width / span;
+        s.push_str(&format!(
+            "<text x=\"10\" y=\"{}\">{}</text>\n<line x1=\"{left}\" y1=\"{y}\" x2=\"{}\" y2=\"{y}\" stroke=\"#7a6a4f\" stroke-width=\"2\"/>\n",
+            y + 4,
+            esc(&t.label),
+            left + width
+        ));
+        let step = if span > 20 { 5 } else { 1 };
+        let mut v = t.min;
+        while v <= t.max {
+            let major = v % 5 == 0 || span <= 10;
+            s.push_str(&format!(
+                "<line x1=\"{x}\" y1=\"{}\" x2=\"{x}\" y2=\"{}\" stroke=\"#7a6a4f\"/>\n",
+                y - if major { 6 } else { 3 },
+                y + if major { 6 } else { 3 },
+                x = x_of(v)
+            ));
+            if major {
+                s.push_str(&format!(
+                    "<text x=\"{}\" y=\"{}\" font-size=\"10\" text-anchor=\"middle\">{v}</text>\n",
+                    x_of(v),
+                    y + 18
+                ));
+            }
+            v += step;
+        }
+        match t.value {
+            Some(v) => s.push_str(&format!(
+                "<circle cx=\"{}\" cy=\"{y}\" r=\"8\" fill=\"#a33\" stroke=\"#300\"/>\n<text x=\"{}\" y=\"{}\" font-weight=\"bold\">{v}</text>\n",
+                x_of(v),
+                left + width + 14,
+                y + 4
+            )),
+            None => s.push_str(&format!("<text x=\"{}\" y=\"{}\" font-weight=\"bold\">?</text>\n", left + width + 14, y + 4)),
+        }
+        if !t.note.is_empty() {
+            s.push_str(&format!(
+                "<text x=\"{left}\" y=\"{}\" font-size=\"10\" fill=\"#555\">{}</text>\n",
+                y - 10,
+                esc(&t.note)
             ));
         }
     }

@@ -1,0 +1,241 @@
+//! (b) Espionage: sacking, a spy's secret quality on his first mission, the
+//! opposed roll with the Security Officer's +1, the five outcome bands, and
+//! every Information and Sabotage effect on the ledger. A spy's rolls are on
+//! his own side's private stream; the side spied upon hears only what it
+//! would notice (sabotage done to it, a spy it caught).
+
+use super::ledger::quality_word;
+use super::orders::{Order, Plan};
+use super::{other, side_name, Rank, SpyStatus, State, GARRISON};
+use crate::dice::Dice;
+use crate::engine::Event;
+
+/// How a mission came out, by the spy's total minus the other side's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Band {
+    /// Greater by 2 or more: extra-successful, spy remains active.
+    Extra,
+    /// Greater by 1: successful, spy remains active.
+    Success,
+    /// Equal or 1 less: fails, spy remains active.
+    Fail,
+    /// 2-3 less: fails and the spy is lost (a bad failure).
+    Lost,
+    /// 4 or more less: the spy is executed after revealing one item.
+    Executed,
+}
+
+impl Band {
+    pub fn of(margin: i32) -> Band {
+        match margin {
+            m if m >= 2 => Band::Extra,
+            1 => Band::Success,
+            0 | -1 => Band::Fail,
+            -3 | -2 => Band::Lost,
+            _ => Band::Executed,
+        }
+    }
+    pub fn text(self) -> &'static str {
+        match self {
+            Band::Extra => "mission extra-successful; the spy remains active",
+            Band::Success => "mission successful; the spy remains active",
+            Band::Fail => "mission fails, but the spy remains active",
+            Band::Lost => "mission fails and the spy is lost",
+            Band::Executed => "mission fails; the spy is captured and executed, but first is forced to reveal one information item about his own army",
+        }
+    }
+    pub fn bad(self) -> bool {
+        matches!(self, Band::Lost | Band::Executed)
+    }
+}
+
+pub fn run(s: &mut State, plan: &Plan, dice: &mut dyn Dice, ev: &mut Vec<Event>) {
+    let side = s.active.clone();
+    for name in &plan.sack {
+        if let Some(spy) = s.army_mut(&side).spy_mut(name) {
+            spy.status = SpyStatus::Sacked;
+            ev.push(Event::to_role(
+                &side,
+                format!("{name} is sacked (no cost; replacing him will cost 1 Resolve Pt)."),
+            ));
+        }
+    }
+    for m in &plan.missions {
+        mission(s, &side, m, dice, ev);
+    }
+}
+
+fn mission(s: &mut State, side: &str, order: &Order, dice: &mut dyn Dice, ev: &mut Vec<Event>) {
+    let Order::Mission { spy, key, target, walls } = order else { return };
+    let stream = format!("role:{side}");
+    let enemy = other(side);
+    let Some(m) = s.data().mission(key) else { return };
+    let Some(q) =
+        s.army(side).spies.iter().find(|x| x.name == *spy && x.status == SpyStatus::Active).map(|x| x.quality)
+    else {
+        ev.push(Event::to_role(side, format!("{spy} is no longer active: no mission.")));
+        return;
+    };
+    let quality = match q {
+        Some(q) => q as i32,
+        None => {
+            let r = dice.roll(&stream, 6, &format!("quality of spy {spy}"));
+            let q = r.div_ceil(2) as u8;
+            s.army_mut(side).spy_mut(spy).expect("active").quality = Some(q);
+            ev.push(Event::to_role(
+                side,
+                format!("{spy} is untried: quality roll {r}, so quality {q} ({}) — a secret note.", quality_word(q)),
+            ));
+            q as i32
+        }
+    };
+    let sr = dice.roll(&stream, 6, &format!("spy {spy}, mission roll")) as i32;
+    let dr = dice.roll(&stream, 6, &format!("spy {spy}, the {} roll", side_name(enemy))) as i32;
+    let security = i32::from(s.army(enemy).security());
+    let (st, dt) = (sr + quality, dr + m.difficulty + security);
+    let band = Band::of(st - dt);
+    ev.push(Event::to_role(
+        side,
+        format!(
+            "Spy {spy} ({}) — {} (difficulty {}): spy {sr}+{quality} = {st} against {dr}+{}{} = {dt}: {}.",
+            quality_word(quality as u8),
+            m.title,
+            m.difficulty,
+            m.difficulty,
+            if security == 1 { "+1 (Security Officer)" } else { "" },
+            band.text()
+        ),
+    ));
+    let title = m.title.clone();
+    match band {
+        Band::Extra | Band::Success => effect(s, side, key, target.as_deref(), walls, band == Band::Extra, dice, ev),
+        Band::Fail => {}
+        Band::Lost => s.army_mut(side).spy_mut(spy).expect("active").status = SpyStatus::Lost,
+        Band::Executed => {
+            s.army_mut(side).spy_mut(spy).expect("active").status = SpyStatus::Executed;
+            confess(s, side, spy, &title, dice, ev);
+        }
+    }
+    if band.bad() && key == "sabotage-support" {
+        s.change_ls(1, &format!("a spy's clumsy agitation ({spy} failed badly) rallies the citizens"), ev);
+        ev.push(Event::to_role(side, "The failure backfires: Local Support for the Garrison rises by 1."));
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn effect(
+    s: &mut State,
+    side: &str,
+    key: &str,
+    target: Option<&str>,
+    walls: &[String],
+    extra: bool,
+    dice: &mut dyn Dice,
+    ev: &mut Vec<Event>,
+) {
+    let stream = format!("role:{side}");
+    let enemy = other(side);
+    let half = |r: u32, s: &State| s.data().rounding.apply(r as i32, 2);
+    match key {
+        k if k.starts_with("info-") => {
+            let (item, value) = s.figure(enemy, k, walls);
+            s.learn(side, &item, value, "Spy report", ev);
+        }
+        "sabotage-food" => {
+            let r = dice.roll(&stream, 6, "food contamination");
+            let n = if extra { r as i32 } else { half(r, s) };
+            let b = s.town.food;
+            s.town.food -= n;
+            ev.push(Event::to_role(side, format!("The Garrison's food and water are spoiled: -{n} turns of Food.")));
+            ev.push(Event::to_role(
+                GARRISON,
+                format!("Sabotage! Food and water contaminated: Food {b} → {} turns in store.", s.town.food),
+            ));
+        }
+        "sabotage-desertion" => {
+            let n = if extra { half(dice.roll(&stream, 6, "desertion, number of hits"), s) as u32 } else { 1 };
+            for k in 1..=n {
+                let alive: Vec<String> = s.army(enemy).alive_units().map(|u| u.name.clone()).collect();
+                if alive.is_empty() {
+                    break;
+                }
+                let i = dice.roll(&stream, alive.len() as u32, &format!("desertion, unit for hit {k}")) as usize - 1;
+                s.hit(&alive[i], 1, true, "Desertion", ev);
+            }
+        }
+        "sabotage-powder" => {
+            let mut n = dice.roll(&stream, 6, "powder damage, first die") as i32;
+            if extra {
+                n += dice.roll(&stream, 6, "powder damage, second die") as i32;
+            }
+            let a = s.army_mut(enemy);
+            let b = a.powder;
+            a.powder = (a.powder - n).max(0);
+            let after = a.powder;
+            ev.push(Event::to_role(side, format!("The {} powder store is damaged: -{n} loads.", side_name(enemy))));
+            ev.push(Event::to_role(
+                enemy,
+                format!("Sabotage! The powder store is damaged: powder {b} → {after} loads."),
+            ));
+        }
+        "sabotage-support" => {
+            s.change_ls(-1, "Sabotage: agitators turn the citizens against the Garrison", ev);
+            ev.push(Event::to_role(side, "Local Support for the Garrison falls by 1 (and its Resolve with it)."));
+        }
+        "sabotage-fire" => {
+            let n = if extra { 2 } else { 1 };
+            s.town.fires += n;
+            ev.push(Event::all(format!(
+                "{} in the town ({} now burning).",
+                if n == 1 { "A fire breaks out" } else { "Two fires break out" },
+                s.town.fires
+            )));
+        }
+        "kill-officer" => {
+            if let Some(t) = target {
+                s.kill(t, "Assassinated by a spy", ev);
+            }
+        }
+        "kill-commander" => {
+            let cinc = s.army(enemy).officers.iter().find(|o| o.rank == Rank::Commander && o.alive);
+            if let Some(c) = cinc.map(|o| o.name.clone()) {
+                s.kill(&c, "Assassinated by a spy", ev);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// A captured spy reveals one information item about his own army, chosen
+/// by a die on his captors' stream among the items they may seek.
+fn confess(s: &mut State, side: &str, spy: &str, mission: &str, dice: &mut dyn Dice, ev: &mut Vec<Event>) {
+    let captors = other(side);
+    let stream = format!("role:{captors}");
+    let items: Vec<String> = s
+        .data()
+        .missions
+        .iter()
+        .filter(|m| m.key.starts_with("info-") && m.open_to(captors))
+        .map(|m| m.key.clone())
+        .collect();
+    ev.push(Event::to_role(
+        side,
+        format!("{spy} has been captured and executed; he was forced to reveal something of ours first."),
+    ));
+    if items.is_empty() {
+        return;
+    }
+    let k = dice.roll(&stream, items.len() as u32, &format!("what the captured spy {spy} reveals")) as usize - 1;
+    let mut walls = Vec::new();
+    if items[k] == "info-walls" {
+        let n = s.town.walls.len();
+        let perm = dice.shuffle(&stream, n, "wall sections the captured spy reveals");
+        walls = perm.iter().take(3).map(|&i| s.town.walls[i].name.clone()).collect();
+    }
+    ev.push(Event::to_role(
+        captors,
+        format!("An enemy spy, {spy}, is caught attempting: {mission}. He is executed, but first is forced to talk."),
+    ));
+    let (item, value) = s.figure(side, &items[k], &walls);
+    s.learn(captors, &item, value, &format!("Under interrogation {spy} reveals"), ev);
+}
