@@ -1,10 +1,11 @@
-//! `adjutant demo`: a scripted Siege of Mantua game played through the real
+//! `adjutant demo [mantua|leaguer]`: a scripted game played through the real
 //! pipeline (post -> run --once -> mails in the outboxes), printing what each
 //! player received, and ending with an audit of the journal it leaves.
 
 use crate::config::Config;
 use crate::desk::{Desk, NewGame};
 use crate::mail::maildir::Maildir;
+use crate::rules::leaguer;
 use crate::rules::mantua::{self, battle, battle::Stage};
 use anyhow::{bail, Result};
 use std::collections::BTreeMap;
@@ -173,14 +174,16 @@ fn indent(t: &str) -> String {
 }
 
 pub fn run(data: &Path, cfg: Config, ruleset: &str) -> Result<i32> {
-    if ruleset != "mantua" {
-        bail!("there is a demo for: mantua (asked for {ruleset:?})");
-    }
+    let (roles, title) = match ruleset {
+        "mantua" => (["austria", "france"], "Siege of Mantua"),
+        "leaguer" => (["besiegers", "garrison"], "Leaguer siege turns"),
+        _ => bail!("there is a demo for: mantua, leaguer (asked for {ruleset:?})"),
+    };
     let desk = Desk::open(data, cfg)?;
     let req = NewGame {
-        ruleset: "mantua".into(),
+        ruleset: ruleset.into(),
         scenario: None,
-        players: vec![("austria".into(), ALICE.into()), ("france".into(), BOB.into())],
+        players: vec![(roles[0].into(), ALICE.into()), (roles[1].into(), BOB.into())],
         gm: Some(CAROL.into()),
         deadline: Some("72h".into()),
         dice: "committed".into(),
@@ -188,11 +191,28 @@ pub fn run(data: &Path, cfg: Config, ruleset: &str) -> Result<i32> {
     };
     let game = desk.create(&req, chrono::Utc::now(), &mut crate::desk::os_random)?;
     desk.deliver()?;
-    println!("adjutant demo: Siege of Mantua, game {game}; Austria {ALICE}, France {BOB}, moderator {CAROL}");
+    println!("adjutant demo: {title}, game {game}; {} {ALICE}, {} {BOB}, moderator {CAROL}", roles[0], roles[1]);
     println!("data folder: {}", data.display());
     let mut t = Table { desk, game: game.clone(), seen: BTreeMap::new() };
     t.show_new()?;
+    if ruleset == "mantua" {
+        mantua_demo(&mut t)?;
+    } else {
+        leaguer_demo(&mut t)?;
+    }
+    let jp = crate::desk::store::game_dir(data, &game).join("journal.toml");
+    println!("\n--- adjutant audit {game}");
+    let code = super::audit(data, &game, false, None)?;
+    println!(
+        "\njournal left at {}; run `adjutant --data {} audit {game}` to check it again.",
+        jp.display(),
+        data.display()
+    );
+    Ok(code)
+}
 
+fn mantua_demo(t: &mut Table) -> Result<()> {
+    let game = t.game.clone();
     // Set-up: Austria places a Tyrolean block; France first writes a bad
     // set-up (an unknown place), gets the rejection, then a good one.
     t.send("austria", ALICE, "PLACE Laudon AT Rovereto\nSALT schoenbrunn-1796")?;
@@ -245,13 +265,100 @@ pub fn run(data: &Path, cfg: Config, ruleset: &str) -> Result<i32> {
     t.send("gm", CAROL, "STATUS\nEND")?;
     t.pass()?;
 
-    let jp = crate::desk::store::game_dir(data, &game).join("journal.toml");
-    println!("\n--- adjutant audit {game}");
-    let code = super::audit(data, &game, false, None)?;
-    println!(
-        "\njournal left at {}; run `adjutant --data {} audit {game}` to check it again.",
-        jp.display(),
-        data.display()
-    );
-    Ok(code)
+    Ok(())
+}
+
+/// The address each Leaguer role writes from.
+fn leaguer_from(role: &str) -> &'static str {
+    match role {
+        "besiegers" => ALICE,
+        "garrison" => BOB,
+        _ => CAROL,
+    }
+}
+
+/// Several Siege Turns of Leaguer through the desk: the commanders send
+/// their Housekeeping (spies, officers, rallying, food, policing), the
+/// moderator applies the Event Cards and reports the table-top phases; the
+/// Garrison asks for terms by PRESS and the moderator records the surrender.
+fn leaguer_demo(t: &mut Table) -> Result<()> {
+    let game = t.game.clone();
+    // A first try with two mistakes: both are listed, nothing changes.
+    t.send("besiegers", ALICE, "SPY Grammaticus INFO WALLZ\nRALLY Tercio Lombardia\nSALT alice-digs")?;
+    t.pass()?;
+    let reports = [
+        "HITS Regiment Monferrato I 2\nHITS Swiss Guard 1\nFIRES +4\nPOWDER besiegers -3\nUNIT Regiment Monferrato I CLEAR\nDONE",
+        "HITS Tercio Lombardia 3\nHITS Siege Battery 2\nUNIT Siege Battery SAFE\nPOWDER garrison -2\nRESOLVE garrison -2 breach in Curtain North\nWALL Curtain North 3",
+        "HITS Regiment Monferrato II 3\nHITS Town Militia 1 DISEASE\nFIRES +3\nKILL Major Lanza\nPOWDER besiegers -4",
+        "HITS Tercio Napoles 2\nHITS German Foot 1\nLS -1\nPOWDER garrison -3\nDONE",
+        "HITS Swiss Guard 2\nHITS Bastion Battery 2\nFIRES +2\nPOWDER besiegers -3",
+    ];
+    let mut table = 0;
+    for _ in 0..30 {
+        let l = t.desk.load(&game)?;
+        if l.game.ended {
+            break;
+        }
+        let a = l.game.awaiting();
+        let Some(role) = a.prompts.keys().next().cloned() else { break };
+        let state: leaguer::State = toml::from_str(&l.game.state_text())?;
+        let text = match a.kind.as_str() {
+            "housekeeping" => leaguer_orders(&state, &role),
+            "event" if state.card.as_deref().map(leaguer::card_class) == Some("court") => {
+                "RESOLVE garrison -1 court card: a quarrel among the officers\nDONE".to_string()
+            }
+            "event" => "NO EFFECT".to_string(),
+            _ if table < reports.len() => {
+                table += 1;
+                reports[table - 1].to_string()
+            }
+            _ => {
+                // The Garrison asks for terms; the moderator records them.
+                t.send("garrison", BOB, "PRESS besiegers The Governor asks for terms: the honours of war.")?;
+                t.send("besiegers", ALICE, "PRESS garrison Granted: march out with colours flying.")?;
+                "SURRENDER garrison".to_string()
+            }
+        };
+        t.send(&role, leaguer_from(&role), &text)?;
+        t.pass()?;
+        if t.desk.load(&game)?.game.step == l.game.step {
+            bail!("the demo's own orders were refused at step {}: {text:?}", l.game.step);
+        }
+    }
+    Ok(())
+}
+
+/// A commander's Housekeeping: the no-moves rallying and policing, plus a
+/// spy mission each, an officer by the worst-hit unit, food and fire
+/// measures for the Garrison.
+fn leaguer_orders(s: &leaguer::State, side: &str) -> String {
+    let mut v: Vec<String> = leaguer::no_moves(s, side).iter().map(|o| o.to_string()).filter(|o| o != "PASS").collect();
+    let a = s.army(side);
+    let missions: &[&str] = if side == "besiegers" {
+        &["INFO FOOD", "SABOTAGE FIRE", "INFO LS", "SABOTAGE POWDER"]
+    } else {
+        &["INFO RESOLVE", "SABOTAGE DESERTION", "INFO POWDER"]
+    };
+    for (k, spy) in a.spies.iter().filter(|x| x.status == leaguer::SpyStatus::Active).enumerate() {
+        v.push(format!("SPY {} {}", spy.name, missions[(s.turn as usize / 2 + k) % missions.len()]));
+    }
+    if a.active_spies() < 2 && a.resolve > 10 {
+        v.push(format!("RECRUIT SPY Agent {}", s.turn));
+    }
+    let worst = a.alive_units().filter(|u| u.hits > 0).max_by_key(|u| u.hits).map(|u| u.name.clone());
+    let officer = a.officers.iter().find(|o| o.alive && o.rank == leaguer::Rank::Senior).map(|o| o.name.clone());
+    if let (Some(u), Some(o)) = (worst, officer) {
+        v.push(format!("OFFICER {o} NEAR {u}"));
+    }
+    if side == "garrison" {
+        if s.town.fires > 0 {
+            v.push("FIRE DUTY Garrison Sappers".into());
+        }
+        if s.town.food <= 10 && s.town.measures_used.is_empty() {
+            v.push("FOOD HORSES".into());
+        }
+        v.push(if s.town.ls >= 0 { "MEET MAYOR" } else { "MEET" }.into());
+    }
+    v.push(format!("SALT {side}-{}", s.turn));
+    v.join("\n")
 }

@@ -459,8 +459,14 @@ impl Desk {
         }
         if canon.is_some() || salt.is_some() {
             let lines = canon.clone().or_else(|| l.game.orders.get(role).cloned()).unwrap_or_default();
-            let waiting: Vec<String> =
-                l.game.awaiting().prompts.keys().filter(|r| !l.game.orders.contains_key(*r)).cloned().collect();
+            let waiting: Vec<String> = l
+                .game
+                .awaiting()
+                .prompts
+                .keys()
+                .filter(|r| !l.game.orders.contains_key(*r))
+                .map(|r| letters::role_label(r))
+                .collect();
             let body = letters::fill(
                 "ack",
                 context! { game => gid, step => step, lines => lines, salt => salt, waiting => waiting.join(", ") },

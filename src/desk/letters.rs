@@ -96,6 +96,15 @@ pub fn dice_block(
     s
 }
 
+/// A role as a player reads it: the moderator's key "gm" is "the moderator".
+pub fn role_label(role: &str) -> String {
+    if role == "gm" {
+        "the moderator".into()
+    } else {
+        role.to_string()
+    }
+}
+
 /// The audience of an event or letter, as a viewer.
 pub fn viewer_of(role: &str) -> Viewer {
     if role == "gm" {

@@ -529,7 +529,7 @@ impl Desk {
         l.desk.declared.clear();
         self.open_step(l, batch, now);
         let a = l.game.awaiting();
-        let waiting: Vec<String> = a.prompts.keys().cloned().collect();
+        let waiting: Vec<String> = a.prompts.keys().map(|r| letters::role_label(r)).collect();
         for (role, to) in self.recipients(l) {
             let viewer = letters::viewer_of(&role);
             let view = l.game.view(&viewer);

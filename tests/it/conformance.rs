@@ -51,7 +51,78 @@ fn secrets(game: &Game, role: &str) -> Vec<String> {
             v.extend((1..=28).map(|i| format!("{enemy}{i:02}")));
             v
         }
+        "leaguer" => {
+            // Phrases that only ever carry the other side's secret figures:
+            // its Resolve, stores, Local Support, spies and their quality,
+            // its Security Officer, the walls' strengths.
+            let enemy = if role == "besiegers" { "Garrison" } else { "Besiegers" };
+            let mut v = vec![
+                format!("{enemy}: Resolve"),
+                format!("{enemy} Resolve "),
+                format!("{enemy} spies"),
+                format!("{enemy} mining"),
+                format!("{enemy} powder"),
+            ];
+            let enemy_key = if role == "besiegers" { "garrison" } else { "besiegers" };
+            let army = &state["armies"][enemy_key];
+            for spy in army["spies"].as_array().unwrap() {
+                let n = spy["name"].as_str().unwrap();
+                v.extend([
+                    format!("Spy {n} ("),
+                    format!("{n} (poor)"),
+                    format!("{n} (competent)"),
+                    format!("{n} (exceptional)"),
+                ]);
+            }
+            for o in army["officers"].as_array().unwrap() {
+                if o["rank"].as_str() == Some("security") && o["alive"].as_bool() == Some(true) {
+                    v.push(o["name"].as_str().unwrap().to_string());
+                }
+            }
+            if role == "besiegers" {
+                v.extend(
+                    [
+                        "Garrison: Food",
+                        "Local Support 0",
+                        "Local Support -",
+                        "Local Support 1",
+                        "Food rations",
+                        "Walls\n",
+                    ]
+                    .map(String::from),
+                );
+            }
+            v
+        }
         other => panic!("no secrets known for ruleset {other}; add them here"),
+    }
+}
+
+/// On Leaguer's status board a figure of the other side is unknown ("?")
+/// or exactly what a spy reported.
+fn leaguer_tracks(game: &Game, role: &str, v: &adjutant::engine::View) {
+    use adjutant::engine::Board;
+    let st: adjutant::rules::leaguer::State = toml::from_str(&game.state_text()).unwrap();
+    let enemy_tracks: &[(&str, &str)] = if role == "besiegers" {
+        &[("Resolve (Garrison)", "Resolve"), ("Local Support", "Local Support"), ("Food (turns)", "Food")]
+    } else {
+        &[("Resolve (Besiegers)", "Resolve")]
+    };
+    let intel = st.intel.get(role).cloned().unwrap_or_default();
+    for b in &v.boards {
+        let Board::Tracks(t) = b else { continue };
+        for tr in &t.tracks {
+            let Some((_, item)) = enemy_tracks.iter().find(|(l, _)| *l == tr.label) else { continue };
+            let reported = intel
+                .iter()
+                .find(|i| i.item == *item)
+                .and_then(|i| i.value.split_whitespace().next().and_then(|w| w.parse::<i32>().ok()));
+            assert_eq!(
+                tr.value, reported,
+                "{role} sees {} as {:?} but its spies reported {reported:?}",
+                tr.label, tr.value
+            );
+        }
     }
 }
 
@@ -99,15 +170,6 @@ fn play(rules: &'static dyn adjutant::engine::Ruleset, seed: u64, dir: &std::pat
             ended = true;
             break;
         }
-        if a.prompts.keys().all(|r| r == "gm") {
-            // Only the moderator is awaited (a pending battle): the
-            // moderator ends the game, as the demo does.
-            j.append(at, &[("ended", &kinds::Ended { reason: "ended by the moderator".into(), winner: None })])
-                .unwrap();
-            game.ended = true;
-            ended = true;
-            break;
-        }
         for role in a.prompts.keys() {
             let lines = rules.random_orders(&game.state, role, &mut |n| rng.pick(n));
             let numbered: Vec<(usize, String)> = lines.iter().enumerate().map(|(i, l)| (i + 1, l.clone())).collect();
@@ -148,8 +210,20 @@ fn play(rules: &'static dyn adjutant::engine::Ruleset, seed: u64, dir: &std::pat
         };
         j.append(at, &[("resolved", &body)]).unwrap();
         for role in game.roles.clone() {
-            let v = game.view(&Viewer::Role(role.clone()));
-            let text = render::ascii::render(&v) + &render::svg::render(&v);
+            let viewer = Viewer::Role(role.clone());
+            let v = game.view(&viewer);
+            let mut text = render::ascii::render(&v) + &render::svg::render(&v);
+            if rules.info().name == "leaguer" {
+                // Leaguer's events speak of figures: what a role is told
+                // must keep the other side's secrets too.
+                for e in body.events.iter().filter(|e| e.to.admits(&viewer)) {
+                    text.push_str(&e.text);
+                    text.push('\n');
+                }
+                if game.outcome().is_none() {
+                    leaguer_tracks(&game, &role, &v);
+                }
+            }
             if game.outcome().is_none() {
                 for s in secrets(&game, &role) {
                     assert!(!text.contains(&s), "{id} step {k}: the view of {role} shows {s:?}");

@@ -31,10 +31,10 @@ pub fn play_out(t: &mut Table, seed: u64, max: u32) -> u32 {
         assert!(!a.prompts.is_empty(), "step {} awaits nobody", l.game.step);
         for role in a.prompts.keys() {
             let lines = l.game.rules.random_orders(&l.game.state, role, &mut |n| rng.pick(n));
-            let from = match role.as_str() {
-                "austria" => ALICE,
-                "france" => BOB,
-                _ => CAROL,
+            let from = match l.game.roles.iter().position(|r| r == role) {
+                Some(0) => ALICE,
+                Some(_) => BOB,
+                None => CAROL,
             };
             let mut body = lines.join("\n");
             if rng.pick(4) == 0 {

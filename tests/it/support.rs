@@ -55,12 +55,19 @@ impl Table {
     }
 
     pub fn configured(tag: &str, deadline: Option<&str>, dice: &str, cfg: Config) -> Table {
+        Table::game(tag, "mantua", deadline, dice, cfg)
+    }
+
+    /// A game of `ruleset`: its first role played by Alice, its second by
+    /// Bob, Carol moderating.
+    pub fn game(tag: &str, ruleset: &str, deadline: Option<&str>, dice: &str, cfg: Config) -> Table {
         let dir = temp_dir(tag);
         let desk = Desk::open(&dir, cfg).unwrap();
+        let roles = adjutant::rules::find(ruleset).unwrap().info().scenarios[0].roles.clone();
         let req = NewGame {
-            ruleset: "mantua".into(),
+            ruleset: ruleset.into(),
             scenario: None,
-            players: vec![("austria".into(), ALICE.into()), ("france".into(), BOB.into())],
+            players: vec![(roles[0].clone(), ALICE.into()), (roles[1].clone(), BOB.into())],
             gm: Some(CAROL.into()),
             deadline: deadline.map(str::to_string),
             dice: dice.into(),

@@ -172,7 +172,7 @@ fn effect(
             let b = a.powder;
             a.powder = (a.powder - n).max(0);
             let after = a.powder;
-            ev.push(Event::to_role(side, format!("The {} powder store is damaged: -{n} loads.", side_name(enemy))));
+            ev.push(Event::to_role(side, format!("Sabotage done: the enemy's powder store loses {n} loads.")));
             ev.push(Event::to_role(
                 enemy,
                 format!("Sabotage! The powder store is damaged: powder {b} → {after} loads."),

@@ -403,7 +403,11 @@ fn police(s: &mut State, plan: &Plan, dice: &mut dyn Dice, ev: &mut Vec<Event>) 
         sent.push(name.clone());
     }
     let short = need.saturating_sub(given);
-    let halves = |n: u32| format!("{}{}", n / 2, if n % 2 == 1 { "½" } else { "" });
+    let halves = |n: u32| match (n / 2, n % 2) {
+        (0, 1) => "½".to_string(),
+        (w, 1) => format!("{w}½"),
+        (w, _) => w.to_string(),
+    };
     let mut text = format!(
         "Insurrection Control: LS {} calls for {} battalion(s) in the town; {} provided{}",
         s.town.ls,

@@ -22,6 +22,7 @@ use crate::dice::Dice;
 use crate::engine::{Awaiting, Event, Outcome, Problem, Prompt, Rules, RulesetInfo, ScenarioInfo, View, Viewer};
 pub use ledger::{Army, Intel, Officer, Rank, Spy, SpyStatus, Town, Unit, UnitKind, Wall, Whereabouts};
 pub use orders::{Order, Plan};
+pub use random::no_moves;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::sync::LazyLock;

@@ -300,6 +300,16 @@ fn officer_of(s: &State, side: Option<&str>, q: &str) -> Result<String, Problem>
     Ok(names[i].to_string())
 }
 
+/// An enemy officer a spy may be sent to kill: the enemy's Security
+/// Officer is not among the names matched (he may have no figure on the
+/// table, and a "did you mean" must not tell his name).
+fn target_of(s: &State, enemy: &str, q: &str) -> Result<String, Problem> {
+    let names: Vec<&str> =
+        s.army(enemy).officers.iter().filter(|o| o.rank != Rank::Security).map(|o| o.name.as_str()).collect();
+    let i = names::find(&names, q, "enemy officer")?;
+    Ok(names[i].to_string())
+}
+
 fn side_of(q: &str) -> Result<String, Problem> {
     let sides = [BESIEGERS, GARRISON];
     let i = names::find(&sides, q, "side")?;
@@ -409,7 +419,7 @@ fn parse_mission(s: &State, side: &str, w: &[&str]) -> Result<Order, Problem> {
     let tail = w.get(at + 2..).map(|t| t.join(" ")).unwrap_or_default();
     let enemy = other(side);
     let (target, walls) = match key.as_str() {
-        "kill-officer" => (Some(officer_of(s, Some(enemy), &tail)?), Vec::new()),
+        "kill-officer" => (Some(target_of(s, enemy, &tail)?), Vec::new()),
         "info-walls" => {
             let names: Vec<&str> = s.town.walls.iter().map(|x| x.name.as_str()).collect();
             let picked = list(&tail)
@@ -678,7 +688,10 @@ pub fn validate(s: &State, role: &str, orders: &[Order]) -> Vec<(usize, Problem)
                                 "{name} has no hits that may be rallied{}",
                                 if u.lasting > 0 { " (disease/desertion hits never are)" } else { "" }
                             ))
-                            .hint(format!("units with hits: {}", rallyable(s, side).join(", "))),
+                            .hint(match rallyable(s, side) {
+                                v if v.is_empty() => "no unit of yours has hits that may be rallied".to_string(),
+                                v => format!("units with hits: {}", v.join(", ")),
+                            }),
                         ));
                     } else if u.silenced() && u.place != super::Whereabouts::Safe {
                         out.push((

@@ -311,7 +311,11 @@ pub fn prompt(s: &State, role: &str) -> Prompt {
             "Meet with citizens (MEET, or MEET MAYOR while LS is not negative). Insurrection Control: LS {} calls for {} half-battalion(s) of infantry{}.",
             s.town.ls,
             need,
-            if need > 0 { " — POLICE them, or roll for each half short" } else { "" }
+            if need > 0 {
+                " — POLICE them, or roll for each half short"
+            } else {
+                " — should LS fall to 0 or below during this phase (five fires, a food measure), the units you name in POLICE are used"
+            }
         ));
     }
     Prompt {

@@ -1,0 +1,135 @@
+//! Leaguer through the desk and through its views: a Besieger's mail never
+//! carries a Garrison secret (Food, Local Support, Resolve, spies'
+//! qualities, the Security Officer, the walls) unless a spy reported it,
+//! and then only as the dated report.
+
+use crate::fullgame::play_out;
+use crate::support::*;
+use adjutant::dice::Scripted;
+use adjutant::engine::{Board, Game, Viewer};
+
+/// The figure shown on a track line of the ASCII status board
+/// ("  Resolve (Garrison)     ? [???...] 0..30"), and its note.
+fn track<'a>(text: &'a str, label: &str) -> Vec<(&'a str, bool)> {
+    text.lines()
+        .filter(|l| l.trim_start().starts_with(label) && l.contains(" ["))
+        .map(|l| {
+            let value = l.trim_start()[label.len()..].split_whitespace().next().unwrap_or("");
+            (value, l.contains("(spy report, Siege Turn"))
+        })
+        .collect()
+}
+
+#[test]
+fn besiegers_mail_never_shows_garrison_secrets() {
+    let mut reported = 0;
+    for seed in [3u64, 8] {
+        let mut t = Table::game(&format!("leaguer{seed}"), "leaguer", None, "committed", Default::default());
+        let steps = play_out(&mut t, seed, 600);
+        let l = t.desk.load(&t.game).unwrap();
+        assert!(l.game.outcome().is_some(), "seed {seed}: the siege ends ({steps} steps)");
+        let state: adjutant::rules::leaguer::State = toml::from_str(&l.game.state_text()).unwrap();
+        let garrison = state.army("garrison");
+        let mut secrets: Vec<String> = [
+            "Garrison: Resolve",
+            "Garrison: Food",
+            "Garrison Resolve ",
+            "Garrison spies",
+            "Garrison mining",
+            "Food rations issued",
+            "Local Support 1 →",
+            "Local Support 0 →",
+            "Local Support -",
+            "Walls\n",
+        ]
+        .map(String::from)
+        .to_vec();
+        for spy in &garrison.spies {
+            for q in ["poor", "competent", "exceptional"] {
+                secrets.push(format!("{} ({q})", spy.name));
+            }
+            secrets.push(format!("Spy {} (", spy.name));
+        }
+        secrets.push("Provost Bruni".into());
+        let last = adjutant::journal::read(&t.dir.join("games/g1/journal.toml"))
+            .unwrap()
+            .iter()
+            .rev()
+            .find(|e| e.kind == "resolved")
+            .map(|e| e.body["step"].as_integer().unwrap())
+            .unwrap();
+        let mut mails = 0;
+        for raw in t.raw_mails(ALICE) {
+            let m = mail_parser::MessageParser::default().parse(&raw[..]).unwrap();
+            let subject = m.subject().unwrap_or("").to_string();
+            // Once the game is over everything is revealed.
+            if subject.contains("game over") || subject.contains(&format!("step {last} resolved")) {
+                continue;
+            }
+            let mut text = m.body_text(0).map(|b| b.to_string()).unwrap_or_default();
+            for a in m.attachments() {
+                text.push_str(&String::from_utf8_lossy(a.contents()));
+            }
+            for s in &secrets {
+                assert!(!text.contains(s.as_str()), "seed {seed}: a Besiegers' mail ({subject}) shows {s:?}");
+            }
+            for label in ["Resolve (Garrison)", "Local Support", "Food (turns)"] {
+                for (value, from_spy) in track(&text, label) {
+                    assert!(
+                        value == "?" || from_spy,
+                        "seed {seed}: {subject}: {label} shows {value} without a spy report"
+                    );
+                    reported += usize::from(from_spy);
+                }
+            }
+            mails += 1;
+        }
+        assert!(mails > 8, "seed {seed}: {mails} mails checked; {:?}", l.game.outcome());
+        assert_audits(&t.dir.join("games/g1/journal.toml"));
+        eprintln!("seed {seed}: {steps} steps, {mails} Besiegers' mails checked, {:?}", l.game.outcome());
+    }
+    assert!(reported > 0, "some spy reported a Garrison figure, and the Besiegers' mail showed it");
+}
+
+#[test]
+fn a_spy_report_is_shown_dated_and_goes_stale() {
+    let rules = adjutant::rules::find("leaguer").unwrap();
+    let mut g = Game::new("v", rules, "sample").unwrap();
+    // DS 3; a Joker on top of the deck (reshuffled, so no Event step).
+    let patch: toml::Table =
+        toml::from_str("ds = 3\ndeck = { draw = [\"Joker 1\"], discard = [], shuffles = 1 }").unwrap();
+    g.patch(&patch).unwrap();
+    let resolve_of = |g: &Game, role: &str, label: &str| {
+        let v = g.view(&Viewer::Role(role.into()));
+        v.boards
+            .iter()
+            .find_map(|b| match b {
+                Board::Tracks(t) => t.tracks.iter().find(|t| t.label == label).map(|t| (t.value, t.note.clone())),
+                _ => None,
+            })
+            .unwrap()
+    };
+    assert_eq!(resolve_of(&g, "besiegers", "Resolve (Garrison)").0, None);
+    assert_eq!(resolve_of(&g, "besiegers", "Local Support").0, None);
+    assert_eq!(resolve_of(&g, "garrison", "Resolve (Besiegers)").0, None);
+    assert_eq!(resolve_of(&g, "garrison", "Resolve (Garrison)").0, Some(30));
+    // DS review 3; quality 6 (3); spy 6 against 1 + 2 + 1 (Provost): extra success.
+    let mut dice = Scripted::new(&[3, 6, 6, 1]);
+    let c = g.check("besiegers", &[(1, "SPY Grammaticus INFO RESOLVE".into())]).unwrap();
+    g.accept("besiegers", c);
+    let r = g.resolve(&mut dice).unwrap();
+    assert!(r.events.iter().any(|e| e.text.contains("extra-successful")), "{:?}", r.events);
+    assert_eq!(resolve_of(&g, "besiegers", "Resolve (Garrison)"), (Some(30), "spy report, Siege Turn 1".into()));
+    // The garrison never learns it was spied upon.
+    let seen: Vec<_> = r.events.iter().filter(|e| e.to.admits(&Viewer::Role("garrison".into()))).collect();
+    assert!(seen.iter().all(|e| !e.text.contains("Grammaticus")), "{seen:?}");
+    // A breach costs the Garrison 5 Resolve: the report stays as it was.
+    let c = g.check("gm", &[(1, "RESOLVE garrison -5 breach".into())]).unwrap();
+    g.accept("gm", c);
+    g.resolve(&mut dice).unwrap();
+    assert_eq!(resolve_of(&g, "garrison", "Resolve (Garrison)").0, Some(25));
+    assert_eq!(resolve_of(&g, "besiegers", "Resolve (Garrison)"), (Some(30), "spy report, Siege Turn 1".into()));
+    let text = adjutant::render::ascii::render(&g.view(&Viewer::Role("besiegers".into())));
+    assert!(text.contains("Besiegers spies reported: Resolve of the Garrison was 30 (Siege Turn 1)."), "{text}");
+    assert!(!text.contains("Garrison: Resolve"), "{text}");
+}
