@@ -135,7 +135,12 @@ fn command(l: &Loaded, role: &str, n: usize, text: &str) -> Option<Result<Comman
             "RESOLVE" if rest.eq_ignore_ascii_case("now") => Command::ResolveNow,
             // A ruleset's own RESOLVE order (Leaguer's Resolve Pts).
             "RESOLVE" if l.game.awaits("gm") => return None,
-            "RESOLVE" => return err("write RESOLVE NOW".into(), "RESOLVE NOW"),
+            "RESOLVE" => {
+                return err(
+                    "RESOLVE NOW forces the open step to resolve; a ruleset's own RESOLVE entries are taken only at a step that awaits the moderator".into(),
+                    "RESOLVE NOW",
+                )
+            }
             "END" => Command::End,
             "DECLARE" => {
                 let (label, v) = rest.rsplit_once(char::is_whitespace).unwrap_or(("", rest));

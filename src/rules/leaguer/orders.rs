@@ -367,6 +367,12 @@ pub fn parse(s: &State, role: &str, line: &str) -> Result<Order, Problem> {
         "RALLY" => Ok(Order::Rally { units: units_of(s, side, rest)? }),
         "RECRUIT" => {
             let kw = w.get(1).map(|x| x.to_uppercase()).unwrap_or_default();
+            if ["SENIOR", "OFFICER", "ENGINEER", "COMMANDER"].contains(&kw.as_str()) {
+                return Err(Problem::new(
+                    "no extra Senior Officers or Engineers may be added once the game has started",
+                )
+                .hint("RECRUIT SPY|SAPPERS|MINERS|NAMED|SECURITY <new name>; PROMOTE replaces a dead Commander"));
+            }
             let what = Recruit::ALL.iter().find(|(_, k)| *k == kw).map(|(r, _)| *r).ok_or_else(|| {
                 Problem::new(format!("cannot recruit {kw:?}"))
                     .hint("RECRUIT SPY|SAPPERS|MINERS|NAMED|SECURITY <new name>")

@@ -291,9 +291,15 @@ pub fn prompt(s: &State, role: &str) -> Prompt {
         "(b) Espionage: spies {} (at most 2; RECRUIT SPY costs 1 Resolve). Each may attempt one mission.",
         if spies.is_empty() { "none".into() } else { spies.join(", ") }
     ));
-    todo.push(
-        "(c) Officers: say which units each is attached to or within 1 hex of (it gives +1 when rallying).".into(),
-    );
+    todo.push(format!(
+        "(c) Officers: say which units each is attached to or within 1 hex of (a Senior Officer or the Commander{} gives +1 when rallying); {}.",
+        if role == GARRISON { ", or the Mayor while LS is not negative," } else { "" },
+        if role == GARRISON {
+            "none may go beyond the edge of the fortress (the Covered Way or an outwork)"
+        } else {
+            "none may go in advance of the heads of sap"
+        }
+    ));
     let hits = rallyable(s, role);
     todo.push(format!(
         "(d) Rallying, in order of priority (stops at the first unit that removes nothing): units with hits: {}.",
