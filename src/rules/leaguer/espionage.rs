@@ -192,8 +192,16 @@ fn effect(
             )));
         }
         "kill-officer" => {
-            if let Some(t) = target {
-                s.kill(t, "Assassinated by a spy", ev);
+            let t = match target {
+                Some(super::orders::SECURITY_TARGET) => {
+                    let so = s.army(enemy).officers.iter().find(|o| o.rank == Rank::Security && o.alive);
+                    so.map(|o| o.name.clone())
+                }
+                t => t.map(str::to_string),
+            };
+            match t {
+                Some(t) => s.kill(&t, "Assassinated by a spy", ev),
+                None => ev.push(Event::to_role(side, "There was no Security Officer to kill.")),
             }
         }
         "kill-commander" => {

@@ -300,10 +300,17 @@ fn officer_of(s: &State, side: Option<&str>, q: &str) -> Result<String, Problem>
     Ok(names[i].to_string())
 }
 
-/// An enemy officer a spy may be sent to kill: the enemy's Security
-/// Officer is not among the names matched (he may have no figure on the
-/// table, and a "did you mean" must not tell his name).
+/// The target word for the enemy's Security Officer, whoever he is.
+pub const SECURITY_TARGET: &str = "SECURITY OFFICER";
+
+/// An enemy officer a spy may be sent to kill. The enemy's Security
+/// Officer is targeted by his office (`KILL OFFICER SECURITY OFFICER`),
+/// never by name: he may have no figure on the table, and a "did you mean"
+/// must not tell his name or whether there is one.
 fn target_of(s: &State, enemy: &str, q: &str) -> Result<String, Problem> {
+    if ["security", "security officer"].contains(&names::fold(q).as_str()) {
+        return Ok(SECURITY_TARGET.to_string());
+    }
     let names: Vec<&str> =
         s.army(enemy).officers.iter().filter(|o| o.rank != Rank::Security).map(|o| o.name.as_str()).collect();
     let i = names::find(&names, q, "enemy officer")?;
@@ -564,6 +571,12 @@ pub fn validate(s: &State, role: &str, orders: &[Order]) -> Vec<(usize, Problem)
     };
     let mut done = Vec::new();
     let mut mission_spies: Vec<&str> = Vec::new();
+    let rallying: Vec<&str> = orders
+        .iter()
+        .filter_map(|o| if let Order::Rally { units } = o { Some(units) } else { None })
+        .flatten()
+        .map(String::as_str)
+        .collect();
     let sacked: Vec<&str> =
         orders.iter().filter_map(|o| if let Order::Sack { spy } = o { Some(spy.as_str()) } else { None }).collect();
     let mut new_spies = 0;
@@ -607,6 +620,12 @@ pub fn validate(s: &State, role: &str, orders: &[Order]) -> Vec<(usize, Problem)
                 let u = a.unit(unit).expect("parsed");
                 if u.kind != UnitKind::Sappers || u.eliminated {
                     out.push((i, Problem::new(format!("{unit} is not a sapper unit in being")).hint("name sappers")));
+                } else if rallying.contains(&unit.as_str()) {
+                    out.push((
+                        i,
+                        Problem::new(format!("{unit} rallies this turn and may do nothing else"))
+                            .hint("put other sappers on fire duty, or leave them out of RALLY"),
+                    ));
                 }
             }
             Order::Sack { spy } => {
@@ -632,7 +651,7 @@ pub fn validate(s: &State, role: &str, orders: &[Order]) -> Vec<(usize, Problem)
                     out.push((i, Problem::new(format!("{spy} already has a mission this turn"))));
                 }
                 mission_spies.push(spy);
-                if let Some(t) = target {
+                if let Some(t) = target.as_ref().filter(|t| *t != SECURITY_TARGET) {
                     let o = s.army(other(side)).officer(t).expect("parsed");
                     if o.rank == Rank::Commander {
                         out.push((
@@ -780,7 +799,10 @@ pub fn validate(s: &State, role: &str, orders: &[Order]) -> Vec<(usize, Problem)
                     continue;
                 }
                 seen(i, "MEET", &mut out, &mut done);
-                if !a.led() {
+                // Recruits and Replacements (where a dead Governor is
+                // replaced) come before the meeting in the printed order.
+                let promoted = !a.leaderless && orders.iter().any(|o| matches!(o, Order::Promote { .. }));
+                if !a.led() && !promoted {
                     out.push((
                         i,
                         Problem::new("with no Governor the Garrison can no longer negotiate with the townspeople"),
@@ -807,7 +829,13 @@ pub fn validate(s: &State, role: &str, orders: &[Order]) -> Vec<(usize, Problem)
                 seen(i, what, &mut out, &mut done);
                 for (k, name) in units.iter().enumerate() {
                     let u = a.unit(name).expect("parsed");
-                    if units[..k].contains(name) {
+                    if what == "POLICE" && rallying.contains(&name.as_str()) {
+                        out.push((
+                            i,
+                            Problem::new(format!("{name} rallies this turn and may do nothing else"))
+                                .hint("police the town with other infantry, or leave it out of RALLY"),
+                        ));
+                    } else if units[..k].contains(name) {
                         out.push((i, Problem::new(format!("{name} is named twice"))));
                     } else if u.eliminated {
                         out.push((i, Problem::new(format!("{name} has been eliminated"))));
@@ -816,8 +844,8 @@ pub fn validate(s: &State, role: &str, orders: &[Order]) -> Vec<(usize, Problem)
                     }
                 }
             }
-            Order::Pass => {}
-            _ => out.push((i, Problem::new("that is a moderator's order"))),
+            // The moderator's orders never parse for a commander.
+            _ => {}
         }
     }
     out
@@ -850,18 +878,7 @@ fn check_gm(s: &State, o: &Order) -> Option<Problem> {
                 || a.officers.iter().any(|o| o.name.eq_ignore_ascii_case(name));
             taken.then(|| Problem::new(format!("the name {name:?} is already in use")))
         }
-        Order::Food { .. }
-        | Order::FireDuty { .. }
-        | Order::Sack { .. }
-        | Order::Mission { .. }
-        | Order::Officer { .. }
-        | Order::Rally { .. }
-        | Order::Recruit { .. }
-        | Order::Promote { .. }
-        | Order::Meet { .. }
-        | Order::Police { .. }
-        | Order::RiotHits { .. }
-        | Order::Pass => Some(Problem::new("that is a commander's order")),
+        // Commanders' orders never parse for the moderator.
         _ => None,
     }
 }
