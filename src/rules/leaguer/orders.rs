@@ -628,10 +628,8 @@ pub fn validate(s: &State, role: &str, orders: &[Order]) -> Vec<(usize, Problem)
                     ));
                 }
             }
-            Order::Sack { spy } => {
-                if a.spies.iter().all(|x| x.name != *spy || x.status != SpyStatus::Active) {
-                    out.push((i, Problem::new(format!("{spy} is not an active spy of yours"))));
-                }
+            Order::Sack { spy } if a.spies.iter().all(|x| x.name != *spy || x.status != SpyStatus::Active) => {
+                out.push((i, Problem::new(format!("{spy} is not an active spy of yours"))));
             }
             Order::Mission { spy, key, target, walls } => {
                 let m = s.data().mission(key).expect("parsed");
