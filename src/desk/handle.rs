@@ -32,7 +32,11 @@ enum Command {
         email: String,
     },
     ResolveNow,
-    End,
+    /// END, or END <winning role> [reason].
+    End {
+        winner: Option<String>,
+        reason: Option<String>,
+    },
     Declare {
         label: String,
         values: Vec<u32>,
@@ -141,7 +145,19 @@ fn command(l: &Loaded, role: &str, n: usize, text: &str) -> Option<Result<Comman
                     "RESOLVE NOW",
                 )
             }
-            "END" => Command::End,
+            "END" if rest.is_empty() => Command::End { winner: None, reason: None },
+            "END" => {
+                let (w, why) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
+                let w = w.to_lowercase();
+                if !l.game.roles.contains(&w) {
+                    return err(
+                        format!("END takes nothing, or the winning role ({}) and a reason", l.game.roles.join(", ")),
+                        "END garrison the Besiegers abandon the siege",
+                    );
+                }
+                let why = why.trim();
+                Command::End { winner: Some(w), reason: (!why.is_empty()).then(|| why.to_string()) }
+            }
             "DECLARE" => {
                 let (label, v) = rest.rsplit_once(char::is_whitespace).unwrap_or(("", rest));
                 let values: Option<Vec<u32>> = v.split(',').map(|x| x.trim().parse().ok()).collect();
@@ -416,7 +432,7 @@ impl Desk {
         if !orders.is_empty() && errors.is_empty() {
             if role == "gm" && !gm_orders {
                 for (n, t) in &orders {
-                    errors.push(problem(*n, t, "not a moderator command", Some("EXTEND <dur>, PAUSE, RESUME, REPLACE <role> <email>, RESOLVE NOW, END, DECLARE <label> <value>")));
+                    errors.push(problem(*n, t, "not a moderator command", Some("EXTEND <dur>, PAUSE, RESUME, REPLACE <role> <email>, RESOLVE NOW, END [<winner> <reason>], DECLARE <label> <value>")));
                 }
             } else {
                 match l.game.check(role, &orders) {
@@ -485,7 +501,7 @@ impl Desk {
                 Command::Help => {
                     let mut text = String::from("Commands anyone can send:\n  HELP, STATUS, VIEW, SALT <text>, PRESS <role|ALL> <text>, RESIGN\n");
                     if role == "gm" {
-                        text.push_str("Moderator commands:\n  EXTEND <dur>, PAUSE, RESUME, REPLACE <role> <email>, RESOLVE NOW, END, DECLARE <label> <value>\n");
+                        text.push_str("Moderator commands:\n  EXTEND <dur>, PAUSE, RESUME, REPLACE <role> <email>, RESOLVE NOW, END [<winner> <reason>], DECLARE <label> <value>\n");
                     }
                     if syntax.is_empty() {
                         text.push_str("\nNo orders are awaited from you at this step.\n");
@@ -646,10 +662,12 @@ impl Desk {
                     batch.letters.push(self.welcome(l, &r, &email, &anchors));
                 }
                 Command::ResolveNow => resolve_now = true,
-                Command::End => {
-                    batch.entry("moderator", &kinds::Moderator { action: "end".into(), args: vec![] });
+                Command::End { winner, reason } => {
+                    let args = winner.iter().chain(reason.iter()).cloned().collect();
+                    batch.entry("moderator", &kinds::Moderator { action: "end".into(), args });
                     if !l.game.ended {
-                        self.end_game(l, batch, None, "ended by the moderator".into())?;
+                        let why = reason.unwrap_or_else(|| "ended by the moderator".into());
+                        self.end_game(l, batch, winner, why)?;
                     }
                 }
                 Command::Declare { label, values } => {

@@ -238,6 +238,12 @@ impl Desk {
         if dir.exists() {
             return Err(Error::Bad(format!("game {id} already exists")));
         }
+        if info.moderated && req.gm.is_none() {
+            return Err(Error::Bad(format!(
+                "{} needs a moderator, who reports what happens on the table: give --gm EMAIL",
+                info.name
+            )));
+        }
         if !["committed", "declared"].contains(&req.dice.as_str()) {
             return Err(Error::Bad(format!("dice mode {:?}: use committed or declared", req.dice)));
         }

@@ -114,6 +114,8 @@ pub struct RulesetInfo {
     pub name: &'static str,
     pub title: &'static str,
     pub scenarios: Vec<ScenarioInfo>,
+    /// Steps await the moderator (table-top results): a game needs one.
+    pub moderated: bool,
 }
 
 /// A game's rules with typed state and orders. Implemented once per game;

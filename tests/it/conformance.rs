@@ -62,6 +62,7 @@ fn secrets(game: &Game, role: &str) -> Vec<String> {
                 format!("{enemy} spies"),
                 format!("{enemy} mining"),
                 format!("{enemy} powder"),
+                "+1 (Security Officer)".to_string(),
             ];
             let enemy_key = if role == "besiegers" { "garrison" } else { "besiegers" };
             let army = &state["armies"][enemy_key];

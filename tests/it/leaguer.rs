@@ -133,3 +133,62 @@ fn a_spy_report_is_shown_dated_and_goes_stale() {
     assert!(text.contains("Besiegers spies reported: Resolve of the Garrison was 30 (Siege Turn 1)."), "{text}");
     assert!(!text.contains("Garrison: Resolve"), "{text}");
 }
+
+#[test]
+fn the_moderator_reports_by_mail_and_ends_the_siege_with_a_winner() {
+    let mut t = Table::game("leaguer-gm", "leaguer", None, "committed", Default::default());
+    t.send("besiegers", ALICE, "PASS");
+    assert_eq!(t.pass().resolved, 1);
+    // The Event Card awaits the moderator; a bad line is refused, with why.
+    let (subject, body) = t.last(CAROL);
+    assert!(subject.contains("your orders are awaited (event)"), "{subject}");
+    assert!(body.contains("Event Card for the Besiegers' turn"), "{body}");
+    t.send("gm", CAROL, "HITS Nowhere Regiment 2");
+    t.pass();
+    let (subject, body) = t.last(CAROL);
+    assert!(subject.contains("NOT accepted"), "{subject}");
+    assert!(body.contains("line 1: HITS Nowhere Regiment 2") && body.contains("no unit is called"), "{body}");
+    t.send("gm", CAROL, "NO EFFECT");
+    assert_eq!(t.pass().resolved, 1);
+    // The table-top report: hits and a breach, then the Garrison's turn.
+    t.send("gm", CAROL, "HITS garrison Swiss Guard 2\nRESOLVE garrison -2 breach in Curtain North");
+    assert_eq!(t.pass().resolved, 1);
+    let (_, bob) = t.last(BOB);
+    assert!(bob.contains("Garrison: Resolve 26"), "{bob}");
+    assert!(
+        bob.contains("your orders are awaited")
+            || t.mails(BOB).iter().any(|(s, _)| s.contains("awaited (housekeeping)"))
+    );
+    let (_, alice) = t.last(ALICE);
+    assert!(alice.contains("Swiss Guard takes 2 hits"), "{alice}");
+    assert!(!alice.contains("Resolve 26") && !alice.contains("breach"), "{alice}");
+    // Terms agreed by PRESS; the moderator records them at any step.
+    t.send("garrison", BOB, "PRESS besiegers We ask for the honours of war.");
+    t.send("gm", CAROL, "END besiegers the Garrison surrenders with the honours of war");
+    t.pass();
+    let l = t.desk.load(&t.game).unwrap();
+    assert!(l.game.ended);
+    let journal = adjutant::journal::read(&t.dir.join("games/g1/journal.toml")).unwrap();
+    let ended = journal.iter().find(|e| e.kind == "ended").expect("an ended entry");
+    assert_eq!(ended.body["winner"].as_str(), Some("besiegers"));
+    assert!(ended.body["reason"].as_str().unwrap().contains("honours of war"));
+    assert_audits(&t.dir.join("games/g1/journal.toml"));
+}
+
+#[test]
+fn a_leaguer_game_needs_a_moderator() {
+    let dir = temp_dir("leaguer-nogm");
+    let desk = adjutant::desk::Desk::open(&dir, Default::default()).unwrap();
+    let req = adjutant::desk::NewGame {
+        ruleset: "leaguer".into(),
+        scenario: None,
+        players: vec![("besiegers".into(), ALICE.into()), ("garrison".into(), BOB.into())],
+        gm: None,
+        deadline: None,
+        dice: "committed".into(),
+        id: Some("g1".into()),
+    };
+    let e = desk.create(&req, t0(), &mut fixed_entropy()).unwrap_err();
+    assert!(e.to_string().contains("needs a moderator"), "{e}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

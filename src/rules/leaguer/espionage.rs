@@ -69,7 +69,7 @@ fn mission(s: &mut State, side: &str, order: &Order, dice: &mut dyn Dice, ev: &m
     let Order::Mission { spy, key, target, walls } = order else { return };
     let stream = format!("role:{side}");
     let enemy = other(side);
-    let Some(m) = s.data().mission(key) else { return };
+    let Some(m) = s.data().mission(key).cloned() else { return };
     let Some(q) =
         s.army(side).spies.iter().find(|x| x.name == *spy && x.status == SpyStatus::Active).map(|x| x.quality)
     else {
@@ -90,22 +90,21 @@ fn mission(s: &mut State, side: &str, order: &Order, dice: &mut dyn Dice, ev: &m
         }
     };
     let sr = dice.roll(&stream, 6, &format!("spy {spy}, mission roll")) as i32;
-    let dr = dice.roll(&stream, 6, &format!("spy {spy}, the {} roll", side_name(enemy))) as i32;
+    // The defending roll is the moderator's secret: with the Security
+    // Officer's +1 beside it, it would tell the spying side whether the
+    // enemy has one.
+    let dr = dice.roll("gm", 6, &format!("spy {spy} of the {}, the defending roll", side_name(side))) as i32;
     let security = i32::from(s.army(enemy).security());
     let (st, dt) = (sr + quality, dr + m.difficulty + security);
     let band = Band::of(st - dt);
-    ev.push(Event::to_role(
-        side,
-        format!(
-            "Spy {spy} ({}) — {} (difficulty {}): spy {sr}+{quality} = {st} against {dr}+{}{} = {dt}: {}.",
-            quality_word(quality as u8),
-            m.title,
-            m.difficulty,
-            m.difficulty,
-            if security == 1 { "+1 (Security Officer)" } else { "" },
-            band.text()
-        ),
-    ));
+    let head = format!("Spy {spy} ({}) — {} (difficulty {})", quality_word(quality as u8), m.title, m.difficulty);
+    ev.push(Event::to_role(side, format!("{head}: spy {sr}+{quality} = {st}: {}.", band.text())));
+    ev.push(Event::gm(format!(
+        "{head}: spy {sr}+{quality} = {st} against {dr}+{}{} = {dt}: {}.",
+        m.difficulty,
+        if security == 1 { "+1 (Security Officer)" } else { "" },
+        band.text()
+    )));
     let title = m.title.clone();
     match band {
         Band::Extra | Band::Success => effect(s, side, key, target.as_deref(), walls, band == Band::Extra, dice, ev),
@@ -117,7 +116,7 @@ fn mission(s: &mut State, side: &str, order: &Order, dice: &mut dyn Dice, ev: &m
         }
     }
     if band.bad() && key == "sabotage-support" {
-        s.change_ls(1, &format!("a spy's clumsy agitation ({spy} failed badly) rallies the citizens"), ev);
+        s.change_ls(1, "an enemy agent's clumsy agitation rallies the citizens", ev);
         ev.push(Event::to_role(side, "The failure backfires: Local Support for the Garrison rises by 1."));
     }
 }
@@ -155,12 +154,15 @@ fn effect(
         "sabotage-desertion" => {
             let n = if extra { half(dice.roll(&stream, 6, "desertion, number of hits"), s) as u32 } else { 1 };
             for k in 1..=n {
-                let alive: Vec<String> = s.army(enemy).alive_units().map(|u| u.name.clone()).collect();
+                // Among the units on the table: the die's size must not
+                // count the enemy's miners.
+                let alive: Vec<String> =
+                    s.army(enemy).alive_units().filter(|u| u.kind.on_table()).map(|u| u.name.clone()).collect();
                 if alive.is_empty() {
                     break;
                 }
                 let i = dice.roll(&stream, alive.len() as u32, &format!("desertion, unit for hit {k}")) as usize - 1;
-                s.hit(&alive[i], 1, true, "Desertion", ev);
+                s.hit(enemy, &alive[i], 1, true, "Desertion", ev);
             }
         }
         "sabotage-powder" => {
@@ -200,14 +202,14 @@ fn effect(
                 t => t.map(str::to_string),
             };
             match t {
-                Some(t) => s.kill(&t, "Assassinated by a spy", ev),
-                None => ev.push(Event::to_role(side, "There was no Security Officer to kill.")),
+                Some(t) => s.kill(enemy, &t, "Assassinated by a spy", ev),
+                None => ev.push(Event::gm("There was no Security Officer to kill.")),
             }
         }
         "kill-commander" => {
             let cinc = s.army(enemy).officers.iter().find(|o| o.rank == Rank::Commander && o.alive);
             if let Some(c) = cinc.map(|o| o.name.clone()) {
-                s.kill(&c, "Assassinated by a spy", ev);
+                s.kill(enemy, &c, "Assassinated by a spy", ev);
             }
         }
         _ => {}

@@ -158,13 +158,19 @@ fn draw_card(s: &mut State, dice: &mut dyn Dice, ev: &mut Vec<Event>) {
         )));
         return;
     }
-    let note = match card_class(&card) {
+    let class = card_class(&card);
+    let note = match class {
         "court" => " — a court card: the scenario's instructions apply",
         "2" => " — a 2: Scenario Special",
         _ => "",
     };
-    ev.push(Event::all(format!("Event Card: {}{note}. The moderator applies its effect.", card_name(&card))));
-    s.card = Some(card);
+    if s.data().event_asks.iter().any(|a| a == class) {
+        ev.push(Event::all(format!("Event Card: {}{note}. The moderator applies its effect.", card_name(&card))));
+        s.card = Some(card);
+    } else {
+        ev.push(Event::all(format!("Event Card: {}{note}; no instruction to apply: discarded.", card_name(&card))));
+        s.deck.discard.push(card);
+    }
 }
 
 /// Shuffle by a committed draw on the moderator's stream, so the order of
@@ -256,13 +262,22 @@ fn rally(s: &mut State, plan: &Plan, dice: &mut dyn Dice, ev: &mut Vec<Event>) {
         let unit = s.army_mut(&side).unit_mut(name).expect("validated");
         unit.hits -= removed;
         unit.hold = true;
-        ev.push(Event::all(format!(
-            "Rallying {name} ({} hit{}, {need}+ to remove one{}): rolls {} — {removed} removed; Hold marker.",
-            u.hits,
-            if u.hits == 1 { "" } else { "s" },
-            if bonus.is_empty() { String::new() } else { format!(": {}", bonus.join(", ")) },
-            rolls.iter().map(|r| r.to_string()).collect::<Vec<_>>().join("-"),
-        )));
+        let shown = rolls.iter().map(|r| r.to_string()).collect::<Vec<_>>().join("-");
+        let plural = if u.hits == 1 { "" } else { "s" };
+        ev.push(Event::to_role(
+            &side,
+            format!(
+                "Rallying {name} ({} hit{plural}, {need}+ to remove one{}): rolls {shown} — {removed} removed; Hold marker.",
+                u.hits,
+                if bonus.is_empty() { String::new() } else { format!(": {}", bonus.join(", ")) },
+            ),
+        ));
+        // The enemy sees the counters come off, not who helped (a Mayor's
+        // help would tell that Local Support is not negative).
+        ev.push(Event::to_role(
+            other(&side),
+            format!("The {} rally {name} ({} hit{plural}): {removed} removed; Hold marker.", side_name(&side), u.hits),
+        ));
         if removed == 0 {
             ev.push(Event::all(format!("No loss counter came off {name}: rallying ends for this turn.")));
             break;
@@ -338,7 +353,7 @@ fn recruits(s: &mut State, plan: &Plan, ev: &mut Vec<Event>) {
             Recruit::Security => "a Security Officer",
         };
         let text = format!("{} recruit {label}, {name}", side_name(&side));
-        if matches!(what, Recruit::Sappers | Recruit::Miners | Recruit::Named) {
+        if matches!(what, Recruit::Sappers | Recruit::Named) {
             ev.push(Event::all(format!("The {text}.")));
         } else {
             ev.push(Event::to_role(&side, format!("The {text}.")));
@@ -431,7 +446,7 @@ fn police(s: &mut State, plan: &Plan, dice: &mut dyn Dice, ev: &mut Vec<Event>) 
     ev.push(Event::to_role(GARRISON, text));
     for _ in 0..hits {
         let Some(u) = riot_target(s, plan) else { break };
-        s.hit(&u, 1, false, "Insurrection in the town", ev);
+        s.hit(GARRISON, &u, 1, false, "Losses", ev);
     }
 }
 
@@ -453,10 +468,10 @@ pub fn moderator(s: &mut State, orders: &[Order], ev: &mut Vec<Event>) {
     let mut ending = None;
     for o in orders {
         match o {
-            Order::Hits { unit, n, lasting } => {
-                s.hit(unit, *n, *lasting, "From the table", ev);
+            Order::Hits { side, unit, n, lasting } => {
+                s.hit(side, unit, *n, *lasting, "From the table", ev);
             }
-            Order::Kill { name } => s.kill(name, "From the table", ev),
+            Order::Kill { side, name } => s.kill(side, name, "From the table", ev),
             Order::Resolve { side, delta, why } => {
                 let why = if why.is_empty() { "the moderator's entry".to_string() } else { why.clone() };
                 s.change_resolve(side, *delta, &why, ev);
@@ -481,9 +496,9 @@ pub fn moderator(s: &mut State, orders: &[Order], ev: &mut Vec<Event>) {
                 s.town.fires = (b as i32 + delta).max(0) as u32;
                 ev.push(Event::all(format!("Fires in the town: {b} → {}.", s.town.fires)));
             }
-            Order::Place { unit, at } => {
-                if let Some(side) = s.owner(unit) {
-                    s.army_mut(side).unit_mut(unit).expect("owner").place = *at;
+            Order::Place { side, unit, at } => {
+                if let Some(u) = s.army_mut(side).unit_mut(unit) {
+                    u.place = *at;
                     let w = match at {
                         Whereabouts::Danger => "within 2 hexes of the enemy",
                         Whereabouts::Clear => "out of immediate danger",
@@ -519,7 +534,8 @@ pub fn moderator(s: &mut State, orders: &[Order], ev: &mut Vec<Event>) {
                     eliminated: false,
                     place: Whereabouts::Clear,
                 });
-                ev.push(Event::all(format!("{name} ({}) joins the {}.", kind.word(), side_name(side))));
+                let text = format!("{name} ({}) joins the {}.", kind.word(), side_name(side));
+                ev.push(if kind.on_table() { Event::all(text) } else { Event::to_role(side, text) });
             }
             Order::Victory { side, why } => ending = Some((Some(side.clone()), why.clone())),
             Order::Surrender { side } => {

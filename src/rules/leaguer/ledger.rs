@@ -22,6 +22,11 @@ impl UnitKind {
             UnitKind::Sappers | UnitKind::Miners => 2,
         }
     }
+    /// Seen by the enemy: everything but miners, whose work is part of the
+    /// "mining and countermining status" a spy must find out.
+    pub fn on_table(self) -> bool {
+        self != UnitKind::Miners
+    }
     pub fn word(self) -> &'static str {
         match self {
             UnitKind::Infantry => "infantry",

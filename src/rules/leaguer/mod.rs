@@ -58,7 +58,7 @@ pub fn possessive(side: &str) -> &'static str {
 }
 
 /// How a fraction of the food store or of a die is rounded.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Rounding {
     Up,
@@ -77,7 +77,7 @@ impl Rounding {
     }
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Mission {
     pub key: String,
@@ -93,7 +93,7 @@ impl Mission {
     }
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Limits {
     pub sappers: usize,
@@ -158,17 +158,32 @@ pub struct Scenario {
     #[serde(rename = "mission")]
     pub missions: Vec<Mission>,
     pub events: BTreeMap<String, String>,
+    /// Which kinds of card ("court", "2", "other") open a step for the
+    /// moderator to apply; the others are discarded at once.
+    pub event_asks: Vec<String>,
 }
 
-impl Scenario {
+/// The scenario's rules and tables, copied into the game's state at
+/// set-up: a journal replays with the data it was played with, whatever
+/// later becomes of the scenario file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Tables {
+    pub title: String,
+    pub sample: bool,
+    pub rounding: Rounding,
+    pub death_resolve: BTreeMap<String, i32>,
+    pub limits: Limits,
+    pub missions: Vec<Mission>,
+    pub events: BTreeMap<String, String>,
+    pub event_asks: Vec<String>,
+    /// Starting Resolve by side and Food: the status board's track ends.
+    pub start_resolve: BTreeMap<String, i32>,
+    pub start_food: i32,
+}
+
+impl Tables {
     pub fn mission(&self, key: &str) -> Option<&Mission> {
         self.missions.iter().find(|m| m.key == key)
-    }
-    pub fn besiegers_resolve(&self) -> i32 {
-        self.besiegers.resolve
-    }
-    pub fn garrison_resolve(&self) -> i32 {
-        self.garrison.resolve
     }
     pub fn death_cost(&self, rank: Rank) -> i32 {
         self.death_resolve.get(rank.key()).copied().unwrap_or(0)
@@ -181,10 +196,6 @@ pub static SCENARIOS: LazyLock<Vec<Scenario>> = LazyLock::new(|| {
         .map(|t| toml::from_str::<Scenario>(t).expect("games/leaguer scenario files are valid"))
         .collect()
 });
-
-pub fn scenario(name: &str) -> &'static Scenario {
-    SCENARIOS.iter().find(|s| s.name == name).unwrap_or(&SCENARIOS[0])
-}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Phase {
@@ -257,6 +268,7 @@ pub fn card_name(card: &str) -> String {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct State {
     pub scenario: String,
+    pub tables: Tables,
     pub phase: Phase,
     /// Siege Turns played so far plus the current one, both sides counted.
     pub turn: u32,
@@ -283,21 +295,14 @@ pub struct State {
 }
 
 impl State {
-    pub fn data(&self) -> &'static Scenario {
-        scenario(&self.scenario)
+    pub fn data(&self) -> &Tables {
+        &self.tables
     }
     pub fn army(&self, side: &str) -> &Army {
         &self.armies[side]
     }
     pub fn army_mut(&mut self, side: &str) -> &mut Army {
         self.armies.get_mut(side).expect("both armies exist")
-    }
-    /// Which side a unit belongs to.
-    pub fn owner(&self, unit: &str) -> Option<&'static str> {
-        [BESIEGERS, GARRISON].into_iter().find(|s| self.army(s).unit(unit).is_some())
-    }
-    pub fn officer_owner(&self, name: &str) -> Option<&'static str> {
-        [BESIEGERS, GARRISON].into_iter().find(|s| self.army(s).officer(name).is_some())
     }
     /// Local Support changes, and the Garrison's Resolve with it ("adjust
     /// the Garrison's Resolve in real time for all LS changes").
@@ -328,9 +333,8 @@ impl State {
     /// Hits on a unit: rallyable, or disease/desertion (never rallied).
     /// Each hit taken costs its army 1 Resolve; a unit takes no more hits
     /// than eliminate it. Returns the hits taken.
-    pub fn hit(&mut self, unit: &str, n: u32, lasting: bool, why: &str, ev: &mut Vec<Event>) -> u32 {
-        let Some(side) = self.owner(unit) else { return 0 };
-        let u = self.army_mut(side).unit_mut(unit).expect("owner found it");
+    pub fn hit(&mut self, side: &str, unit: &str, n: u32, lasting: bool, why: &str, ev: &mut Vec<Event>) -> u32 {
+        let Some(u) = self.army_mut(side).unit_mut(unit) else { return 0 };
         if u.eliminated || n == 0 {
             return 0;
         }
@@ -357,16 +361,16 @@ impl State {
         } else {
             text.push_str(").");
         }
-        // Loss counters are on the table for both sides to see.
-        ev.push(Event::all(text));
+        // Loss counters are on the table for both sides to see; miners
+        // work underground, their state is the enemy's to spy out.
+        ev.push(if u.kind.on_table() { Event::all(text) } else { Event::to_role(side, text) });
         self.change_resolve(side, -(taken as i32), &format!("{taken} hit(s) on {unit}"), ev);
         taken
     }
     /// An officer or named individual dies: Resolve falls by the
     /// scenario's figure for their rank.
-    pub fn kill(&mut self, name: &str, why: &str, ev: &mut Vec<Event>) {
-        let Some(side) = self.officer_owner(name) else { return };
-        let o = self.army_mut(side).officer_mut(name).expect("owner found it");
+    pub fn kill(&mut self, side: &str, name: &str, why: &str, ev: &mut Vec<Event>) {
+        let Some(o) = self.army_mut(side).officer_mut(name) else { return };
         if !o.alive {
             return;
         }
@@ -461,6 +465,7 @@ impl Rules for Leaguer {
         RulesetInfo {
             name: "leaguer",
             title: "Leaguer — siege turns (housekeeping)",
+            moderated: true,
             scenarios: SCENARIOS
                 .iter()
                 .map(|s| ScenarioInfo {
@@ -504,8 +509,23 @@ impl Rules for Leaguer {
         let mut armies = BTreeMap::new();
         armies.insert(BESIEGERS.to_string(), army(&sc.besiegers));
         armies.insert(GARRISON.to_string(), army(&sc.garrison));
+        let tables = Tables {
+            title: sc.title.clone(),
+            sample: sc.sample,
+            rounding: sc.rounding,
+            death_resolve: sc.death_resolve.clone(),
+            limits: sc.limits.clone(),
+            missions: sc.missions.clone(),
+            events: sc.events.clone(),
+            event_asks: sc.event_asks.clone(),
+            start_resolve: [(BESIEGERS.to_string(), sc.besiegers.resolve), (GARRISON.to_string(), sc.garrison.resolve)]
+                .into_iter()
+                .collect(),
+            start_food: sc.garrison.food.unwrap_or(0),
+        };
         Ok(State {
             scenario: sc.name.clone(),
+            tables,
             phase: Phase::Housekeeping,
             turn: 1,
             active: sc.first.clone(),

@@ -72,13 +72,13 @@ pub enum Order {
     RiotHits { units: Vec<String> },
     Pass,
     // The moderator's ledger entries.
-    Hits { unit: String, n: u32, lasting: bool },
-    Kill { name: String },
+    Hits { side: String, unit: String, n: u32, lasting: bool },
+    Kill { side: String, name: String },
     Resolve { side: String, delta: i32, why: String },
     Ls { delta: i32 },
     Stores { what: Store, side: String, delta: i32 },
     Fires { delta: i32 },
-    Place { unit: String, at: Whereabouts },
+    Place { side: String, unit: String, at: Whereabouts },
     Wall { section: String, strength: i32 },
     Mining { side: String, text: String },
     Ds { value: u8 },
@@ -137,17 +137,17 @@ impl fmt::Display for Order {
             Order::Police { units } => write!(f, "POLICE {}", units.join(", ")),
             Order::RiotHits { units } => write!(f, "RIOT HITS {}", units.join(", ")),
             Order::Pass => write!(f, "PASS"),
-            Order::Hits { unit, n, lasting } => {
-                write!(f, "HITS {unit} {n}{}", if *lasting { " DISEASE" } else { "" })
+            Order::Hits { side, unit, n, lasting } => {
+                write!(f, "HITS {side} {unit} {n}{}", if *lasting { " DISEASE" } else { "" })
             }
-            Order::Kill { name } => write!(f, "KILL {name}"),
+            Order::Kill { side, name } => write!(f, "KILL {side} {name}"),
             Order::Resolve { side, delta, why } if why.is_empty() => write!(f, "RESOLVE {side} {}", signed(*delta)),
             Order::Resolve { side, delta, why } => write!(f, "RESOLVE {side} {} {why}", signed(*delta)),
             Order::Ls { delta } => write!(f, "LS {}", signed(*delta)),
             Order::Stores { what: Store::Food, delta, .. } => write!(f, "FOOD {}", signed(*delta)),
             Order::Stores { what: Store::Powder, side, delta } => write!(f, "POWDER {side} {}", signed(*delta)),
             Order::Fires { delta } => write!(f, "FIRES {}", signed(*delta)),
-            Order::Place { unit, at } => write!(f, "UNIT {unit} {}", place_word(*at)),
+            Order::Place { side, unit, at } => write!(f, "UNIT {side} {unit} {}", place_word(*at)),
             Order::Wall { section, strength } => write!(f, "WALL {section} {strength}"),
             Order::Mining { side, text } => write!(f, "MINING {side} {text}"),
             Order::Ds { value } => write!(f, "DS {value}"),
@@ -274,13 +274,45 @@ fn list(text: &str) -> Vec<String> {
     text.split(',').map(|x| x.trim().to_string()).filter(|x| !x.is_empty()).collect()
 }
 
-fn unit_of(s: &State, side: Option<&str>, q: &str) -> Result<String, Problem> {
-    let names: Vec<&str> = match side {
-        Some(side) => s.army(side).units.iter().map(|u| u.name.as_str()).collect(),
-        None => s.armies.values().flat_map(|a| a.units.iter().map(|u| u.name.as_str())).collect(),
-    };
+fn unit_of(s: &State, side: &str, q: &str) -> Result<String, Problem> {
+    let names: Vec<&str> = s.army(side).units.iter().map(|u| u.name.as_str()).collect();
     let i = names::find(&names, q, "unit")?;
     Ok(names[i].to_string())
+}
+
+/// The moderator names a unit or officer of either army, with its side in
+/// front where both armies have the name ("HITS garrison Swiss Guard 2").
+fn either(s: &State, q: &str, what: &str, officers: bool) -> Result<(String, String), Problem> {
+    let mut labels = Vec::new();
+    let mut keys = Vec::new();
+    for side in [BESIEGERS, GARRISON] {
+        let a = s.army(side);
+        let names: Vec<&String> = if officers {
+            a.officers.iter().map(|o| &o.name).collect()
+        } else {
+            a.units.iter().map(|u| &u.name).collect()
+        };
+        for n in names {
+            labels.push(n.clone());
+            keys.push((side.to_string(), n.clone()));
+            labels.push(format!("{side} {n}"));
+            keys.push((side.to_string(), n.clone()));
+        }
+    }
+    let fq = names::fold(q);
+    let exact: Vec<usize> = (0..labels.len()).filter(|&i| names::fold(&labels[i]) == fq).collect();
+    if exact.iter().any(|&i| keys[i].0 != keys[exact[0]].0) {
+        let n = &keys[exact[0]].1;
+        let article = if what.starts_with(['a', 'e', 'i', 'o', 'u']) { "an" } else { "a" };
+        return Err(Problem::new(format!("both armies have {article} {what} called {n:?}"))
+            .hint(format!("put the side first: besiegers {n} or garrison {n}")));
+    }
+    if let Some(&i) = exact.first() {
+        return Ok(keys[i].clone());
+    }
+    let refs: Vec<&str> = labels.iter().map(String::as_str).collect();
+    let i = names::find(&refs, q, what)?;
+    Ok(keys[i].clone())
 }
 
 fn units_of(s: &State, side: &str, text: &str) -> Result<Vec<String>, Problem> {
@@ -288,14 +320,11 @@ fn units_of(s: &State, side: &str, text: &str) -> Result<Vec<String>, Problem> {
     if v.is_empty() {
         return Err(Problem::new("no unit is named").hint("name units separated by commas"));
     }
-    v.iter().map(|q| unit_of(s, Some(side), q)).collect()
+    v.iter().map(|q| unit_of(s, side, q)).collect()
 }
 
-fn officer_of(s: &State, side: Option<&str>, q: &str) -> Result<String, Problem> {
-    let names: Vec<&str> = match side {
-        Some(side) => s.army(side).officers.iter().map(|o| o.name.as_str()).collect(),
-        None => s.armies.values().flat_map(|a| a.officers.iter().map(|o| o.name.as_str())).collect(),
-    };
+fn officer_of(s: &State, side: &str, q: &str) -> Result<String, Problem> {
+    let names: Vec<&str> = s.army(side).officers.iter().map(|o| o.name.as_str()).collect();
     let i = names::find(&names, q, "officer")?;
     Ok(names[i].to_string())
 }
@@ -323,11 +352,35 @@ fn side_of(q: &str) -> Result<String, Problem> {
     Ok(sides[i].to_string())
 }
 
+/// A name a commander or the moderator gives a newcomer: it must read
+/// back the same in every order that names it.
+fn check_name(name: &str, form: &str) -> Result<(), Problem> {
+    if name.is_empty() {
+        return Err(Problem::new("a newcomer needs a name").hint(form.to_string()));
+    }
+    if name.chars().count() > 40 || !name.chars().all(|c| c.is_alphanumeric() || " -'.".contains(c)) {
+        return Err(Problem::new("a name is at most 40 letters, digits, spaces, hyphens, dots or apostrophes")
+            .hint(form.to_string()));
+    }
+    let reserved =
+        ["NEAR", "NONE", "INFO", "SABOTAGE", "KILL", "HITS", "DISEASE", "DESERTION", "DANGER", "CLEAR", "SAFE"];
+    let first = name.split_whitespace().next().unwrap_or("").to_uppercase();
+    let side = ["BESIEGERS", "GARRISON"].contains(&first.as_str());
+    if side || name.split_whitespace().any(|w| reserved.contains(&w.to_uppercase().as_str())) {
+        return Err(Problem::new(format!(
+            "a name may not start with a side nor contain an order word ({})",
+            reserved.join(", ")
+        ))
+        .hint(form.to_string()));
+    }
+    Ok(())
+}
+
 fn number(q: &str, what: &str) -> Result<i32, Problem> {
     q.trim_start_matches('+')
         .parse::<i32>()
         .ok()
-        .filter(|n| n.abs() <= 999)
+        .filter(|n| (-999..=999).contains(n))
         .ok_or_else(|| Problem::new(format!("{q:?} is not a number for {what}")).hint("write e.g. +2 or -1"))
 }
 
@@ -357,16 +410,17 @@ pub fn parse(s: &State, role: &str, line: &str) -> Result<Order, Problem> {
         }
         "FIRE" => {
             let r = rest.strip_prefix("DUTY").or_else(|| rest.strip_prefix("duty")).unwrap_or(rest).trim();
-            Ok(Order::FireDuty { unit: unit_of(s, Some(side), r)? })
+            Ok(Order::FireDuty { unit: unit_of(s, side, r)? })
         }
         "SACK" => Ok(Order::Sack { spy: spy_of(s, side, rest)? }),
         "SPY" => parse_mission(s, side, &w[1..]),
         "OFFICER" => {
-            let up = rest.to_uppercase();
+            // ASCII case only, so byte offsets in `up` are offsets in `rest`.
+            let up = rest.to_ascii_uppercase();
             let at = up.find(" NEAR ").ok_or_else(|| {
                 Problem::new("OFFICER needs NEAR").hint("OFFICER <name> NEAR <unit>, <unit> (or NEAR NONE)")
             })?;
-            let name = officer_of(s, Some(side), &rest[..at])?;
+            let name = officer_of(s, side, &rest[..at])?;
             let tail = rest[at + 6..].trim();
             let near = if tail.eq_ignore_ascii_case("none") { Vec::new() } else { units_of(s, side, tail)? };
             Ok(Order::Officer { name, near })
@@ -385,15 +439,10 @@ pub fn parse(s: &State, role: &str, line: &str) -> Result<Order, Problem> {
                     .hint("RECRUIT SPY|SAPPERS|MINERS|NAMED|SECURITY <new name>")
             })?;
             let name = w[2..].join(" ");
-            if name.is_empty() {
-                return Err(Problem::new("a recruit needs a name").hint(format!("RECRUIT {kw} <name>")));
-            }
-            if name.len() > 40 || !name.chars().all(|c| c.is_alphanumeric() || " -'.".contains(c)) {
-                return Err(Problem::new("a name is at most 40 letters, digits, spaces, hyphens or apostrophes"));
-            }
+            check_name(&name, &format!("RECRUIT {kw} <name>"))?;
             Ok(Order::Recruit { what, name })
         }
-        "PROMOTE" => Ok(Order::Promote { officer: officer_of(s, Some(side), rest)? }),
+        "PROMOTE" => Ok(Order::Promote { officer: officer_of(s, side, rest)? }),
         "MEET" => match rest.to_uppercase().as_str() {
             "" | "GOVERNOR" => Ok(Order::Meet { mayor: false }),
             "MAYOR" => Ok(Order::Meet { mayor: true }),
@@ -450,7 +499,8 @@ fn parse_mission(s: &State, side: &str, w: &[&str]) -> Result<Order, Problem> {
 }
 
 fn parse_gm(s: &State, key: &str, rest: &str, w: &[&str]) -> Result<Order, Problem> {
-    let last = w.last().copied().unwrap_or("");
+    // The last word after the keyword; `upto_last` is what comes before it.
+    let last = if w.len() > 1 { w[w.len() - 1] } else { "" };
     let upto_last = || rest[..rest.len() - last.len()].trim();
     match key {
         "HITS" => {
@@ -463,10 +513,13 @@ fn parse_gm(s: &State, key: &str, rest: &str, w: &[&str]) -> Result<Order, Probl
             if n < 1 {
                 return Err(Problem::new("hits are at least 1").hint("HITS <unit> <n> [DISEASE]"));
             }
-            let unit = unit_of(s, None, body[..body.len() - n_word.len()].trim())?;
-            Ok(Order::Hits { unit, n: n as u32, lasting })
+            let (side, unit) = either(s, body[..body.len() - n_word.len()].trim(), "unit", false)?;
+            Ok(Order::Hits { side, unit, n: n as u32, lasting })
         }
-        "KILL" => Ok(Order::Kill { name: officer_of(s, None, rest)? }),
+        "KILL" => {
+            let (side, name) = either(s, rest, "officer", true)?;
+            Ok(Order::Kill { side, name })
+        }
         "RESOLVE" => {
             let side = side_of(w.get(1).copied().unwrap_or(""))?;
             let delta = number(w.get(2).copied().unwrap_or(""), "Resolve")?;
@@ -486,7 +539,8 @@ fn parse_gm(s: &State, key: &str, rest: &str, w: &[&str]) -> Result<Order, Probl
                 "SAFE" => Whereabouts::Safe,
                 _ => return Err(Problem::new("where is the unit?").hint("UNIT <unit> DANGER|CLEAR|SAFE")),
             };
-            Ok(Order::Place { unit: unit_of(s, None, upto_last())?, at })
+            let (side, unit) = either(s, upto_last(), "unit", false)?;
+            Ok(Order::Place { side, unit, at })
         }
         "WALL" => {
             let names: Vec<&str> = s.town.walls.iter().map(|x| x.name.as_str()).collect();
@@ -518,9 +572,7 @@ fn parse_gm(s: &State, key: &str, rest: &str, w: &[&str]) -> Result<Order, Probl
                 }
             };
             let name = w.get(3..).map(|t| t.join(" ")).unwrap_or_default();
-            if name.is_empty() || name.len() > 40 {
-                return Err(Problem::new("a new unit needs a name of at most 40 characters"));
-            }
+            check_name(&name, "REINFORCE <side> <kind> <name>")?;
             Ok(Order::Reinforce { side, kind, name })
         }
         "VICTORY" => {
@@ -735,10 +787,10 @@ pub fn validate(s: &State, role: &str, orders: &[Order]) -> Vec<(usize, Problem)
                             .hint("PROMOTE a Senior Officer or Engineer first"),
                     ));
                 }
-                let taken = a.units.iter().any(|u| u.name.eq_ignore_ascii_case(name))
-                    || a.officers.iter().any(|o| o.name.eq_ignore_ascii_case(name))
-                    || a.spies.iter().any(|x| x.name.eq_ignore_ascii_case(name));
-                if taken {
+                let again = orders[..i]
+                    .iter()
+                    .any(|o| matches!(o, Order::Recruit { name: n, .. } if names::fold(n) == names::fold(name)));
+                if name_taken(s, side, name) || again {
                     out.push((i, Problem::new(format!("the name {name:?} is already in use")).hint("choose another")));
                 }
                 let lim = &s.data().limits;
@@ -859,26 +911,36 @@ fn unit_recruit(r: Recruit) -> Option<UnitKind> {
 
 fn check_gm(s: &State, o: &Order) -> Option<Problem> {
     match o {
-        Order::Hits { unit, .. } => {
-            let side = s.owner(unit)?;
-            s.army(side)
-                .unit(unit)
-                .filter(|u| u.eliminated)
-                .map(|_| Problem::new(format!("{unit} is already eliminated")))
-        }
-        Order::Kill { name } => {
-            let side = s.officer_owner(name)?;
+        Order::Hits { side, unit, .. } => s
+            .army(side)
+            .unit(unit)
+            .filter(|u| u.eliminated)
+            .map(|_| Problem::new(format!("{unit} is already eliminated"))),
+        Order::Kill { side, name } => {
             s.army(side).officer(name).filter(|o| !o.alive).map(|_| Problem::new(format!("{name} is already dead")))
         }
-        Order::Reinforce { side, name, .. } => {
-            let a = s.army(side);
-            let taken = a.units.iter().any(|u| u.name.eq_ignore_ascii_case(name))
-                || a.officers.iter().any(|o| o.name.eq_ignore_ascii_case(name));
-            taken.then(|| Problem::new(format!("the name {name:?} is already in use")))
-        }
+        Order::Reinforce { side, name, .. } => name_taken(s, side, name)
+            .then(|| Problem::new(format!("the name {name:?} is already in use")).hint("choose another")),
         // Commanders' orders never parse for the moderator.
         _ => None,
     }
+}
+
+/// A newcomer's name must not be one its own army uses, nor one the
+/// enemy shows on the table (the enemy's spies and Security Officer are
+/// not checked: that would tell their names).
+pub fn name_taken(s: &State, side: &str, name: &str) -> bool {
+    let f = names::fold(name);
+    let a = s.army(side);
+    let e = s.army(other(side));
+    a.units
+        .iter()
+        .map(|u| &u.name)
+        .chain(a.officers.iter().map(|o| &o.name))
+        .chain(a.spies.iter().map(|x| &x.name))
+        .chain(e.units.iter().map(|u| &u.name))
+        .chain(e.officers.iter().filter(|o| o.rank != Rank::Security).map(|o| &o.name))
+        .any(|n| names::fold(n) == f)
 }
 
 pub fn measures_left(s: &State) -> Vec<String> {

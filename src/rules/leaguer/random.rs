@@ -74,7 +74,7 @@ pub fn orders(s: &State, role: &str, pick: &mut dyn FnMut(usize) -> usize) -> Ve
         }
     }
     let missions = mission_words(s, role);
-    for spy in a.spies.iter().filter(|x| x.status == SpyStatus::Active) {
+    for spy in a.spies.iter().filter(|x| x.status == SpyStatus::Active && !missions.is_empty()) {
         if pick(3) == 0 {
             cands.push(Order::Sack { spy: spy.name.clone() });
             continue;
@@ -152,16 +152,16 @@ fn gm_orders(s: &State, pick: &mut dyn FnMut(usize) -> usize) -> Vec<Order> {
         if all.is_empty() {
             break;
         }
-        let (_, u) = &all[pick(all.len())];
+        let (side, u) = &all[pick(all.len())];
         if v.iter().any(|o| matches!(o, Order::Hits { unit, .. } if unit == u)) {
             continue;
         }
-        v.push(Order::Hits { unit: u.clone(), n: 1 + pick(2) as u32, lasting: pick(5) == 0 });
+        v.push(Order::Hits { side: side.clone(), unit: u.clone(), n: 1 + pick(2) as u32, lasting: pick(5) == 0 });
     }
     if pick(4) == 0 && !all.is_empty() {
-        let (_, u) = &all[pick(all.len())];
+        let (side, u) = &all[pick(all.len())];
         let at = [super::Whereabouts::Danger, super::Whereabouts::Clear, super::Whereabouts::Safe][pick(3)];
-        v.push(Order::Place { unit: u.clone(), at });
+        v.push(Order::Place { side: side.clone(), unit: u.clone(), at });
     }
     if pick(3) == 0 {
         v.push(Order::Fires { delta: 1 + pick(3) as i32 });
@@ -171,10 +171,14 @@ fn gm_orders(s: &State, pick: &mut dyn FnMut(usize) -> usize) -> Vec<Order> {
         v.push(Order::Stores { what: super::orders::Store::Powder, side: side.into(), delta: -(1 + pick(3) as i32) });
     }
     if pick(12) == 0 {
-        let alive: Vec<String> =
-            s.armies.values().flat_map(|a| a.officers.iter().filter(|o| o.alive).map(|o| o.name.clone())).collect();
+        let alive: Vec<(String, String)> = s
+            .armies
+            .iter()
+            .flat_map(|(side, a)| a.officers.iter().filter(|o| o.alive).map(move |o| (side.clone(), o.name.clone())))
+            .collect();
         if !alive.is_empty() {
-            v.push(Order::Kill { name: alive[pick(alive.len())].clone() });
+            let (side, name) = alive[pick(alive.len())].clone();
+            v.push(Order::Kill { side, name });
         }
     }
     if pick(6) == 0 {

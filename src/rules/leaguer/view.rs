@@ -146,17 +146,19 @@ fn board(s: &State, viewer: &Viewer) -> TrackBoard {
     for side in [BESIEGERS, GARRISON] {
         let a = s.army(side);
         let (value, note) = figure(s, viewer, side, "Resolve", a.resolve);
-        let max = s.data_resolve(side).max(a.resolve).max(10);
+        // Fixed ends (the starting figure, a scenario fact): an end that
+        // followed the figure would give it away.
+        let max = s.data().start_resolve.get(side).copied().unwrap_or(0).max(10);
         tracks.push(Track { label: format!("Resolve ({})", side_name(side)), min: 0, max, value, note });
     }
     let (value, note) = figure(s, viewer, GARRISON, "Local Support", s.town.ls);
-    tracks.push(Track { label: "Local Support".into(), min: -4, max: 6.max(s.town.ls), value, note });
+    tracks.push(Track { label: "Local Support".into(), min: -4, max: 6, value, note });
     let (value, note) = figure(s, viewer, GARRISON, "Food", s.town.food);
-    tracks.push(Track { label: "Food (turns)".into(), min: 0, max: 20.max(s.town.food), value, note });
+    tracks.push(Track { label: "Food (turns)".into(), min: 0, max: s.data().start_food.max(20), value, note });
     tracks.push(Track {
         label: "Fires".into(),
         min: 0,
-        max: 15.max(s.town.fires as i32),
+        max: 15,
         value: Some(s.town.fires as i32),
         note: String::new(),
     });
@@ -182,6 +184,7 @@ fn units(s: &State, viewer: &Viewer, side: &str) -> Table {
         .army(side)
         .units
         .iter()
+        .filter(|u| mine || u.kind.on_table())
         .map(|u| {
             let mut r = vec![
                 u.name.clone(),
@@ -332,17 +335,5 @@ pub fn prompt(s: &State, role: &str) -> Prompt {
             todo.join("\n")
         ),
         syntax: commander_syntax(s, role),
-    }
-}
-
-impl State {
-    /// The army's Resolve at the start, for the track's length.
-    fn data_resolve(&self, side: &str) -> i32 {
-        let d = self.data();
-        if side == BESIEGERS {
-            d.besiegers_resolve()
-        } else {
-            d.garrison_resolve()
-        }
     }
 }

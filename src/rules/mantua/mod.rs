@@ -848,6 +848,7 @@ impl Rules for Mantua {
         RulesetInfo {
             name: "mantua",
             title: "Siege of Mantua",
+            moderated: false,
             scenarios: vec![ScenarioInfo {
                 name: "standard".into(),
                 roles: vec![AUSTRIA.into(), FRANCE.into()],
