@@ -83,13 +83,15 @@ pub fn orders(s: &State, role: &str, pick: &mut dyn FnMut(usize) -> usize) -> Ve
         let key = w.split(' ').take(2).collect::<Vec<_>>().join("-").to_lowercase();
         let enemy = s.army(other(role));
         let target = (key == "kill-officer").then(|| {
-            let alive: Vec<_> = enemy
+            // The Security Officer is targeted by his office, never by name.
+            let mut alive: Vec<_> = enemy
                 .officers
                 .iter()
-                .filter(|o| o.alive && o.rank != Rank::Commander)
+                .filter(|o| o.alive && !matches!(o.rank, Rank::Commander | Rank::Security))
                 .map(|o| o.name.clone())
                 .collect();
-            alive.get(pick(alive.len().max(1))).cloned().unwrap_or_default()
+            alive.push(super::orders::SECURITY_TARGET.to_string());
+            alive[pick(alive.len())].clone()
         });
         let walls = if key == "info-walls" {
             s.town.walls.iter().take(3).map(|w| w.name.clone()).collect()
@@ -112,7 +114,10 @@ pub fn orders(s: &State, role: &str, pick: &mut dyn FnMut(usize) -> usize) -> Ve
     let n = a.spies.len() + a.units.len() + a.officers.len();
     let recruit = [Recruit::Spy, Recruit::Sappers, Recruit::Miners, Recruit::Named, Recruit::Security][pick(5)];
     if pick(4) == 0 {
-        cands.push(Order::Recruit { what: recruit, name: format!("Recruit {n}") });
+        cands.push(Order::Recruit {
+            what: recruit,
+            name: format!("{} Recruit {n}", if role == GARRISON { "Town" } else { "Camp" }),
+        });
     }
     if let Some(c) = candidates(s, role).first() {
         cands.push(Order::Promote { officer: c.clone() });
