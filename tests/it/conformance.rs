@@ -172,6 +172,12 @@ fn play(rules: &'static dyn adjutant::engine::Ruleset, seed: u64, dir: &std::pat
             break;
         }
         for role in a.prompts.keys() {
+            // The no-moves orders a silent role is given are always legal.
+            let defaults = rules.default_orders(&game.state, role);
+            let numbered: Vec<(usize, String)> = defaults.iter().enumerate().map(|(i, l)| (i + 1, l.clone())).collect();
+            if let Err(e) = game.check(role, &numbered) {
+                panic!("{id} step {}: the no-moves orders {defaults:?} of {role} are refused: {e:?}", game.step);
+            }
             let lines = rules.random_orders(&game.state, role, &mut |n| rng.pick(n));
             let numbered: Vec<(usize, String)> = lines.iter().enumerate().map(|(i, l)| (i + 1, l.clone())).collect();
             let canon = game

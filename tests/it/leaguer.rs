@@ -192,3 +192,22 @@ fn a_leaguer_game_needs_a_moderator() {
     assert!(e.to_string().contains("needs a moderator"), "{e}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The README's first command, for both demos: the scripted games run
+/// through the desk and end with a passing audit.
+#[test]
+fn both_demos_run_and_audit() {
+    for ruleset in ["mantua", "leaguer"] {
+        let dir = temp_dir(&format!("demo-{ruleset}"));
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_adjutant"))
+            .arg("--data")
+            .arg(&dir)
+            .args(["demo", ruleset])
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{ruleset}: {}\n{}", String::from_utf8_lossy(&out.stderr), text);
+        assert!(text.contains(": OK"), "{ruleset}: no passing audit in\n{text}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

@@ -28,7 +28,11 @@ pub fn no_moves(s: &State, side: &str) -> Vec<Order> {
     }
     if side == GARRISON {
         let need = policing_required(s.town.ls);
-        let mut inf: Vec<_> = a.alive_units().filter(|u| u.kind == UnitKind::Infantry).collect();
+        // A unit that rallies may do nothing else: police with the others.
+        let rallying: Vec<String> =
+            v.iter().flat_map(|o| if let Order::Rally { units } = o { units.clone() } else { Vec::new() }).collect();
+        let mut inf: Vec<_> =
+            a.alive_units().filter(|u| u.kind == UnitKind::Infantry && !rallying.contains(&u.name)).collect();
         inf.sort_by_key(|u| u.total_hits());
         let mut given = 0;
         let mut police = Vec::new();

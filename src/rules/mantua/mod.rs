@@ -535,11 +535,17 @@ impl Mantua {
             }
         }
         // Special-move blocks may not also move: `used` already refuses a
-        // block named twice. The Invested Space must keep one or two blocks.
+        // block named twice. The Invested Space must keep one or two blocks:
+        // no order may take it out of that range, nor further out of it
+        // (a lost attack from Mantova sends its blocks back there, which can
+        // leave three; France is not then forced to move to pass a turn).
         if role == FRANCE && s.siege {
             let now = s.at(MANTOVA).filter(|b| b.side == FRANCE).count() as i32;
             let after = now + mantova_delta;
-            if !(1..=2).contains(&after) {
+            let worse = (after > 2 && after > now)
+                || (after < 1 && after < now)
+                || (!(1..=2).contains(&after) && (1..=2).contains(&now));
+            if worse {
                 let i = orders.iter().position(|o| matches!(o, Order::Move { .. })).unwrap_or(0);
                 out.push((
                     i,
