@@ -70,6 +70,41 @@ fn main() {
         r.sent
     );
 
+    // Leaguer: whole sieges resolved by the desk at their deadlines (the
+    // commanders' no-moves orders, the moderator's DONE): each step's
+    // resolution, journal entries and the three results mails.
+    let ldir = dir.join("leaguer");
+    std::fs::create_dir_all(&ldir).unwrap();
+    let desk3 = Desk::open(&ldir, Config::default()).unwrap();
+    let sieges = 20;
+    let (mut steps, mut letters) = (0usize, 0usize);
+    let start = Instant::now();
+    for g in 0..sieges {
+        let req = NewGame {
+            ruleset: "leaguer".into(),
+            scenario: None,
+            players: vec![("besiegers".into(), "b@example.org".into()), ("garrison".into(), "g@example.org".into())],
+            gm: Some("gm@example.org".into()),
+            deadline: None,
+            dice: "committed".into(),
+            id: Some(format!("siege{g}")),
+        };
+        let id = desk3.create(&req, t0, &mut ent).unwrap();
+        let mut l = desk3.load(&id).unwrap();
+        let mut batch = adjutant::desk::Batch::default();
+        while !l.game.ended && !l.game.awaiting().prompts.is_empty() && steps < 100_000 {
+            desk3.resolve_step(&mut l, &mut batch, t0).unwrap();
+            steps += 1;
+        }
+        letters += batch.letters.len();
+        desk3.commit(&mut l, batch, t0).unwrap();
+    }
+    let secs = start.elapsed().as_secs_f64();
+    println!(
+        "leaguer: {sieges} sieges to their end, {steps} steps resolved, journaled and mailed ({letters} mails) in {secs:.2} s ({:.0} steps/s)",
+        steps as f64 / secs
+    );
+
     if std::env::var("BENCH_SKIP_AUDIT").is_ok() {
         let _ = std::fs::remove_dir_all(&dir);
         return;
