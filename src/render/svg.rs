@@ -171,9 +171,11 @@ fn tracks(b: &TrackBoard) -> String {
             v += step;
         }
         match t.value {
+            // A figure from a report (a spy's), not seen: a paler marker.
             Some(v) => s.push_str(&format!(
-                "<circle cx=\"{}\" cy=\"{y}\" r=\"8\" fill=\"#a33\" stroke=\"#300\"/>\n<text x=\"{}\" y=\"{}\" font-weight=\"bold\">{v}</text>\n",
+                "<circle cx=\"{}\" cy=\"{y}\" r=\"8\" fill=\"{}\" stroke=\"#300\"/>\n<text x=\"{}\" y=\"{}\" font-weight=\"bold\">{v}</text>\n",
                 x_of(v),
+                if t.note.is_empty() { "#a33" } else { "#e0b050" },
                 left + width + 14,
                 y + 4
             )),

@@ -130,7 +130,7 @@ fn food(s: &mut State, plan: &Plan, ev: &mut Vec<Event>) {
     s.town.food += added;
     s.town.measures_used.push(m.key.to_string());
     let pct = if m.percent > 0 {
-        format!(" ({}% of {base}, rounded {:?})", m.percent, s.data().rounding)
+        format!(" ({}% of {base}, rounded {})", m.percent, s.data().rounding.word())
     } else {
         String::new()
     };

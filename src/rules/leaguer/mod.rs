@@ -67,6 +67,13 @@ pub enum Rounding {
 }
 
 impl Rounding {
+    pub fn word(self) -> &'static str {
+        match self {
+            Rounding::Up => "up",
+            Rounding::Down => "down",
+            Rounding::Nearest => "to the nearest, halves up",
+        }
+    }
     /// `num / den` rounded this way (num, den > 0).
     pub fn apply(self, num: i32, den: i32) -> i32 {
         match self {
