@@ -201,9 +201,14 @@ impl Army {
     pub fn commander(&self) -> Option<&Officer> {
         self.officers.iter().find(|o| o.rank == Rank::Commander && o.alive)
     }
-    /// The Commander is alive (or was replaced by promotion).
+    /// The army can still rally troops (and, for the Garrison, meet the
+    /// citizens and manage the Food supply): its Commander lives, or a
+    /// Senior Officer or Engineer is there to be promoted. "If none is
+    /// available the army will no longer be able to rally troops".
     pub fn led(&self) -> bool {
-        !self.leaderless && self.commander().is_some()
+        !self.leaderless
+            && (self.commander().is_some()
+                || self.officers.iter().any(|o| o.alive && matches!(o.rank, Rank::Senior | Rank::Engineer)))
     }
     pub fn security(&self) -> bool {
         self.officers.iter().any(|o| o.rank == Rank::Security && o.alive)

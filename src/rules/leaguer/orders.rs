@@ -746,8 +746,9 @@ pub fn validate(s: &State, role: &str, orders: &[Order]) -> Vec<(usize, Problem)
                 if !a.led() {
                     out.push((
                         i,
-                        Problem::new("the army has no Commander to rally troops")
-                            .hint("PROMOTE a Senior Officer or Engineer (it takes effect after Rallying)"),
+                        Problem::new(
+                            "the army has no Commander and nobody left to promote: it can no longer rally troops",
+                        ),
                     ));
                 }
                 for (k, name) in units.iter().enumerate() {
@@ -780,7 +781,7 @@ pub fn validate(s: &State, role: &str, orders: &[Order]) -> Vec<(usize, Problem)
                 }
             }
             Order::Recruit { what, name } => {
-                if !a.led() {
+                if a.commander().is_none() {
                     out.push((
                         i,
                         Problem::new("only a living Commander may recruit")
@@ -851,8 +852,15 @@ pub fn validate(s: &State, role: &str, orders: &[Order]) -> Vec<(usize, Problem)
                 seen(i, "MEET", &mut out, &mut done);
                 // Recruits and Replacements (where a dead Governor is
                 // replaced) come before the meeting in the printed order.
-                let promoted = !a.leaderless && orders.iter().any(|o| matches!(o, Order::Promote { .. }));
-                if !a.led() && !promoted {
+                let promoted = orders.iter().any(|o| matches!(o, Order::Promote { .. }));
+                if !*mayor && a.led() && a.commander().is_none() && !promoted {
+                    out.push((
+                        i,
+                        Problem::new("the Governor is dead: nobody meets the citizens in his name")
+                            .hint("PROMOTE his successor in the same orders (the meeting comes after Recruits), or MEET MAYOR"),
+                    ));
+                }
+                if !a.led() {
                     out.push((
                         i,
                         Problem::new("with no Governor the Garrison can no longer negotiate with the townspeople"),

@@ -21,8 +21,9 @@ pub fn no_moves(s: &State, side: &str) -> Vec<Order> {
         if !units.is_empty() {
             v.push(Order::Rally { units });
         }
-    } else if let Some(c) = candidates(s, side).first() {
-        if a.commander().is_none() {
+    }
+    if a.commander().is_none() {
+        if let Some(c) = candidates(s, side).first() {
             v.push(Order::Promote { officer: c.clone() });
         }
     }
