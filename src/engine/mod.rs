@@ -46,12 +46,17 @@ pub enum Audience {
     All,
     Role(String),
     Moderator,
+    /// That role alone: the moderator reads the same fact, in full, in an
+    /// event of its own.
+    Only(String),
 }
 
 impl Audience {
     pub fn admits(&self, v: &Viewer) -> bool {
         match (self, v) {
             (Audience::All, _) => true,
+            (Audience::Only(r), Viewer::Role(w)) => r == w,
+            (Audience::Only(_), _) => false,
             (_, Viewer::Moderator) => true,
             (Audience::Role(r), Viewer::Role(w)) => r == w,
             _ => false,
@@ -72,6 +77,10 @@ impl Event {
     }
     pub fn to_role(r: &str, t: impl Into<String>) -> Event {
         Event { to: Audience::Role(r.to_string()), text: t.into() }
+    }
+    /// For that role alone (see [`Audience::Only`]).
+    pub fn only(r: &str, t: impl Into<String>) -> Event {
+        Event { to: Audience::Only(r.to_string()), text: t.into() }
     }
     pub fn gm(t: impl Into<String>) -> Event {
         Event { to: Audience::Moderator, text: t.into() }

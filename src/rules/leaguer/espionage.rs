@@ -98,7 +98,7 @@ fn mission(s: &mut State, side: &str, order: &Order, dice: &mut dyn Dice, ev: &m
     let (st, dt) = (sr + quality, dr + m.difficulty + security);
     let band = Band::of(st - dt);
     let head = format!("Spy {spy} ({}) — {} (difficulty {})", quality_word(quality as u8), m.title, m.difficulty);
-    ev.push(Event::to_role(side, format!("{head}: spy {sr}+{quality} = {st}: {}.", band.text())));
+    ev.push(Event::only(side, format!("{head}: spy {sr}+{quality} = {st}: {}.", band.text())));
     ev.push(Event::gm(format!(
         "{head}: spy {sr}+{quality} = {st} against {dr}+{}{} = {dt}: {}.",
         m.difficulty,

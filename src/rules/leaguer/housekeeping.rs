@@ -274,7 +274,7 @@ fn rally(s: &mut State, plan: &Plan, dice: &mut dyn Dice, ev: &mut Vec<Event>) {
         ));
         // The enemy sees the counters come off, not who helped (a Mayor's
         // help would tell that Local Support is not negative).
-        ev.push(Event::to_role(
+        ev.push(Event::only(
             other(&side),
             format!("The {} rally {name} ({} hit{plural}): {removed} removed; Hold marker.", side_name(&side), u.hits),
         ));
