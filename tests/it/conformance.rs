@@ -75,6 +75,12 @@ fn secrets(game: &Game, role: &str) -> Vec<String> {
                     format!("{n} (exceptional)"),
                 ]);
             }
+            // Miners work underground: their names are the enemy's to spy out.
+            for u in army["units"].as_array().unwrap() {
+                if u["kind"].as_str() == Some("miners") {
+                    v.push(u["name"].as_str().unwrap().to_string());
+                }
+            }
             for o in army["officers"].as_array().unwrap() {
                 if o["rank"].as_str() == Some("security") && o["alive"].as_bool() == Some(true) {
                     v.push(o["name"].as_str().unwrap().to_string());

@@ -202,14 +202,19 @@ fn effect(
                 t => t.map(str::to_string),
             };
             match t {
+                // Killed meanwhile (by the moderator's entries for the card).
+                Some(t) if s.army(enemy).officer(&t).map(|o| !o.alive).unwrap_or(true) => {
+                    ev.push(Event::to_role(side, format!("{t} was already dead.")))
+                }
                 Some(t) => s.kill(enemy, &t, "Assassinated by a spy", ev),
                 None => ev.push(Event::gm("There was no Security Officer to kill.")),
             }
         }
         "kill-commander" => {
             let cinc = s.army(enemy).officers.iter().find(|o| o.rank == Rank::Commander && o.alive);
-            if let Some(c) = cinc.map(|o| o.name.clone()) {
-                s.kill(enemy, &c, "Assassinated by a spy", ev);
+            match cinc.map(|o| o.name.clone()) {
+                Some(c) => s.kill(enemy, &c, "Assassinated by a spy", ev),
+                None => ev.push(Event::to_role(side, "The enemy Commander was already dead.")),
             }
         }
         _ => {}

@@ -202,7 +202,10 @@ fn officers(s: &mut State, plan: &Plan, ev: &mut Vec<Event>) {
         let a = s.army_mut(&side);
         let alive: Vec<String> =
             near.iter().filter(|u| a.unit(u).map(|u| !u.eliminated).unwrap_or(false)).cloned().collect();
-        let Some(o) = a.officer_mut(name).filter(|o| o.alive) else { continue };
+        let Some(o) = a.officer_mut(name).filter(|o| o.alive) else {
+            ev.push(Event::to_role(&side, format!("{name} is dead: not moved.")));
+            continue;
+        };
         if o.rank == Rank::Mayor && ls < 0 {
             ev.push(Event::to_role(&side, format!("{name} cannot be moved: Local Support is negative.")));
             continue;
@@ -257,7 +260,10 @@ fn rally(s: &mut State, plan: &Plan, dice: &mut dyn Dice, ev: &mut Vec<Event>) {
         let bonus = rally_bonus(s, &side, &u);
         let need = 6 - bonus.len() as u32;
         let rolls: Vec<u32> =
-            (1..=u.hits).map(|k| dice.roll("public", 6, &format!("rally {name}, hit {k} of {}", u.hits))).collect();
+            // On the side's own stream: the enemy may count the counters
+            // that come off, but the dice against their target would tell
+            // how many +1s the unit had (a Mayor's tells LS is not negative).
+            (1..=u.hits).map(|k| dice.roll(&format!("role:{side}"), 6, &format!("rally {name}, hit {k} of {}", u.hits))).collect();
         let removed = rolls.iter().filter(|&&r| r >= need).count() as u32;
         let unit = s.army_mut(&side).unit_mut(name).expect("validated");
         unit.hits -= removed;
@@ -272,14 +278,20 @@ fn rally(s: &mut State, plan: &Plan, dice: &mut dyn Dice, ev: &mut Vec<Event>) {
                 if bonus.is_empty() { String::new() } else { format!(": {}", bonus.join(", ")) },
             ),
         ));
-        // The enemy sees the counters come off, not who helped (a Mayor's
-        // help would tell that Local Support is not negative).
-        ev.push(Event::only(
-            other(&side),
-            format!("The {} rally {name} ({} hit{plural}): {removed} removed; Hold marker.", side_name(&side), u.hits),
-        ));
+        // The enemy sees counters come off units on the table, not who
+        // helped (a Mayor's help would tell that LS is not negative).
+        if u.kind.on_table() {
+            ev.push(Event::only(
+                other(&side),
+                format!(
+                    "The {} rally {name} ({} hit{plural}): {removed} removed; Hold marker.",
+                    side_name(&side),
+                    u.hits
+                ),
+            ));
+        }
         if removed == 0 {
-            ev.push(Event::all(format!("No loss counter came off {name}: rallying ends for this turn.")));
+            ev.push(Event::to_role(&side, format!("No loss counter came off {name}: rallying ends for this turn.")));
             break;
         }
     }
@@ -320,7 +332,25 @@ fn recruits(s: &mut State, plan: &Plan, ev: &mut Vec<Event>) {
     }
     for (what, name) in &plan.recruits {
         use super::orders::Recruit;
+        // The ledger may have changed since the orders were checked (the
+        // moderator's entries for the Event Card).
+        if super::orders::name_taken(s, &side, name) {
+            ev.push(Event::to_role(&side, format!("{name} is not recruited: the name is now in use.")));
+            continue;
+        }
+        let lim = s.data().limits.clone();
         let a = s.army_mut(&side);
+        let full = match what {
+            Recruit::Sappers => a.count(UnitKind::Sappers) >= lim.sappers,
+            Recruit::Miners => a.count(UnitKind::Miners) >= lim.miners,
+            Recruit::Named => a.officers.iter().filter(|o| o.rank == Rank::Named && o.alive).count() >= lim.named,
+            Recruit::Security => a.security(),
+            Recruit::Spy => false,
+        };
+        if full {
+            ev.push(Event::to_role(&side, format!("{name} is not recruited: the army is at the scenario's limit.")));
+            continue;
+        }
         match what {
             Recruit::Spy if a.active_spies() >= 2 => {
                 ev.push(Event::to_role(&side, format!("{name} is not recruited: 2 spies already.")));

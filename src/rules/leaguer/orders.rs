@@ -362,8 +362,23 @@ fn check_name(name: &str, form: &str) -> Result<(), Problem> {
         return Err(Problem::new("a name is at most 40 letters, digits, spaces, hyphens, dots or apostrophes")
             .hint(form.to_string()));
     }
-    let reserved =
-        ["NEAR", "NONE", "INFO", "SABOTAGE", "KILL", "HITS", "DISEASE", "DESERTION", "DANGER", "CLEAR", "SAFE"];
+    if !name.chars().any(char::is_alphabetic) {
+        return Err(Problem::new("a name needs at least one letter").hint(form.to_string()));
+    }
+    let reserved = [
+        "NEAR",
+        "NONE",
+        "INFO",
+        "SABOTAGE",
+        "KILL",
+        "HITS",
+        "DISEASE",
+        "DESERTION",
+        "DANGER",
+        "CLEAR",
+        "SAFE",
+        "SECURITY",
+    ];
     let first = name.split_whitespace().next().unwrap_or("").to_uppercase();
     let side = ["BESIEGERS", "GARRISON"].contains(&first.as_str());
     if side || name.split_whitespace().any(|w| reserved.contains(&w.to_uppercase().as_str())) {
@@ -629,8 +644,11 @@ pub fn validate(s: &State, role: &str, orders: &[Order]) -> Vec<(usize, Problem)
         .flatten()
         .map(String::as_str)
         .collect();
-    let sacked: Vec<&str> =
+    let mut sacked: Vec<&str> =
         orders.iter().filter_map(|o| if let Order::Sack { spy } = o { Some(spy.as_str()) } else { None }).collect();
+    sacked.sort();
+    sacked.dedup();
+    let mut targets: Vec<&str> = Vec::new();
     let mut new_spies = 0;
     let new_kind = |k: UnitKind| {
         orders.iter().filter(|o| matches!(o, Order::Recruit { what, .. } if unit_recruit(*what) == Some(k))).count()
@@ -701,6 +719,19 @@ pub fn validate(s: &State, role: &str, orders: &[Order]) -> Vec<(usize, Problem)
                     out.push((i, Problem::new(format!("{spy} already has a mission this turn"))));
                 }
                 mission_spies.push(spy);
+                if let Some(t) = target {
+                    if targets.contains(&t.as_str()) {
+                        out.push((i, Problem::new(format!("another spy is already sent to kill {t} this turn"))));
+                    }
+                    targets.push(t);
+                }
+                if key == "kill-commander" && s.army(other(side)).commander().is_none() {
+                    out.push((
+                        i,
+                        Problem::new("the enemy has no living Commander at present")
+                            .hint("KILL OFFICER <name> for another officer"),
+                    ));
+                }
                 if let Some(t) = target.as_ref().filter(|t| *t != SECURITY_TARGET) {
                     let o = s.army(other(side)).officer(t).expect("parsed");
                     if o.rank == Rank::Commander {
@@ -946,7 +977,7 @@ pub fn name_taken(s: &State, side: &str, name: &str) -> bool {
         .map(|u| &u.name)
         .chain(a.officers.iter().map(|o| &o.name))
         .chain(a.spies.iter().map(|x| &x.name))
-        .chain(e.units.iter().map(|u| &u.name))
+        .chain(e.units.iter().filter(|u| u.kind.on_table()).map(|u| &u.name))
         .chain(e.officers.iter().filter(|o| o.rank != Rank::Security).map(|o| &o.name))
         .any(|n| names::fold(n) == f)
 }

@@ -275,7 +275,7 @@ pub fn prompt(s: &State, role: &str) -> Prompt {
     let mut todo = Vec::new();
     if role == GARRISON {
         todo.push(format!(
-            "(a) Food: 1 is deducted (now {}); a measure if you wish (left: {}). Fires burning: {}{}.",
+            "(a) Food: {} turns in store, 1 is deducted this turn; a measure if you wish, applied to what is left (left: {}). Fires burning: {}{}.",
             s.town.food,
             measures_left(s).join(", "),
             s.town.fires,
