@@ -442,12 +442,11 @@ impl State {
         if self.town.ls < -3 {
             losers.push((GARRISON, "Local Support is below -3: the citizens open the gates".into()));
         }
-        let Some((loser, why)) = losers.first().cloned() else { return };
+        let Some((loser, _)) = losers.first().cloned() else { return };
         let both = losers.iter().any(|(l, _)| *l != loser);
         let winner = if both { None } else { Some(other(loser).to_string()) };
         let reason = losers.iter().map(|(_, w)| w.clone()).collect::<Vec<_>>().join("; ");
         ev.push(Event::all(format!("The game ends: {reason}.")));
-        let _ = why;
         self.end(winner, reason);
     }
     pub fn end(&mut self, winner: Option<String>, reason: String) {
@@ -645,5 +644,56 @@ impl Rules for Leaguer {
 
     fn random_orders(&self, s: &State, role: &str, pick: &mut dyn FnMut(usize) -> usize) -> Vec<Order> {
         random::orders(s, role, pick)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::shared::names::fold;
+
+    /// Every scenario file sets up, and its names can be written in orders:
+    /// unique across both armies (so every moderator entry names one
+    /// thing) and never empty once folded.
+    #[test]
+    fn scenario_files_are_sound() {
+        for sc in SCENARIOS.iter() {
+            let s = Leaguer.setup(&sc.name).unwrap();
+            let mut seen = std::collections::BTreeSet::new();
+            for a in s.armies.values() {
+                let names = a.units.iter().map(|u| &u.name).chain(a.officers.iter().map(|o| &o.name));
+                for n in names.chain(a.spies.iter().map(|x| &x.name)) {
+                    assert!(!fold(n).is_empty(), "{}: name {n:?}", sc.name);
+                    assert!(seen.insert(fold(n)), "{}: {n:?} is used twice", sc.name);
+                }
+                assert_eq!(a.officers.iter().filter(|o| o.rank == Rank::Commander).count(), 1, "{}", sc.name);
+            }
+            for m in &sc.missions {
+                assert!(m.who == "both" || m.who == BESIEGERS, "{}: mission {} who {}", sc.name, m.key, m.who);
+                assert!((1..=5).contains(&m.difficulty), "{}: mission {}", sc.name, m.key);
+            }
+            assert!(sc.event_asks.iter().all(|a| ["court", "2", "other"].contains(&a.as_str())));
+            assert!([BESIEGERS, GARRISON].contains(&sc.first.as_str()));
+        }
+    }
+
+    #[test]
+    fn rounding_rules() {
+        assert_eq!(Rounding::Up.apply(11 * 10, 100), 2);
+        assert_eq!(Rounding::Down.apply(11 * 10, 100), 1);
+        assert_eq!(Rounding::Nearest.apply(15, 10), 2);
+        assert_eq!(Rounding::Nearest.apply(14, 10), 1);
+        assert_eq!(Rounding::Up.apply(5, 2), 3);
+    }
+
+    #[test]
+    fn the_deck_has_54_cards_and_classes() {
+        let d = full_deck();
+        assert_eq!(d.len(), 54);
+        assert_eq!(d.iter().filter(|c| is_joker(c)).count(), 2);
+        assert_eq!(d.iter().filter(|c| card_class(c) == "court").count(), 12);
+        assert_eq!(d.iter().filter(|c| card_class(c) == "2").count(), 4);
+        assert_eq!(card_name("10H"), "10 of Hearts");
+        assert_eq!(card_name("QS"), "Queen of Spades");
     }
 }
