@@ -9,6 +9,7 @@ mod deadlines;
 mod desk;
 mod dice_vectors;
 mod fullgame;
+mod golden;
 mod leaguer;
 mod realmail;
 mod stack;
