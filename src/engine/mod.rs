@@ -528,3 +528,19 @@ pub fn lookup<'a>(v: &'a toml::Value, path: &str) -> Option<&'a toml::Value> {
     }
     Some(cur)
 }
+
+#[cfg(test)]
+mod audience_tests {
+    use super::*;
+
+    #[test]
+    fn who_reads_an_event() {
+        let (g, b) = (Viewer::Role("garrison".into()), Viewer::Role("besiegers".into()));
+        let only = Audience::Only("garrison".into());
+        assert!(only.admits(&g) && !only.admits(&b) && !only.admits(&Viewer::Moderator));
+        let role = Audience::Role("garrison".into());
+        assert!(role.admits(&g) && !role.admits(&b) && role.admits(&Viewer::Moderator));
+        assert!(Audience::Moderator.admits(&Viewer::Moderator) && !Audience::Moderator.admits(&g));
+        assert!(Audience::All.admits(&Viewer::Public));
+    }
+}

@@ -127,6 +127,36 @@ impl Table {
         md.list_new().unwrap().iter().map(|f| std::fs::read(f).unwrap()).collect()
     }
 
+    /// Every mail `who` got while the game kept its secrets, as (subject,
+    /// body and attachments): once a game is over everything is revealed,
+    /// so its game-over mail and its last results are left out.
+    pub fn mails_before_the_end(&self, who: &str) -> Vec<(String, String)> {
+        let l = self.desk.load(&self.game).unwrap();
+        let over = l.game.ended || l.game.outcome().is_some();
+        let journal = self.dir.join("games").join(&self.game).join("journal.toml");
+        let last = adjutant::journal::read(&journal)
+            .unwrap()
+            .iter()
+            .rev()
+            .find(|e| e.kind == "resolved")
+            .and_then(|e| e.body["step"].as_integer())
+            .unwrap_or(0);
+        let mut out = Vec::new();
+        for raw in self.raw_mails(who) {
+            let m = mail_parser::MessageParser::default().parse(&raw[..]).unwrap();
+            let subject = m.subject().unwrap_or("").to_string();
+            if subject.contains("game over") || (over && subject.contains(&format!("step {last} resolved"))) {
+                continue;
+            }
+            let mut text = m.body_text(0).map(|b| b.to_string()).unwrap_or_default();
+            for a in m.attachments() {
+                text.push_str(&String::from_utf8_lossy(a.contents()));
+            }
+            out.push((subject, text));
+        }
+        out
+    }
+
     pub fn last(&self, who: &str) -> (String, String) {
         self.mails(who).pop().unwrap_or_default()
     }

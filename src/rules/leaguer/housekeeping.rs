@@ -302,9 +302,6 @@ fn recruits(s: &mut State, plan: &Plan, ev: &mut Vec<Event>) {
     let side = s.active.clone();
     let a = s.army(&side);
     if a.commander().is_none() {
-        if a.leaderless {
-            return;
-        }
         let candidates = super::orders::candidates(s, &side);
         match &plan.promote {
             Some(p) if candidates.contains(p) => {
@@ -313,7 +310,6 @@ fn recruits(s: &mut State, plan: &Plan, ev: &mut Vec<Event>) {
                 ev.push(Event::all(format!("{p} is promoted to command the {}.", side_name(&side))));
             }
             _ if candidates.is_empty() => {
-                s.army_mut(&side).leaderless = true;
                 ev.push(Event::all(format!(
                     "The {} have no Commander and nobody to promote: they can no longer rally troops{}.",
                     side_name(&side),
@@ -338,36 +334,20 @@ fn recruits(s: &mut State, plan: &Plan, ev: &mut Vec<Event>) {
             ev.push(Event::to_role(&side, format!("{name} is not recruited: the name is now in use.")));
             continue;
         }
-        let lim = s.data().limits.clone();
-        let a = s.army_mut(&side);
-        let full = match what {
-            Recruit::Sappers => a.count(UnitKind::Sappers) >= lim.sappers,
-            Recruit::Miners => a.count(UnitKind::Miners) >= lim.miners,
-            Recruit::Named => a.officers.iter().filter(|o| o.rank == Rank::Named && o.alive).count() >= lim.named,
-            Recruit::Security => a.security(),
-            Recruit::Spy => false,
-        };
-        if full {
-            ev.push(Event::to_role(&side, format!("{name} is not recruited: the army is at the scenario's limit.")));
+        let (left, words) = super::orders::room(s.army(&side), &s.data().limits, *what);
+        if left == 0 {
+            ev.push(Event::to_role(&side, format!("{name} is not recruited: {words}.")));
             continue;
         }
+        let a = s.army_mut(&side);
         match what {
-            Recruit::Spy if a.active_spies() >= 2 => {
-                ev.push(Event::to_role(&side, format!("{name} is not recruited: 2 spies already.")));
-                continue;
-            }
             Recruit::Spy => a.spies.push(Spy { name: name.clone(), quality: None, status: SpyStatus::Active }),
-            Recruit::Sappers | Recruit::Miners => a.units.push(Unit {
-                name: name.clone(),
-                kind: if *what == Recruit::Miners { UnitKind::Miners } else { UnitKind::Sappers },
-                halves: 2,
-                hits: 0,
-                lasting: 0,
-                hold: false,
-                police: false,
-                eliminated: false,
-                place: Whereabouts::Safe,
-            }),
+            Recruit::Sappers | Recruit::Miners => a.units.push(Unit::new(
+                name,
+                if *what == Recruit::Miners { UnitKind::Miners } else { UnitKind::Sappers },
+                2,
+                Whereabouts::Safe,
+            )),
             Recruit::Named | Recruit::Security => a.officers.push(Officer {
                 name: name.clone(),
                 rank: if *what == Recruit::Named { Rank::Named } else { Rank::Security },
@@ -553,17 +533,7 @@ pub fn moderator(s: &mut State, orders: &[Order], ev: &mut Vec<Event>) {
                 rain(s, ev);
             }
             Order::Reinforce { side, kind, name } => {
-                s.army_mut(side).units.push(Unit {
-                    name: name.clone(),
-                    kind: *kind,
-                    halves: 2,
-                    hits: 0,
-                    lasting: 0,
-                    hold: false,
-                    police: false,
-                    eliminated: false,
-                    place: Whereabouts::Clear,
-                });
+                s.army_mut(side).units.push(Unit::new(name, *kind, 2, Whereabouts::Clear));
                 let text = format!("{name} ({}) joins the {}.", kind.word(), side_name(side));
                 ev.push(if kind.on_table() { Event::all(text) } else { Event::to_role(side, text) });
             }

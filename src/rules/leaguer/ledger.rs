@@ -70,6 +70,21 @@ pub struct Unit {
 }
 
 impl Unit {
+    /// A unit without hits, as a scenario, a recruit or a reinforcement
+    /// brings it.
+    pub fn new(name: &str, kind: UnitKind, halves: u32, place: Whereabouts) -> Unit {
+        Unit {
+            name: name.to_string(),
+            kind,
+            halves,
+            hits: 0,
+            lasting: 0,
+            hold: false,
+            police: false,
+            eliminated: false,
+            place,
+        }
+    }
     pub fn total_hits(&self) -> u32 {
         self.hits + self.lasting
     }
@@ -176,10 +191,6 @@ pub struct Army {
     pub units: Vec<Unit>,
     pub officers: Vec<Officer>,
     pub spies: Vec<Spy>,
-    /// The Commander died and nobody was left to promote: no more rallying
-    /// (nor, for the Garrison, meetings with citizens or food measures).
-    #[serde(default)]
-    pub leaderless: bool,
 }
 
 impl Army {
@@ -206,9 +217,8 @@ impl Army {
     /// Senior Officer or Engineer is there to be promoted. "If none is
     /// available the army will no longer be able to rally troops".
     pub fn led(&self) -> bool {
-        !self.leaderless
-            && (self.commander().is_some()
-                || self.officers.iter().any(|o| o.alive && matches!(o.rank, Rank::Senior | Rank::Engineer)))
+        self.commander().is_some()
+            || self.officers.iter().any(|o| o.alive && matches!(o.rank, Rank::Senior | Rank::Engineer))
     }
     pub fn security(&self) -> bool {
         self.officers.iter().any(|o| o.rank == Rank::Security && o.alive)

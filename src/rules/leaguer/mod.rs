@@ -492,17 +492,7 @@ impl Rules for Leaguer {
             units: d
                 .units
                 .iter()
-                .map(|u| Unit {
-                    name: u.name.clone(),
-                    kind: u.kind,
-                    halves: u.halves.unwrap_or(2),
-                    hits: 0,
-                    lasting: 0,
-                    hold: false,
-                    police: false,
-                    eliminated: false,
-                    place: Whereabouts::Danger,
-                })
+                .map(|u| Unit::new(&u.name, u.kind, u.halves.unwrap_or(2), Whereabouts::Danger))
                 .collect(),
             officers: d
                 .officers
@@ -510,7 +500,6 @@ impl Rules for Leaguer {
                 .map(|o| Officer { name: o.name.clone(), rank: o.rank, alive: true, near: Vec::new() })
                 .collect(),
             spies: d.spies.iter().map(|n| Spy { name: n.clone(), quality: None, status: SpyStatus::Active }).collect(),
-            leaderless: false,
         };
         let mut armies = BTreeMap::new();
         armies.insert(BESIEGERS.to_string(), army(&sc.besiegers));

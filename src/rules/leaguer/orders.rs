@@ -2,7 +2,7 @@
 //! moderator's ledger entries, parsed into typed orders (names matched by
 //! `rules::shared::names`) and checked against the ledger.
 
-use super::{other, Rank, SpyStatus, State, UnitKind, Whereabouts, BESIEGERS, GARRISON, GM};
+use super::{other, Army, Limits, Rank, SpyStatus, State, UnitKind, Whereabouts, BESIEGERS, GARRISON, GM};
 use crate::engine::Problem;
 use crate::rules::shared::names;
 use std::fmt;
@@ -649,12 +649,6 @@ pub fn validate(s: &State, role: &str, orders: &[Order]) -> Vec<(usize, Problem)
     sacked.sort();
     sacked.dedup();
     let mut targets: Vec<&str> = Vec::new();
-    let mut new_spies = 0;
-    let new_kind = |k: UnitKind| {
-        orders.iter().filter(|o| matches!(o, Order::Recruit { what, .. } if unit_recruit(*what) == Some(k))).count()
-    };
-    let new_sappers = new_kind(UnitKind::Sappers);
-    let new_miners = new_kind(UnitKind::Miners);
     let garrison_only = |i: usize, what: &str, out: &mut Vec<(usize, Problem)>| {
         if side != GARRISON {
             out.push((i, Problem::new(format!("{what} is for the Garrison only"))));
@@ -825,42 +819,20 @@ pub fn validate(s: &State, role: &str, orders: &[Order]) -> Vec<(usize, Problem)
                 if name_taken(s, side, name) || again {
                     out.push((i, Problem::new(format!("the name {name:?} is already in use")).hint("choose another")));
                 }
-                let lim = &s.data().limits;
-                match what {
-                    Recruit::Spy => {
-                        new_spies += 1;
-                        let after = a.active_spies() - sacked.len().min(a.active_spies()) + new_spies;
-                        if after > 2 {
-                            out.push((
-                                i,
-                                Problem::new("an army may have at most 2 spies at any moment")
-                                    .hint("SACK one first (it costs nothing)"),
-                            ));
-                        }
-                    }
-                    Recruit::Sappers if a.count(UnitKind::Sappers) + new_sappers > lim.sappers => {
-                        out.push((i, Problem::new(format!("the scenario allows {} sapper teams", lim.sappers))));
-                    }
-                    Recruit::Miners if lim.miners == 0 => {
-                        out.push((i, Problem::new("this scenario has no mining")));
-                    }
-                    Recruit::Miners if a.count(UnitKind::Miners) + new_miners > lim.miners => {
-                        out.push((i, Problem::new(format!("the scenario allows {} miner units", lim.miners))));
-                    }
-                    Recruit::Named => {
-                        let n = a.officers.iter().filter(|o| o.rank == Rank::Named && o.alive).count();
-                        let more = orders.iter().filter(|o| matches!(o, Order::Recruit { what: Recruit::Named, .. }));
-                        if n + more.count() > lim.named {
-                            out.push((i, Problem::new(format!("the scenario allows {} Named Individuals", lim.named))));
-                        }
-                    }
-                    Recruit::Security => {
-                        seen(i, "RECRUIT SECURITY", &mut out, &mut done);
-                        if a.security() {
-                            out.push((i, Problem::new("the army already has a Security Officer")));
-                        }
-                    }
-                    _ => {}
+                if *what == Recruit::Security {
+                    seen(i, "RECRUIT SECURITY", &mut out, &mut done);
+                }
+                // This recruit and those of its kind before it must fit the
+                // room the army has (a spy sacked in the same orders frees one).
+                let (mut left, words) = room(a, &s.data().limits, *what);
+                if *what == Recruit::Spy {
+                    left += sacked.len();
+                }
+                let nth =
+                    orders[..=i].iter().filter(|o| matches!(o, Order::Recruit { what: w, .. } if w == what)).count();
+                if nth > left {
+                    let p = Problem::new(words);
+                    out.push((i, if *what == Recruit::Spy { p.hint("SACK one first (it costs nothing)") } else { p }));
                 }
             }
             Order::Promote { officer } => {
@@ -940,11 +912,28 @@ pub fn validate(s: &State, role: &str, orders: &[Order]) -> Vec<(usize, Problem)
     out
 }
 
-fn unit_recruit(r: Recruit) -> Option<UnitKind> {
-    match r {
-        Recruit::Sappers => Some(UnitKind::Sappers),
-        Recruit::Miners => Some(UnitKind::Miners),
-        _ => None,
+/// How many more recruits of a kind the army may take on now, and the
+/// limit in words: at most 2 spies, one Security Officer, the scenario's
+/// limits for sappers, miners and Named Individuals.
+pub fn room(a: &Army, lim: &Limits, what: Recruit) -> (usize, String) {
+    match what {
+        Recruit::Spy => {
+            (2usize.saturating_sub(a.active_spies()), "an army may have at most 2 spies at any moment".into())
+        }
+        Recruit::Security => (usize::from(!a.security()), "the army already has a Security Officer".into()),
+        Recruit::Sappers => (
+            lim.sappers.saturating_sub(a.count(UnitKind::Sappers)),
+            format!("the scenario allows {} sapper teams", lim.sappers),
+        ),
+        Recruit::Miners if lim.miners == 0 => (0, "this scenario has no mining".into()),
+        Recruit::Miners => (
+            lim.miners.saturating_sub(a.count(UnitKind::Miners)),
+            format!("the scenario allows {} miner units", lim.miners),
+        ),
+        Recruit::Named => {
+            let n = a.officers.iter().filter(|o| o.rank == Rank::Named && o.alive).count();
+            (lim.named.saturating_sub(n), format!("the scenario allows {} Named Individuals", lim.named))
+        }
     }
 }
 

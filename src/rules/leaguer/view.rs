@@ -119,7 +119,7 @@ fn ledger_lines(s: &State, viewer: &Viewer, side: &str, out: &mut Vec<String>) {
             }
         }
         out.push(format!("{name} mining: {}", if a.mining.is_empty() { "none" } else { &a.mining }));
-        if a.leaderless {
+        if !a.led() {
             out.push(format!("{name}: no Commander and nobody to promote — no more rallying."));
         } else if a.commander().is_none() {
             out.push(format!("{name}: the Commander is dead — PROMOTE a Senior Officer or Engineer."));
@@ -308,7 +308,7 @@ pub fn prompt(s: &State, role: &str) -> Prompt {
         "(d) Rallying, in order of priority (stops at the first unit that removes nothing): units with hits: {}.",
         if hits.is_empty() { "none".into() } else { hits.join(", ") }
     ));
-    if a.commander().is_none() && !a.leaderless {
+    if a.commander().is_none() && a.led() {
         todo.push(format!(
             "Your Commander is dead: PROMOTE one of {} — nothing else may be done at Recruits.",
             super::orders::candidates(s, role).join(", ")

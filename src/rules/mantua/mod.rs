@@ -542,9 +542,9 @@ impl Mantua {
         if role == FRANCE && s.siege {
             let now = s.at(MANTOVA).filter(|b| b.side == FRANCE).count() as i32;
             let after = now + mantova_delta;
-            let worse = (after > 2 && after > now)
-                || (after < 1 && after < now)
-                || (!(1..=2).contains(&after) && (1..=2).contains(&now));
+            // How far a count lies outside one-to-two.
+            let off = |n: i32| (1 - n).max(n - 2).max(0);
+            let worse = off(after) > off(now);
             if worse {
                 let i = orders.iter().position(|o| matches!(o, Order::Move { .. })).unwrap_or(0);
                 out.push((
