@@ -113,77 +113,83 @@ fn command(l: &Loaded, role: &str, n: usize, text: &str) -> Option<Result<Comman
             Command::Press { to: to_l, text: msg.trim().to_string() }
         }
         "RESIGN" if !gm => Command::Resign,
-        w if gm && MODERATOR_WORDS.contains(&w) => match w {
-            "EXTEND" => match store::parse_duration(rest) {
-                Some(s) => Command::Extend(s),
-                None => return err(format!("cannot read the duration {rest:?}"), "EXTEND 24h"),
-            },
-            "PAUSE" => Command::Pause,
-            "RESUME" => Command::Resume,
-            "REPLACE" => {
-                let mut it = rest.split_whitespace();
-                match (it.next(), it.next()) {
-                    (Some(r), Some(e))
-                        if l.game.roles.contains(&r.to_lowercase()) && e.parse::<lettre::Address>().is_ok() =>
-                    {
-                        Command::Replace { role: r.to_lowercase(), email: e.to_string() }
-                    }
-                    _ => {
-                        return err(
-                            format!("REPLACE needs a role ({}) and an e-mail address", l.game.roles.join(", ")),
-                            "REPLACE france new.player@example.org",
-                        )
-                    }
-                }
-            }
-            "RESOLVE" if rest.eq_ignore_ascii_case("now") => Command::ResolveNow,
-            // A ruleset's own RESOLVE order (Leaguer's Resolve Pts).
-            "RESOLVE" if l.game.awaits("gm") => return None,
-            "RESOLVE" => {
-                return err(
-                    "RESOLVE NOW forces the open step to resolve; a ruleset's own RESOLVE entries are taken only at a step that awaits the moderator".into(),
-                    "RESOLVE NOW",
-                )
-            }
-            "END" if rest.is_empty() => Command::End { winner: None, reason: None },
-            "END" => {
-                let (w, why) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
-                let w = w.to_lowercase();
-                if !l.game.roles.contains(&w) {
-                    return err(
-                        format!("END takes nothing, or the winning role ({}) and a reason", l.game.roles.join(", ")),
-                        "END garrison the Besiegers abandon the siege",
-                    );
-                }
-                let why = why.trim();
-                Command::End { winner: Some(w), reason: (!why.is_empty()).then(|| why.to_string()) }
-            }
-            "DECLARE" => {
-                let (label, v) = rest.rsplit_once(char::is_whitespace).unwrap_or(("", rest));
-                let values: Option<Vec<u32>> = v.split(',').map(|x| x.trim().parse().ok()).collect();
-                match values {
-                    Some(values) if !label.trim().is_empty() && !values.is_empty() && l.desk.dice == "declared" => {
-                        Command::Declare { label: label.trim().to_string(), values }
-                    }
-                    _ if l.desk.dice != "declared" => {
-                        return err(
-                            "this game's dice are committed, not declared".into(),
-                            "DECLARE is for games created with --dice declared",
-                        )
-                    }
-                    _ => {
-                        return err(
-                            "DECLARE needs a label and a value (or values separated by commas)".into(),
-                            "DECLARE escape roll 4",
-                        )
-                    }
-                }
-            }
-            _ => unreachable!("listed in MODERATOR_WORDS"),
+        w if gm && MODERATOR_WORDS.contains(&w) => match moderator_command(l, n, text, w, rest) {
+            Ok(c) => c,
+            // A line no desk command reads may be the ruleset's own order
+            // when the open step awaits the moderator (Leaguer's
+            // `RESOLVE garrison -2`): the ruleset then judges it.
+            Err(_) if l.game.awaits("gm") => return None,
+            Err(e) => return Some(Err(e)),
         },
         _ => return None,
     };
     Some(Ok(c))
+}
+
+/// One of the desk's moderator commands (`w` is in [`MODERATOR_WORDS`]).
+fn moderator_command(l: &Loaded, n: usize, text: &str, w: &str, rest: &str) -> Result<Command, LineError> {
+    let err = |reason: String, hint: &str| Err(problem(n, text, reason, Some(hint)));
+    Ok(match w {
+        "EXTEND" => match store::parse_duration(rest) {
+            Some(s) => Command::Extend(s),
+            None => return err(format!("cannot read the duration {rest:?}"), "EXTEND 24h"),
+        },
+        "PAUSE" => Command::Pause,
+        "RESUME" => Command::Resume,
+        "REPLACE" => {
+            let mut it = rest.split_whitespace();
+            match (it.next(), it.next()) {
+                (Some(r), Some(e))
+                    if l.game.roles.contains(&r.to_lowercase()) && e.parse::<lettre::Address>().is_ok() =>
+                {
+                    Command::Replace { role: r.to_lowercase(), email: e.to_string() }
+                }
+                _ => {
+                    return err(
+                        format!("REPLACE needs a role ({}) and an e-mail address", l.game.roles.join(", ")),
+                        "REPLACE france new.player@example.org",
+                    )
+                }
+            }
+        }
+        "RESOLVE" if rest.eq_ignore_ascii_case("now") => Command::ResolveNow,
+        "RESOLVE" => return err("RESOLVE NOW forces the open step to resolve".into(), "RESOLVE NOW"),
+        "END" if rest.is_empty() => Command::End { winner: None, reason: None },
+        "END" => {
+            let (w, why) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
+            let w = w.to_lowercase();
+            if !l.game.roles.contains(&w) {
+                return err(
+                    format!("END takes nothing, or the winning role ({}) and a reason", l.game.roles.join(", ")),
+                    "END garrison the Besiegers abandon the siege",
+                );
+            }
+            let why = why.trim();
+            Command::End { winner: Some(w), reason: (!why.is_empty()).then(|| why.to_string()) }
+        }
+        "DECLARE" => {
+            let (label, v) = rest.rsplit_once(char::is_whitespace).unwrap_or(("", rest));
+            let values: Option<Vec<u32>> = v.split(',').map(|x| x.trim().parse().ok()).collect();
+            match values {
+                Some(values) if !label.trim().is_empty() && !values.is_empty() && l.desk.dice == "declared" => {
+                    Command::Declare { label: label.trim().to_string(), values }
+                }
+                _ if l.desk.dice != "declared" => {
+                    return err(
+                        "this game's dice are committed, not declared".into(),
+                        "DECLARE is for games created with --dice declared",
+                    )
+                }
+                _ => {
+                    return err(
+                        "DECLARE needs a label and a value (or values separated by commas)".into(),
+                        "DECLARE escape roll 4",
+                    )
+                }
+            }
+        }
+        _ => unreachable!("listed in MODERATOR_WORDS"),
+    })
 }
 
 /// The step a reply's subject names, as our subjects write it:
