@@ -200,7 +200,7 @@ pub struct Limits {
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits { poll_seconds: 30, refusals_per_hour: 5, max_message_bytes: 2 * 1024 * 1024 }
+        Limits { poll_seconds: 30, refusals_per_hour: 5, max_message_bytes: 25 * 1024 * 1024 }
     }
 }
 

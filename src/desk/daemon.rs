@@ -11,6 +11,7 @@ use crate::config::{ImapConfig, Inbound, Outbound};
 use crate::mail::imap;
 use chrono::Utc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 use tracing::{info, instrument, warn};
 
@@ -29,7 +30,7 @@ fn sleep_unless(stop: &AtomicBool, secs: u64) {
 
 impl Desk {
     /// Run until `stop` is set.
-    pub fn serve(&self, stop: &AtomicBool) -> Result<(), Error> {
+    pub fn serve(&self, stop: &Arc<AtomicBool>) -> Result<(), Error> {
         match self.cfg.inbound.clone() {
             Inbound::Maildir { .. } => {
                 while !stop.load(Ordering::SeqCst) {
@@ -45,10 +46,10 @@ impl Desk {
         }
     }
 
-    fn serve_imap(&self, c: &ImapConfig, stop: &AtomicBool) -> Result<(), Error> {
+    fn serve_imap(&self, c: &ImapConfig, stop: &Arc<AtomicBool>) -> Result<(), Error> {
         let mut backoff = 1u64;
         while !stop.load(Ordering::SeqCst) {
-            let mut s = match imap::connect(c) {
+            let mut s = match imap::connect_until(c, Some(stop.clone())) {
                 Ok(s) => s,
                 Err(e) => {
                     warn!(error = %e, retry_in = backoff, "IMAP connection failed");

@@ -7,6 +7,7 @@ use crate::dice;
 use crate::engine::LineError;
 use crate::journal::kinds;
 use crate::mail::{parse, same_address, split_address};
+use crate::rules::shared::names;
 use chrono::{DateTime, Utc};
 use minijinja::context;
 use std::collections::BTreeMap;
@@ -48,6 +49,17 @@ enum Command {
 }
 
 const MODERATOR_WORDS: &[&str] = &["EXTEND", "PAUSE", "RESUME", "REPLACE", "RESOLVE", "END", "DECLARE"];
+
+/// The commands anyone may send (the moderator's are above).
+const PLAYER_WORDS: &[&str] = &["HELP", "STATUS", "VIEW", "SALT", "PRESS", "RESIGN", "ZONE", "ABSENT"];
+
+/// A line that ends what is read of a message (like a judge's SIGNOFF):
+/// `END ORDERS`, or a bare `END` from a player (the moderator's bare `END`
+/// ends the game).
+fn stops_reading(role: &str, text: &str) -> bool {
+    let f = names::fold(text);
+    f == "end orders" || (f == "end" && role != "gm")
+}
 
 fn problem(line: usize, text: &str, reason: impl Into<String>, suggestion: Option<&str>) -> LineError {
     LineError { line, text: text.to_string(), reason: reason.into(), suggestion: suggestion.map(str::to_string) }
@@ -367,16 +379,29 @@ impl Desk {
         let mut commands = Vec::new();
         let mut orders = Vec::new();
         let mut errors = Vec::new();
+        // Free text: neither a command nor anything like an order.
+        let mut ignored: Vec<(usize, String)> = Vec::new();
+        let vocabulary = l.game.vocabulary(role);
+        let mut verbs = vocabulary.verbs.clone();
+        verbs.extend(PLAYER_WORDS.iter().map(|w| w.to_string()));
+        if role == "gm" {
+            verbs.extend(MODERATOR_WORDS.iter().map(|w| w.to_string()));
+        }
         for (n, text) in &inb.lines {
             if text.split_whitespace().next().map(|w| w.eq_ignore_ascii_case("REF")).unwrap_or(false) {
                 continue;
             }
+            if stops_reading(role, text) {
+                break;
+            }
             match command(l, role, *n, text) {
                 Some(Ok(c)) => commands.push(c),
                 Some(Err(e)) => errors.push(e),
-                None => orders.push((*n, text.clone())),
+                None if names::order_attempt(text, &verbs, &vocabulary.names) => orders.push((*n, text.clone())),
+                None => ignored.push((*n, text.clone())),
             }
         }
+        let ignored: Vec<String> = ignored.into_iter().map(|(n, t)| format!("line {n}: \"{t}\"")).collect();
         // One answer per kind of question a message, and a bound on press:
         // a message cannot make the desk write a thousand replies.
         let mut asked = Vec::new();
@@ -397,18 +422,21 @@ impl Desk {
                 Some("send the rest in another message"),
             ));
         }
-        if inb.lines.is_empty() {
+        let nothing_read = commands.is_empty() && orders.is_empty() && errors.is_empty();
+        if nothing_read {
             errors.push(problem(
                 0,
                 "",
                 if inb.no_text {
                     "the message has no text part to read orders from"
                 } else {
-                    "the message has no order lines"
+                    "no order or command was found in your message"
                 },
-                Some("write one order per line in a plain-text reply; HELP lists them"),
+                Some("write one order per line, in the text of your reply (above or below the quote); HELP lists them"),
             ));
         }
+        // What the reader found and left out, when nothing was read.
+        let found: Vec<String> = if nothing_read { letters::skipped(&inb.skipped) } else { Vec::new() };
         // A reply to an old prompt names its step in the subject
         // ("Re: [game] step 3: ..."): orders for a step already resolved
         // must not be applied to the next one.
@@ -459,8 +487,10 @@ impl Desk {
             received.verdict = "rejected".into();
             batch.entry("received", received);
             batch.entry("rejected", &kinds::Rejected { step, role: role.to_string(), errors: errors.clone() });
-            let body =
-                letters::fill("rejection", context! { game => gid, step => step, errors => errors, syntax => syntax });
+            let body = letters::fill(
+                "rejection",
+                context! { game => gid, step => step, errors => errors, syntax => syntax, ignored => ignored, found => found },
+            );
             batch.letters.push(reply(format!("[{gid}] step {step}: NOT accepted"), body, Vec::new()));
             return Ok(());
         }
@@ -496,9 +526,19 @@ impl Desk {
                 .collect();
             let body = letters::fill(
                 "ack",
-                context! { game => gid, step => step, lines => lines, salt => salt, waiting => waiting.join(", ") },
+                context! { game => gid, step => step, lines => lines, salt => salt, waiting => waiting.join(", "), ignored => ignored },
             );
             batch.letters.push(reply(format!("[{gid}] step {step}: accepted"), body, Vec::new()));
+        }
+        if !ignored.is_empty() && canon.is_none() && salt.is_none() {
+            // Nothing else answers this message: the free text is quoted
+            // back all the same, so nothing is dropped unseen.
+            let text = format!("Not read as orders:\n  {}\n", ignored.join("\n  "));
+            batch.letters.push(reply(
+                format!("[{gid}] not read as orders"),
+                letters::fill("reply", context! { text => text }),
+                Vec::new(),
+            ));
         }
         let mut resolve_now = false;
         for c in commands {

@@ -36,6 +36,18 @@ pub fn fill(name: &str, ctx: Value) -> String {
     ENV.get_template(name).and_then(|t| t.render(ctx)).unwrap_or_else(|e| panic!("template {name} failed: {e:#}"))
 }
 
+/// What the reader left out of a message, a line each, for the reply that
+/// says nothing was read.
+pub fn skipped(runs: &[crate::mail::reader::Skipped]) -> Vec<String> {
+    runs.iter()
+        .map(|r| {
+            let more = if r.count > 1 { format!(" (and {} more lines)", r.count - 1) } else { String::new() };
+            let first: String = r.first.chars().take(70).collect();
+            format!("line {}: {}: \"{first}\"{more}", r.line, r.kind.describe())
+        })
+        .collect()
+}
+
 /// The view as mailed: the ASCII rendering of what the viewer may see.
 pub fn view_text(v: &View) -> String {
     render::ascii::render(v)

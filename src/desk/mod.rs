@@ -758,8 +758,8 @@ impl Desk {
         }
     }
 
-    /// The file transport: each spooled message moves into its recipient's
-    /// outbox Maildir.
+    /// The file transport: each spooled message is written into its
+    /// recipient's outbox Maildir with LF line ends, then let go.
     fn deliver_files(&self) -> Result<usize, Error> {
         let dir = self.data.join("spool/new");
         let mut names: Vec<PathBuf> =
@@ -772,19 +772,15 @@ impl Desk {
             let parsed = crate::mail::parse::parse(&bytes);
             let name = p.file_name().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
             let mid = name.splitn(3, '~').nth(2).unwrap_or(&name).to_string();
-            // Our letters have one recipient: the spool file itself moves
-            // into the outbox (no copy); several would each get a copy.
-            if let [to] = parsed.to.as_slice() {
+            // The spool holds the wire form (CRLF, as SMTP wants it); a
+            // Maildir file follows the local convention, LF, which local
+            // clients (s-nail, mutt) expect.
+            let local = crlf_to_lf(&bytes);
+            for to in &parsed.to {
                 let md = Maildir::open(&self.outbox_of(to)).map_err(io("open outbox", &self.outbox_of(to)))?;
-                let dst = md.root.join("new").join(&mid);
-                fs::rename(&p, &dst).map_err(io("deliver", &dst))?;
-            } else {
-                for to in &parsed.to {
-                    let md = Maildir::open(&self.outbox_of(to)).map_err(io("open outbox", &self.outbox_of(to)))?;
-                    md.deliver_with(&mid, &bytes, false).map_err(io("deliver", &md.root))?;
-                }
-                done.push(p);
+                md.deliver_with(&mid, &local, false).map_err(io("deliver", &md.root))?;
             }
+            done.push(p);
             n += 1;
         }
         // Delivered copies are made durable together, then the spool let go;
@@ -1138,6 +1134,17 @@ impl Desk {
 }
 
 /// A sortable stamp for spool and inbox file names.
+/// A message's line ends as a Maildir file wants them: LF.
+fn crlf_to_lf(bytes: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(bytes.len());
+    for (i, &b) in bytes.iter().enumerate() {
+        if !(b == b'\r' && bytes.get(i + 1) == Some(&b'\n')) {
+            out.push(b);
+        }
+    }
+    out
+}
+
 fn spool_stamp(now: DateTime<Utc>, seq: u64) -> String {
     format!("{:020}.{seq:010}", now.timestamp_nanos_opt().unwrap_or(0))
 }

@@ -127,6 +127,21 @@ pub struct RulesetInfo {
     pub moderated: bool,
 }
 
+/// The words that make a line of a reply an order attempt (DESIGN 6): a
+/// line that starts with one of the ruleset's verbs (or a near miss of
+/// one) or names one of the role's units is parsed, and refused if bad;
+/// other free text ("Hi,", "Thanks!") is ignored and quoted back.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Vocabulary {
+    /// Every order keyword of the ruleset for this role, at any step (an
+    /// order sent at the wrong step is an error, not prose).
+    pub verbs: Vec<String>,
+    /// Names this role may know: its own units and what its view shows of
+    /// others' (never a hidden name: telling prose from an order must not
+    /// reveal one).
+    pub names: Vec<String>,
+}
+
 /// A game's rules with typed state and orders. Implemented once per game;
 /// the engine reaches it through [`Ruleset`].
 pub trait Rules: Send + Sync + 'static {
@@ -143,6 +158,8 @@ pub trait Rules: Send + Sync + 'static {
     fn validate(&self, s: &Self::State, role: &str, orders: &[Self::Order]) -> Vec<(usize, Problem)>;
     /// The no-moves policy: what a silent role is taken to have ordered.
     fn default_orders(&self, s: &Self::State, role: &str) -> Vec<Self::Order>;
+    /// What makes a line of `role`'s reply an order attempt.
+    fn vocabulary(&self, s: &Self::State, role: &str) -> Vocabulary;
     fn resolve(
         &self,
         s: &mut Self::State,
@@ -173,6 +190,7 @@ pub trait Ruleset: Send + Sync {
     /// Parse and validate a submission; on success the canonical lines.
     fn check(&self, s: &AnyState, role: &str, lines: &[(usize, String)]) -> Result<Vec<String>, Vec<LineError>>;
     fn default_orders(&self, s: &AnyState, role: &str) -> Vec<String>;
+    fn vocabulary(&self, s: &AnyState, role: &str) -> Vocabulary;
     /// Resolve with canonical lines; fails only if a line no longer parses,
     /// which is a bug or a tampered journal, never a player's mistake.
     fn resolve(
@@ -238,6 +256,9 @@ impl<R: Rules> Ruleset for R {
             errors.sort_by_key(|e| e.line);
             Err(errors)
         }
+    }
+    fn vocabulary(&self, s: &AnyState, role: &str) -> Vocabulary {
+        Rules::vocabulary(self, state::<R>(s), role)
     }
     fn default_orders(&self, s: &AnyState, role: &str) -> Vec<String> {
         Rules::default_orders(self, state::<R>(s), role).iter().map(|o| o.to_string()).collect()
@@ -393,6 +414,11 @@ impl Game {
 
     pub fn awaits(&self, role: &str) -> bool {
         self.awaiting().prompts.contains_key(role)
+    }
+
+    /// What makes a line of `role`'s reply an order attempt.
+    pub fn vocabulary(&self, role: &str) -> Vocabulary {
+        self.rules.vocabulary(&self.state, role)
     }
 
     /// Check a role's submission against the open step without changing

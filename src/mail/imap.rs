@@ -7,45 +7,81 @@
 use crate::config::{plain_allowed, secret, ImapConfig, Security};
 use std::io::{Read, Write};
 use std::net::{TcpStream, ToSocketAddrs};
-use std::time::Duration;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 /// The socket an IMAP session runs over: plain (loopback only) or TLS.
-pub enum Conn {
+pub enum Stream {
     Plain(TcpStream),
     Tls(Box<crate::mail::tls::TlsStream>),
 }
 
+/// The connection, and what lets a stop request end an IDLE at once: while
+/// the IDLE handle has set a read timeout, reads wait in one-second slices
+/// and give up (as a timeout) when `stop` is set or the timeout has passed.
+pub struct Conn {
+    stream: Stream,
+    stop: Option<Arc<AtomicBool>>,
+    idle_until: Option<Instant>,
+}
+
+/// The socket read timeout outside IDLE (a server silent this long is gone).
+const READ_TIMEOUT: Duration = Duration::from_secs(120);
+
+impl Conn {
+    fn socket(&self) -> &TcpStream {
+        match &self.stream {
+            Stream::Plain(s) => s,
+            Stream::Tls(s) => s.get_ref(),
+        }
+    }
+}
+
 impl Read for Conn {
     fn read(&mut self, b: &mut [u8]) -> std::io::Result<usize> {
-        match self {
-            Conn::Plain(s) => s.read(b),
-            Conn::Tls(s) => s.read(b),
+        loop {
+            let r = match &mut self.stream {
+                Stream::Plain(s) => s.read(b),
+                Stream::Tls(s) => s.read(b),
+            };
+            match (&r, self.idle_until) {
+                (Err(e), Some(until))
+                    if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) =>
+                {
+                    let stopping = self.stop.as_ref().map(|s| s.load(Ordering::SeqCst)).unwrap_or(false);
+                    if stopping || Instant::now() >= until {
+                        return Err(std::io::Error::new(std::io::ErrorKind::TimedOut, "idle over"));
+                    }
+                }
+                _ => return r,
+            }
         }
     }
 }
 
 impl Write for Conn {
     fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
-        match self {
-            Conn::Plain(s) => s.write(b),
-            Conn::Tls(s) => s.write(b),
+        match &mut self.stream {
+            Stream::Plain(s) => s.write(b),
+            Stream::Tls(s) => s.write(b),
         }
     }
     fn flush(&mut self) -> std::io::Result<()> {
-        match self {
-            Conn::Plain(s) => s.flush(),
-            Conn::Tls(s) => s.flush(),
+        match &mut self.stream {
+            Stream::Plain(s) => s.flush(),
+            Stream::Tls(s) => s.flush(),
         }
     }
 }
 
 impl imap::extensions::idle::SetReadTimeout for Conn {
+    /// Called by the IDLE handle only: `Some` as an IDLE starts, `None`
+    /// when it ends.
     fn set_read_timeout(&mut self, t: Option<Duration>) -> imap::Result<()> {
-        match self {
-            Conn::Plain(s) => TcpStream::set_read_timeout(s, t),
-            Conn::Tls(s) => s.get_ref().set_read_timeout(t),
-        }
-        .map_err(imap::Error::Io)
+        self.idle_until = t.map(|t| Instant::now() + t);
+        let slice = if t.is_some() { Duration::from_secs(1) } else { READ_TIMEOUT };
+        self.socket().set_read_timeout(Some(slice)).map_err(imap::Error::Io)
     }
 }
 
@@ -71,7 +107,7 @@ fn tcp(cfg: &ImapConfig) -> Result<TcpStream, Error> {
         .next()
         .ok_or_else(|| cerr("no address".into()))?;
     let s = TcpStream::connect_timeout(&addr, Duration::from_secs(15)).map_err(|e| cerr(e.to_string()))?;
-    s.set_read_timeout(Some(Duration::from_secs(120))).map_err(|e| cerr(e.to_string()))?;
+    s.set_read_timeout(Some(READ_TIMEOUT)).map_err(|e| cerr(e.to_string()))?;
     s.set_write_timeout(Some(Duration::from_secs(60))).map_err(|e| cerr(e.to_string()))?;
     Ok(s)
 }
@@ -95,13 +131,20 @@ fn line(s: &mut TcpStream) -> std::io::Result<String> {
 
 /// Connect and log in.
 pub fn connect(cfg: &ImapConfig) -> Result<Session, Error> {
+    connect_until(cfg, None)
+}
+
+/// Connect and log in; an IDLE on this session ends within a second of
+/// `stop` being set.
+pub fn connect_until(cfg: &ImapConfig, stop: Option<Arc<AtomicBool>>) -> Result<Session, Error> {
+    let conn = |stream: Stream| Conn { stream, stop: stop.clone(), idle_until: None };
     let cerr = |message: String| Error::Connect { host: cfg.host.clone(), port: cfg.port, message };
     let password = secret(&cfg.password_env, &cfg.password_file, "[inbound]").map_err(Error::Config)?;
     let mut sock = tcp(cfg)?;
     let client: imap::Client<Conn> = match cfg.security {
         Security::Tls => {
             let tls = crate::mail::tls::wrap(sock, &cfg.host, cfg.ca_file.as_deref()).map_err(cerr)?;
-            let mut c = imap::Client::new(Conn::Tls(Box::new(tls)));
+            let mut c = imap::Client::new(conn(Stream::Tls(Box::new(tls))));
             c.read_greeting()?;
             c
         }
@@ -121,7 +164,7 @@ pub fn connect(cfg: &ImapConfig) -> Result<Session, Error> {
                 }
             }
             let tls = crate::mail::tls::wrap(sock, &cfg.host, cfg.ca_file.as_deref()).map_err(cerr)?;
-            imap::Client::new(Conn::Tls(Box::new(tls)))
+            imap::Client::new(conn(Stream::Tls(Box::new(tls))))
         }
         Security::Plain => {
             if !plain_allowed(&cfg.host, cfg.allow_plain) {
@@ -130,7 +173,7 @@ pub fn connect(cfg: &ImapConfig) -> Result<Session, Error> {
                     cfg.host
                 )));
             }
-            let mut c = imap::Client::new(Conn::Plain(sock));
+            let mut c = imap::Client::new(conn(Stream::Plain(sock)));
             c.read_greeting()?;
             c
         }

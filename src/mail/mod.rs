@@ -5,6 +5,7 @@ pub mod compose;
 pub mod imap;
 pub mod maildir;
 pub mod parse;
+pub mod reader;
 pub mod smtp;
 pub mod tls;
 

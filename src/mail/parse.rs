@@ -1,8 +1,9 @@
-//! Inbound messages: headers that matter, loop-safety signs, and the order
-//! text (text/plain, else HTML as text), with quoted replies, signatures,
-//! blank and `#` lines removed but each line's number kept.
+//! Inbound messages: headers that matter, loop-safety signs, and the
+//! reply's own text (text/plain, else HTML as text), read by [`reader`]
+//! with each line's number kept.
 
-use mail_parser::{HeaderValue, MessageParser};
+use super::reader;
+use mail_parser::{HeaderValue, MessageParser, MimeHeaders};
 
 /// What the desk needs of one inbound message.
 #[derive(Debug, Clone, Default)]
@@ -16,8 +17,12 @@ pub struct Inbound {
     /// Set when the message must not be answered (auto-reply, bounce, list
     /// mail), with the reason.
     pub automatic: Option<String>,
-    /// Order lines as (1-based line number in the body, text).
+    /// The reply's own lines as (1-based line number in the body, text):
+    /// quotes, attributions, the original, signatures, footers, blank and
+    /// `#` lines left out (see [`reader`]).
     pub lines: Vec<(usize, String)>,
+    /// What was left out, for the advice when nothing was read.
+    pub skipped: Vec<reader::Skipped>,
     /// The message had no readable text part at all.
     pub no_text: bool,
 }
@@ -51,9 +56,11 @@ pub fn parse(raw: &[u8]) -> Inbound {
         }
     }
     inb.automatic = automatic(&m, inb.from.as_deref());
-    let body = m.body_text(0);
-    match body {
-        Some(b) => inb.lines = order_lines(&b),
+    match reading(&m) {
+        Some(r) => {
+            inb.lines = r.lines;
+            inb.skipped = r.skipped;
+        }
         None => inb.no_text = true,
     }
     inb
@@ -71,6 +78,12 @@ fn automatic(m: &mail_parser::Message, from: Option<&str>) -> Option<String> {
         let v = v.trim().to_ascii_lowercase();
         if ["bulk", "junk", "list"].contains(&v.as_str()) {
             return Some(format!("Precedence: {v}"));
+        }
+    }
+    // Older vacation programs mark their replies only so.
+    for h in ["X-Autoreply", "X-Autorespond", "X-Autoresponder"] {
+        if m.header_raw(h).is_some() {
+            return Some(format!("{h} present"));
         }
     }
     if m.header_raw("List-Id").is_some() {
@@ -94,38 +107,28 @@ fn automatic(m: &mail_parser::Message, from: Option<&str>) -> Option<String> {
     None
 }
 
-/// The lines a player meant as orders, numbered as they appear in the body.
-pub fn order_lines(body: &str) -> Vec<(usize, String)> {
-    let mut out = Vec::new();
-    for (i, raw) in body.lines().enumerate() {
-        let line = raw.trim_end_matches('\r');
-        // A signature separator ends the orders ("-- " by RFC 3676; many
-        // clients drop the trailing space).
-        if line == "-- " || line == "--" {
-            break;
-        }
-        let t = line.trim();
-        // "On Mon, 1 Jan 2026, Someone wrote:" starts the quoted original.
-        if is_attribution(t) {
-            break;
-        }
-        if t.starts_with('>') || t.is_empty() || t.starts_with('#') {
-            continue;
-        }
-        // Outlook-style quoted originals.
-        if t.starts_with("-----Original Message-----") || t.starts_with("________________________________") {
-            break;
-        }
-        out.push((i + 1, t.to_string()));
-    }
-    out
+/// The reply's own text of a parsed message: its first text/plain part
+/// (un-wrapped if `format=flowed`), else its HTML read as a person sees it.
+fn reading(m: &mail_parser::Message) -> Option<reader::Reading> {
+    let part = m.text_part(0).or_else(|| m.html_part(0))?;
+    let text = part.text_contents()?;
+    let lines = if part.is_text_html() {
+        reader::unflow(&reader::html_to_text(text), false, false)
+    } else {
+        let ct = part.content_type();
+        let param = |k: &str| {
+            ct.and_then(|c| c.attribute(k))
+                .map(|v| v.eq_ignore_ascii_case(if k == "format" { "flowed" } else { "yes" }))
+        };
+        reader::unflow(text, param("format") == Some(true), param("delsp") == Some(true))
+    };
+    Some(reader::own_text(&lines))
 }
 
-fn is_attribution(t: &str) -> bool {
-    let l = t.to_lowercase();
-    (l.starts_with("on ") && l.ends_with("wrote:"))
-        || (l.starts_with("le ") && l.ends_with("a écrit :"))
-        || (l.starts_with("am ") && l.ends_with("schrieb:"))
+/// The lines a player meant as orders in a plain-text body, numbered as
+/// they appear in it.
+pub fn order_lines(body: &str) -> Vec<(usize, String)> {
+    reader::own_text(&reader::unflow(body, false, false)).lines
 }
 
 #[cfg(test)]

@@ -144,21 +144,35 @@ fn empty_body_is_answered() {
     t.send("france", BOB, "");
     let r = t.pass();
     assert_eq!(r.rejected, 1);
-    assert!(t.last(BOB).1.contains("no order lines"));
+    assert!(t.last(BOB).1.contains("no order or command was found"));
+}
+
+/// A reply with `mb` MiB of attachment under its orders.
+fn with_attachment(t: &Table, mb: usize) -> Vec<u8> {
+    let to = t.desk.reply_address("g1", "france");
+    let mut raw = format!(
+        "From: <{BOB}>\r\nTo: <{to}>\r\nSubject: big\r\nMIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary=\"b\"\r\n\r\n--b\r\nContent-Type: text/plain\r\n\r\nPLACE Bonaparte AT Verona\r\n--b\r\nContent-Type: image/jpeg\r\nContent-Transfer-Encoding: base64\r\n\r\n"
+    )
+    .into_bytes();
+    for _ in 0..mb * 1024 * 1024 / 77 {
+        raw.extend_from_slice(&[b'A'; 76]);
+        raw.extend_from_slice(b"\n");
+    }
+    raw.extend_from_slice(b"\r\n--b--\r\n");
+    raw
 }
 
 #[test]
-fn ten_megabyte_attachment_is_refused_unread() {
+fn a_photo_attached_is_fine_and_a_huge_mail_refused_unread() {
+    // An ordinary mail with a photo (10 MiB) is read.
+    let mut t = Table::new("photo");
+    t.post_raw(&with_attachment(&t, 10));
+    let r = t.pass();
+    assert_eq!((r.refused, r.accepted), (0, 1));
+    // Past the 25 MiB default it is refused unread, and nothing changes.
     let mut t = Table::new("big");
     let before = t.digest();
-    let to = t.desk.reply_address("g1", "france");
-    let mut raw = format!(
-        "From: <{BOB}>\r\nTo: <{to}>\r\nSubject: big\r\nMIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary=\"b\"\r\n\r\n--b\r\nContent-Type: text/plain\r\n\r\nPLACE Bonaparte AT Verona\r\n--b\r\nContent-Type: application/octet-stream\r\nContent-Transfer-Encoding: base64\r\n\r\n"
-    )
-    .into_bytes();
-    raw.extend(std::iter::repeat_n(b'A', 10 * 1024 * 1024));
-    raw.extend_from_slice(b"\r\n--b--\r\n");
-    t.post_raw(&raw);
+    t.post_raw(&with_attachment(&t, 26));
     let r = t.pass();
     assert_eq!((r.refused, r.accepted), (1, 0));
     assert!(t.last(BOB).1.contains("the limit is"));
@@ -449,4 +463,58 @@ fn declared_dice_wait_for_the_moderator() {
     assert!(t.last(BOB).1.contains("draw public 0 die 6 2 declared | escape roll"), "{}", t.last(BOB).1);
     let (ok, text) = audit(&t.dir.join("games/g1/journal.toml"));
     assert!(ok && text.contains("(1 declared, not verifiable)"), "{text}");
+}
+
+#[test]
+fn free_text_is_ignored_and_quoted_back() {
+    let mut t = Table::new("prose");
+    t.send("france", BOB, "Hi,\nhere are my orders:\n\nPLACE Bonaparte AT Verona\n\nThanks!\nBob\n");
+    let r = t.pass();
+    assert_eq!((r.accepted, r.rejected), (1, 0));
+    let ack = t.last(BOB).1;
+    assert!(ack.contains("Not read as orders"), "{ack}");
+    for l in ["line 1: \"Hi,\"", "line 2: \"here are my orders:\"", "line 6: \"Thanks!\"", "line 7: \"Bob\""] {
+        assert!(ack.contains(l), "{l} missing from {ack}");
+    }
+}
+
+#[test]
+fn a_misspelled_order_in_friendly_prose_is_refused_with_its_line() {
+    let mut t = Table::new("typo");
+    let before = t.digest();
+    t.send("france", BOB, "Hi,\n\nPLACE Bonaparte AT Verona\nPLCE Augereau AT Verona\nAugereau to Verona\n\nThanks!\n");
+    let r = t.pass();
+    assert_eq!((r.accepted, r.rejected), (0, 1));
+    let (subject, body) = t.last(BOB);
+    assert!(subject.contains("NOT accepted"), "{subject}");
+    assert!(body.contains("line 4: PLCE Augereau AT Verona"), "{body}");
+    assert!(body.contains("line 5: Augereau to Verona"), "{body}");
+    assert!(body.contains("line 1: \"Hi,\""), "the free text is quoted back: {body}");
+    assert_eq!(t.digest(), before);
+}
+
+#[test]
+fn nothing_read_says_what_was_found() {
+    let mut t = Table::new("nothing");
+    t.send(
+        "france",
+        BOB,
+        "On Sun, 1 Mar 2026, adjutant wrote:\n> PLACE <block> AT <city>\n> more\n\nThanks!\n-- \nBob\n",
+    );
+    let r = t.pass();
+    assert_eq!(r.rejected, 1);
+    let body = t.last(BOB).1;
+    assert!(body.contains("no order or command was found"), "{body}");
+    assert!(body.contains("line 1: an attribution line"), "{body}");
+    assert!(body.contains("line 2: quoted text"), "{body}");
+    assert!(body.contains("line 6: your signature"), "{body}");
+    assert!(body.contains("line 5: \"Thanks!\""), "{body}");
+}
+
+#[test]
+fn an_end_line_stops_reading() {
+    let mut t = Table::new("end");
+    t.send("france", BOB, "PLACE Bonaparte AT Verona\nEND\nPLCE whatever\n");
+    let r = t.pass();
+    assert_eq!(r.accepted, 1);
 }

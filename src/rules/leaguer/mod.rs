@@ -19,7 +19,9 @@ mod random;
 mod view;
 
 use crate::dice::Dice;
-use crate::engine::{Awaiting, Event, Outcome, Problem, Prompt, Rules, RulesetInfo, ScenarioInfo, View, Viewer};
+use crate::engine::{
+    Awaiting, Event, Outcome, Problem, Prompt, Rules, RulesetInfo, ScenarioInfo, View, Viewer, Vocabulary,
+};
 pub use ledger::{Army, Intel, Officer, Rank, Spy, SpyStatus, Town, Unit, UnitKind, Wall, Whereabouts};
 pub use orders::{Order, Plan};
 pub use random::no_moves;
@@ -559,6 +561,23 @@ impl Rules for Leaguer {
 
     fn validate(&self, s: &State, role: &str, orders: &[Order]) -> Vec<(usize, Problem)> {
         orders::validate(s, role, orders)
+    }
+
+    fn vocabulary(&self, s: &State, role: &str) -> Vocabulary {
+        let (verbs, armies): (&[&str], Vec<&ledger::Army>) = if role == GM {
+            (orders::GM_VERBS, vec![s.army(BESIEGERS), s.army(GARRISON)])
+        } else {
+            // A side's own ledger only: the enemy's officers and spies
+            // may be secret.
+            (orders::VERBS, vec![s.army(role)])
+        };
+        let mut names = Vec::new();
+        for a in armies {
+            names.extend(a.units.iter().map(|u| u.name.clone()));
+            names.extend(a.officers.iter().map(|o| o.name.clone()));
+            names.extend(a.spies.iter().map(|x| x.name.clone()));
+        }
+        Vocabulary { verbs: verbs.iter().map(|v| v.to_string()).collect(), names }
     }
 
     fn default_orders(&self, s: &State, role: &str) -> Vec<Order> {

@@ -401,6 +401,33 @@ fn number(q: &str, what: &str) -> Result<i32, Problem> {
 
 /// Parse one line of `role`'s orders. Names are matched here; whether the
 /// order is allowed now is `validate`'s question.
+/// The keywords of a commander's orders (`parse`).
+pub const VERBS: &[&str] = &[
+    "FOOD", "FIRE", "SACK", "SPY", "OFFICER", "RALLY", "RECRUIT", "PROMOTE", "MEET", "POLICE", "RIOT", "DONE", "PASS",
+];
+
+/// The keywords of the moderator's orders (`parse_gm`).
+pub const GM_VERBS: &[&str] = &[
+    "HITS",
+    "KILL",
+    "RESOLVE",
+    "LS",
+    "FOOD",
+    "POWDER",
+    "FIRES",
+    "UNIT",
+    "WALL",
+    "MINING",
+    "DS",
+    "REINFORCE",
+    "VICTORY",
+    "SURRENDER",
+    "ABANDON",
+    "DONE",
+    "PASS",
+    "NO",
+];
+
 pub fn parse(s: &State, role: &str, line: &str) -> Result<Order, Problem> {
     let w = words(line);
     let Some(first) = w.first() else { return Err(Problem::new("empty line")) };

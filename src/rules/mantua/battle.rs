@@ -741,6 +741,10 @@ fn adjust(s: &mut State, chosen: &[String]) -> Vec<Event> {
 
 // ---- orders ------------------------------------------------------------
 
+/// The keywords of the battle orders read by `parse` below.
+pub const VERBS: &[&str] =
+    &["REVEAL", "DEPLOY", "MOVE", "TURN", "ATTACK", "PASS", "DOUBLE", "ACCEPT", "REDUCE", "RETREAT", "UPGRADE"];
+
 pub fn syntax(s: &State, role: &str) -> Vec<String> {
     let Some(b) = &s.battle else { return vec![] };
     if b.side != role {

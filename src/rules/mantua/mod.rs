@@ -12,7 +12,9 @@ mod random;
 mod view;
 
 use crate::dice::Dice;
-use crate::engine::{Awaiting, Event, Outcome, Problem, Prompt, Rules, RulesetInfo, ScenarioInfo, View, Viewer};
+use crate::engine::{
+    Awaiting, Event, Outcome, Problem, Prompt, Rules, RulesetInfo, ScenarioInfo, View, Viewer, Vocabulary,
+};
 use crate::rules::shared::graph::Graph;
 pub use orders::Order;
 use serde::{Deserialize, Serialize};
@@ -986,6 +988,15 @@ impl Rules for Mantua {
             }
             Phase::Battle => battle::validate(s, role, orders),
             Phase::Over => vec![(0, Problem::new("no orders are taken now"))],
+        }
+    }
+
+    fn vocabulary(&self, s: &State, role: &str) -> Vocabulary {
+        Vocabulary {
+            verbs: orders::VERBS.iter().chain(battle::VERBS).map(|v| v.to_string()).collect(),
+            // Only the role's own blocks: which enemy blocks exist where is
+            // hidden.
+            names: s.blocks.iter().filter(|b| b.side == role).map(|b| b.name.clone()).collect(),
         }
     }
 

@@ -190,6 +190,9 @@ pub fn place_name(q: &str) -> Result<String, Problem> {
     names::find(&names, q, "place").map(|i| names[i].to_string())
 }
 
+/// The keywords of the manoeuvre orders below.
+pub const VERBS: &[&str] = &["PLACE", "MOVE", "SWAP", "REASSIGN", "ESCAPE", "STAND", "STRENGTHEN", "PASS"];
+
 pub fn parse(s: &State, role: &str, line: &str) -> Result<Order, Problem> {
     let line = line.trim();
     if s.phase == Phase::Battle {

@@ -65,6 +65,40 @@ pub fn find(names: &[&str], query: &str, what: &str) -> Result<usize, Problem> {
     Err(p)
 }
 
+/// Does a line of a reply look like an order attempt (DESIGN 6)? Its first
+/// word is one of `verbs` or a near miss of one (a typo: one edit in a word
+/// of four letters or more, two in one of seven or more), or it names one
+/// of `names` (anywhere, as whole words), or its first word begins one of
+/// them. Anything else is free text the desk ignores and quotes back.
+pub fn order_attempt(line: &str, verbs: &[String], names: &[String]) -> bool {
+    let folded = fold(line);
+    let Some(first) = folded.split(' ').next().filter(|w| !w.is_empty()) else { return false };
+    let close = |w: &str, v: &str| {
+        let n = w.chars().count();
+        let d = distance(w, v);
+        d == 0 || (n >= 4 && d <= 1) || (n >= 7 && d <= 2) || (n >= 4 && transposed(w, v))
+    };
+    if verbs.iter().any(|v| close(first, &fold(v))) {
+        return true;
+    }
+    let padded = format!(" {folded} ");
+    names
+        .iter()
+        .map(|n| fold(n))
+        .filter(|n| !n.is_empty())
+        .any(|n| padded.contains(&format!(" {n} ")) || (first.chars().count() >= 4 && n.starts_with(first)))
+}
+
+/// Two words that differ by one swap of neighbouring letters ("MVOE").
+fn transposed(a: &str, b: &str) -> bool {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    if a.len() != b.len() {
+        return false;
+    }
+    let diff: Vec<usize> = (0..a.len()).filter(|&i| a[i] != b[i]).collect();
+    matches!(diff.as_slice(), [i, j] if *j == i + 1 && a[*i] == b[*j] && a[*j] == b[*i])
+}
+
 /// Levenshtein distance in characters.
 pub fn distance(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();
@@ -94,5 +128,30 @@ mod tests {
         assert!(find(&names, "Ma", "place").unwrap_err().reason.contains("could be any"));
         let e = find(&names, "Mantva", "place").unwrap_err();
         assert_eq!(e.suggestion.as_deref(), Some("did you mean Mantova?"));
+    }
+
+    #[test]
+    fn order_attempts_and_free_text() {
+        let verbs: Vec<String> = ["PLACE", "MOVE", "PASS", "END", "HELP", "STRENGTHEN"].map(String::from).into();
+        let names: Vec<String> = ["Provera", "Davidovich"].map(String::from).into();
+        let attempt = |l: &str| order_attempt(l, &verbs, &names);
+        for l in [
+            "move Provera TO Piave",
+            "MVOE Provera TO Piave",
+            "Plase Davidovich AT Riva",
+            "STRENGHTEN Provera",
+            "Provera TO Piave",
+            "Provera to Piave",
+            "davidovich AT Riva",
+            "I'd like to move Provera, please",
+            "Prov TO Piave",
+        ] {
+            assert!(attempt(l), "{l} should be an attempt");
+        }
+        for l in
+            ["Hi,", "Hi adjutant, here are my orders:", "Thanks!", "Alice", "Cheers, Alice", "And that's all", "Best"]
+        {
+            assert!(!attempt(l), "{l} should be free text");
+        }
     }
 }
