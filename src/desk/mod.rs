@@ -710,7 +710,7 @@ impl Desk {
             subject: letter.subject.clone(),
             in_reply_to: letter.in_reply_to.clone(),
             body: letter.body.clone(),
-            attachments: letter.svg.clone(),
+            attachments: attachments(&letter.svg),
             headers,
             date: now.into(),
         };
@@ -1134,6 +1134,28 @@ impl Desk {
 }
 
 /// A sortable stamp for spool and inbox file names.
+/// Each map as a PNG (what every mail client shows) and as the SVG it was
+/// drawn from. A map that cannot be drawn as PNG still goes as SVG.
+fn attachments(svgs: &[(String, String)]) -> Vec<compose::Attached> {
+    let mut out = Vec::new();
+    for (name, svg) in svgs {
+        match crate::render::png::from_svg(svg) {
+            Ok(png) => out.push(compose::Attached {
+                name: format!("{}.png", name.trim_end_matches(".svg")),
+                content_type: "image/png",
+                body: png,
+            }),
+            Err(e) => warn!(map = %name, error = %e, "map not drawn as PNG"),
+        }
+        out.push(compose::Attached {
+            name: name.clone(),
+            content_type: "image/svg+xml",
+            body: svg.clone().into_bytes(),
+        });
+    }
+    out
+}
+
 /// A message's line ends as a Maildir file wants them: LF.
 fn crlf_to_lf(bytes: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(bytes.len());

@@ -79,6 +79,8 @@ pub struct GridBoard {
     pub col_labels: Vec<String>,
     pub cells: Vec<GridCell>,
     pub sides: Vec<(String, String)>,
+    /// What the markers mean to this viewer, a line each, for the legend.
+    pub legend: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -106,6 +108,8 @@ pub struct GraphBoard {
     pub stubs: Vec<Stub>,
     /// Side name to colour, for the legend and the SVG.
     pub sides: Vec<(String, String)>,
+    /// What the markers mean to this viewer, a line each, for the legend.
+    pub legend: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]

@@ -1,8 +1,8 @@
 //! Outbound messages built with lettre's message builder: RFC 5322 headers,
-//! a UTF-8 text/plain body, an optional SVG attachment.
+//! a UTF-8 text/plain body, attachments (the map as PNG and SVG).
 
 use lettre::message::header::{ContentType, HeaderName, HeaderValue};
-use lettre::message::{Attachment, Mailbox, MultiPart, SinglePart};
+use lettre::message::{Attachment, Body, Mailbox, MultiPart, SinglePart};
 use std::time::SystemTime;
 
 /// Everything an outbound message says.
@@ -17,11 +17,19 @@ pub struct Outgoing {
     pub subject: String,
     pub in_reply_to: Option<String>,
     pub body: String,
-    /// SVG attachments: (file name, SVG text).
-    pub attachments: Vec<(String, String)>,
+    pub attachments: Vec<Attached>,
     /// Extra headers such as `X-Adjutant-Game`.
     pub headers: Vec<(String, String)>,
     pub date: SystemTime,
+}
+
+/// A file attached to a message.
+#[derive(Debug, Clone)]
+pub struct Attached {
+    pub name: String,
+    /// `image/png`, `image/svg+xml`.
+    pub content_type: &'static str,
+    pub body: Vec<u8>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -61,10 +69,11 @@ pub fn render(o: &Outgoing) -> Result<Vec<u8>, Error> {
     let msg = if o.attachments.is_empty() {
         b.singlepart(text)
     } else {
-        let ct = ContentType::parse("image/svg+xml").expect("static content type");
         let mut mp = MultiPart::mixed().singlepart(text);
-        for (name, svg) in &o.attachments {
-            mp = mp.singlepart(Attachment::new(name.clone()).body(svg.clone(), ct.clone()));
+        for a in &o.attachments {
+            let ct = ContentType::parse(a.content_type)
+                .map_err(|_| Error::Build { to: o.to.clone(), message: format!("bad type {}", a.content_type) })?;
+            mp = mp.singlepart(Attachment::new(a.name.clone()).body(Body::new(a.body.clone()), ct));
         }
         b.multipart(mp)
     }

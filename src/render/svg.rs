@@ -28,7 +28,7 @@ pub fn render_board(b: &Board, title: &str) -> String {
 
 fn grid(g: &GridBoard) -> String {
     let (cw, ch) = (150i32, 90i32);
-    let (w, h) = (g.columns as i32 * cw + 60, g.rows as i32 * ch + 70);
+    let (w, h) = (g.columns as i32 * cw + 60, g.rows as i32 * ch + 70 + legend_height(&g.sides, &g.legend));
     let mut s = format!(
         "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {w} {h}\" width=\"{w}\" height=\"{h}\" font-family=\"sans-serif\" font-size=\"12\">\n<title>{}</title>\n<rect width=\"{w}\" height=\"{h}\" fill=\"#f4efe1\"/>\n<text x=\"10\" y=\"20\" font-weight=\"bold\">{}</text>\n",
         esc(&g.title),
@@ -70,12 +70,13 @@ fn grid(g: &GridBoard) -> String {
             s.push_str(&format!("<text x=\"{}\" y=\"{}\">{}</text>\n", x + 8, y + 34 + 14 * i as i32, esc(l)));
         }
     }
+    s.push_str(&legend(10, g.rows as i32 * ch + 40, &g.sides, &g.legend));
     s.push_str("</svg>\n");
     s
 }
 
 fn graph(g: &GraphBoard, title: &str) -> String {
-    let (w, h) = (g.width as i32 + 160, g.height as i32 + 80);
+    let (w, h) = (g.width as i32 + 160, g.height as i32 + 80 + legend_height(&g.sides, &g.legend));
     let mut s = format!(
         "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"-80 -40 {w} {h}\" width=\"{w}\" height=\"{h}\" font-family=\"sans-serif\" font-size=\"12\">\n"
     );
@@ -126,8 +127,50 @@ fn graph(g: &GraphBoard, title: &str) -> String {
             ));
         }
     }
+    s.push_str(&legend(-70, g.height as i32 + 40, &g.sides, &g.legend));
     s.push_str("</svg>\n");
     s
+}
+
+/// Rows of the legend: one a side, one a line of meaning.
+fn legend_height(sides: &[(String, String)], lines: &[String]) -> i32 {
+    if sides.is_empty() && lines.is_empty() {
+        0
+    } else {
+        16 * (1 + lines.len() as i32) + 12
+    }
+}
+
+/// The legend at (x, y): each side's colour, then what the markers mean.
+fn legend(x: i32, y: i32, sides: &[(String, String)], lines: &[String]) -> String {
+    let mut s = String::new();
+    if sides.is_empty() && lines.is_empty() {
+        return s;
+    }
+    let mut cx = x;
+    for (name, colour) in sides {
+        s.push_str(&format!(
+            "<rect x=\"{cx}\" y=\"{}\" width=\"10\" height=\"10\" fill=\"{colour}\"/><text x=\"{}\" y=\"{}\" font-size=\"11\">{}</text>\n",
+            y + 4,
+            cx + 14,
+            y + 13,
+            esc(&capitalised(name))
+        ));
+        cx += 24 + 8 * name.chars().count() as i32;
+    }
+    for (i, l) in lines.iter().enumerate() {
+        s.push_str(&format!(
+            "<text x=\"{x}\" y=\"{}\" font-size=\"11\" fill=\"#333\">{}</text>\n",
+            y + 29 + 16 * i as i32,
+            esc(l)
+        ));
+    }
+    s
+}
+
+fn capitalised(s: &str) -> String {
+    let mut c = s.chars();
+    c.next().map(|f| f.to_uppercase().chain(c).collect()).unwrap_or_default()
 }
 
 /// A status board: one horizontal track a row, ticks at every step (or

@@ -89,11 +89,7 @@ fn no_mail_to_one_side_names_the_other_sides_blocks() {
         assert!(raws.len() > 8, "{who} got mail");
         for raw in raws {
             let m = mail_parser::MessageParser::default().parse(&raw[..]).unwrap();
-            let mut text = m.body_text(0).map(|b| b.to_string()).unwrap_or_default();
-            for a in m.attachments() {
-                text.push_str(&String::from_utf8_lossy(a.contents()));
-            }
-            let ws = words(&text);
+            let ws = words(&readable(&m));
             for h in hidden {
                 assert!(!ws.iter().any(|w| w == h), "a mail to {who} ({:?}) names {h}", m.subject());
             }

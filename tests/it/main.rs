@@ -3,6 +3,7 @@
 
 mod audit;
 mod conformance;
+mod corpus;
 mod crash;
 mod daemon;
 mod deadlines;

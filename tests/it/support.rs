@@ -148,11 +148,7 @@ impl Table {
             if subject.contains("game over") || (over && subject.contains(&format!("step {last} resolved"))) {
                 continue;
             }
-            let mut text = m.body_text(0).map(|b| b.to_string()).unwrap_or_default();
-            for a in m.attachments() {
-                text.push_str(&String::from_utf8_lossy(a.contents()));
-            }
-            out.push((subject, text));
+            out.push((subject, readable(&m)));
         }
         out
     }
@@ -186,6 +182,19 @@ impl Drop for Table {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.dir);
     }
+}
+
+/// A mail's text and its SVG maps, everything a leak could hide in (the PNG
+/// is drawn from the SVG, and its bytes are no text to search).
+pub fn readable(m: &mail_parser::Message) -> String {
+    use mail_parser::MimeHeaders;
+    let mut text = m.body_text(0).map(|b| b.to_string()).unwrap_or_default();
+    for a in m.attachments() {
+        if a.content_type().and_then(|c| c.subtype()) != Some("png") {
+            text.push_str(&String::from_utf8_lossy(a.contents()));
+        }
+    }
+    text
 }
 
 /// `adjutant audit JOURNAL`: (success, what it printed).

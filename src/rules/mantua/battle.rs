@@ -1659,6 +1659,11 @@ pub fn board(b: &Battle, viewer_side: Option<&str>, sees_all: bool) -> GridBoard
         col_labels: (1..=d.columns).map(|c| c.to_string()).collect(),
         cells: Vec::new(),
         sides: vec![(AUSTRIA.into(), "#c0392b".into()), (FRANCE.into(), "#2c5aa0".into())],
+        legend: vec![
+            "a space: its side and facing, then its units front first".into(),
+            "id:level/MV (* face down): your unit; Llevel/MV: an enemy unit face up".into(),
+            "?: an enemy unit face down".into(),
+        ],
     };
     for w in &b.wings {
         let own = sees_all || viewer_side == Some(w.side.as_str());

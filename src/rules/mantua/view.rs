@@ -90,10 +90,22 @@ pub fn view(s: &State, viewer: &Viewer) -> View {
     }
 
     let map = &*MAP;
+    let legend = |viewer: &Viewer| match viewer {
+        Viewer::Role(_) => vec![
+            "Name n: your block and its strength".to_string(),
+            "■: an enemy block, face down".into(),
+            "[besieged]: shut in Mantova".into(),
+        ],
+        _ if s.outcome.is_none() && *viewer == Viewer::Public => {
+            vec!["■: a block, face down".to_string(), "[besieged]: shut in Mantova".into()]
+        }
+        _ => vec!["Name n: a block and its strength".to_string(), "[besieged]: shut in Mantova".into()],
+    };
     let mut board = GraphBoard {
         width: map.data.width,
         height: map.data.height,
         sides: vec![("austria".into(), "#c0392b".into()), ("france".into(), "#2c5aa0".into())],
+        legend: legend(viewer),
         ..GraphBoard::default()
     };
     for sp in &map.data.spaces {
