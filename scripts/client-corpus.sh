@@ -8,7 +8,8 @@
 #   tests/corpus/replies/<client>-<layout>.eml
 # The expectations beside them (<client>-<layout>.toml) are written by hand
 # and checked in; this script only rewrites the .eml files it owns (it never
-# touches the hand-written faithful copies of other clients).
+# touches the faithful copies of other clients, which
+# tests/corpus/faithful-copies.py writes).
 #
 # How a client is driven:
 #   * its sendmail is $W/capture.sh, which copies stdin to a file;
@@ -77,16 +78,27 @@ cat >"$CAPTURE.tmp" && mv "$CAPTURE.tmp" "$CAPTURE"
 EOF
 chmod +x "$W/capture.sh"
 
-# The player at the keyboard: edit.pl LAYOUT FLOWED(0|1) SALT(0|1) FILE
+# The player at the keyboard: edit.pl LAYOUT FLOWED(0|1) SALT(0|1) [VOICE] FILE
+#   LAYOUT bottom | top | interleaved | trimmed (bottom, the quote cut after
+#   the order syntax); VOICE en (default) or at (Austrian, with umlauts).
 cat >"$W/edit.pl" <<'EOF'
 #!/usr/bin/perl
 use strict;
 use warnings;
-my ($layout, $flowed, $salt, $file) = @ARGV;
-open my $fh, '<', $file or die "$file: $!";
+use utf8;
+binmode STDOUT, ':utf8';
+my $file = pop @ARGV;
+my ($layout, $flowed, $salt, $voice) = @ARGV;
+$voice //= 'en';
+open my $fh, '<:utf8', $file or die "$file: $!";
 my @d = <$fh>;
 close $fh;
 my $press = 'PRESS ALL Greetings from Vienna: the Emperor sends his regards and hopes this campaign will be short and honourable for everybody';
+my $hi = 'Hi,';
+if ($voice eq 'at') {
+    $press = 'PRESS ALL Grüße aus Wien: the Emperor sends his regards and hopes this campaign will be short and honourable for everybody';
+    $hi = 'Grüß Gott,';
+}
 sub wrapped {    # vim 'tw=72 fo+=w': soft breaks keep a trailing space
     my ($t) = @_;
     return ("$t\n") unless $flowed;
@@ -100,12 +112,19 @@ sub wrapped {    # vim 'tw=72 fo+=w': soft breaks keep a trailing space
 }
 my @place = ("PLACE Laudon AT Rovereto\n", "PLACE Vukassovich AT Riva\n");
 my @more = (wrapped($press), $salt ? ("SALT kaiserschmarrn-1796\n") : ());
-my @mine = ("Hi,\n", "\n", "here are my orders:\n", "\n", @place, @more, "\n", "Thanks!\n", "Alice\n");
+my @mine = ("$hi\n", "\n", "here are my orders:\n", "\n", @place, @more, "\n", "Thanks!\n", "Alice\n");
 # a signature, when the client put one in, stays last
 my $sig = scalar @d;
 for my $i (0 .. $#d) { if ($d[$i] eq "-- \n") { $sig = $i; last; } }
 my @body = @d[0 .. $sig - 1];
 my @tail = @d[$sig .. $#d];
+if ($layout eq 'trimmed') {
+    my $end;
+    for my $i (0 .. $#body) { if ($body[$i] =~ /and RESIGN\.$/) { $end = $i; last; } }
+    die "trimmed: quote not found\n" unless defined $end;
+    @body = @body[0 .. $end];
+    $layout = 'bottom';
+}
 if ($layout eq 'bottom') {
     pop @body while @body && $body[-1] =~ /^\s*$/;
     @body = (@body, "\n", @mine, @tail ? ("\n") : ());
@@ -121,11 +140,11 @@ if ($layout eq 'bottom') {
     }
     die "interleaved: quote not found\n" unless $state == 2;
     pop @n while @n && $n[-1] =~ /^\s*$/;
-    @body = ("Hi,\n", "\n", @n, "\n", "Thanks!\n", "Alice\n", @tail ? ("\n") : ());
+    @body = ("$hi\n", "\n", @n, "\n", "Thanks!\n", "Alice\n", @tail ? ("\n") : ());
 } else {
     die "layout $layout?\n";
 }
-open $fh, '>', $file or die "$file: $!";
+open $fh, '>:utf8', $file or die "$file: $!";
 print $fh @body, @tail;
 close $fh;
 EOF
@@ -175,9 +194,11 @@ keep() { # keep NAME: the captured bytes become replies/NAME.eml
 }
 
 # ------------------------------------------------------- mutt and neomutt --
-# muttish CLIENT NAME CLOCK LAYOUT FLOWED SALT SIGNATURE
+# muttish CLIENT NAME CLOCK LAYOUT FLOWED SALT SIGNATURE [VOICE [RC-LINE...]]
 muttish() {
-    local client=$1 name=$2 clock=$3 layout=$4 flowed=$5 salt=$6 sig=$7
+    local client=$1 name=$2 clock=$3 layout=$4 flowed=$5 salt=$6 sig=$7 voice=${8:-en}
+    shift 7
+    shift || true
     cp "$W/prompt.mbox" "$W/$name.mbox"
     cat >"$W/$name.rc" <<EOF
 set folder="$W/home/mail"
@@ -191,7 +212,7 @@ set postpone=no
 set quit=yes
 set header_cache=""
 set sendmail="$W/capture.sh"
-set editor="$W/edit.pl $layout $flowed $salt"
+set editor="$W/edit.pl $layout $flowed $salt $voice"
 set from="Alice <alice@example.org>"
 set use_from=yes
 set hostname="example.org"
@@ -202,6 +223,7 @@ set reply_to=yes
 EOF
     [ "$flowed" = 1 ] && echo 'set text_flowed=yes' >>"$W/$name.rc"
     [ "$sig" = 1 ] && echo "set signature=\"$W/signature\"" >>"$W/$name.rc"
+    [ $# -gt 0 ] && printf '%s\n' "$@" >>"$W/$name.rc"
     rm -f "$W/cap/$name.eml"
     start "$name" "$clock" "$client" -n -F "$W/$name.rc" -f "$W/$name.mbox"
     wait_screen "$name" "your orders are awaited"
@@ -220,6 +242,15 @@ muttish mutt mutt-bottom '2026-03-01 14:10:00' bottom 0 0 0
 muttish mutt mutt-bottom-flowed '2026-03-01 14:11:00' bottom 1 1 0
 muttish mutt mutt-top-flowed '2026-03-01 14:12:00' top 1 1 0
 muttish mutt mutt-interleaved-flowed '2026-03-01 14:13:00' interleaved 1 1 0
+# Attribution lines mutt users really configure.
+muttish mutt mutt-attribution-star '2026-03-01 14:14:00' bottom 0 1 0 en \
+    'set attribution="* %n <%a> [%{%Y-%m-%d %H:%M}]:"'
+muttish mutt mutt-attribution-plain '2026-03-01 14:15:00' bottom 0 1 0 en 'set attribution="%n wrote:"'
+muttish mutt mutt-attribution-you '2026-03-01 14:16:00' top 0 1 0 en 'set attribution="On %d, you wrote:"'
+# ISO-8859-1 when the text fits it (the quote trimmed before its em dash),
+# quoted-printable because 8-bit is not allowed.
+muttish mutt mutt-latin1-qp '2026-03-01 14:17:00' trimmed 0 1 0 at \
+    'set send_charset="us-ascii:iso-8859-1:utf-8"' 'set allow_8bit=no'
 fi
 if want neomutt; then
 muttish neomutt neomutt-bottom '2026-03-01 14:20:00' bottom 0 0 0

@@ -107,22 +107,52 @@ fn automatic(m: &mail_parser::Message, from: Option<&str>) -> Option<String> {
     None
 }
 
-/// The reply's own text of a parsed message: its first text/plain part
-/// (un-wrapped if `format=flowed`), else its HTML read as a person sees it.
+/// The reply's own text of a parsed message: its inline text parts in
+/// order (iOS splits the text around a photo), text/plain un-wrapped if
+/// `format=flowed`, HTML read as a person sees it.
 fn reading(m: &mail_parser::Message) -> Option<reader::Reading> {
-    let part = m.text_part(0).or_else(|| m.html_part(0))?;
-    let text = part.text_contents()?;
-    let lines = if part.is_text_html() {
-        reader::unflow(&reader::html_to_text(text), false, false)
-    } else {
-        let ct = part.content_type();
-        let param = |k: &str| {
-            ct.and_then(|c| c.attribute(k))
-                .map(|v| v.eq_ignore_ascii_case(if k == "format" { "flowed" } else { "yes" }))
-        };
-        reader::unflow(text, param("format") == Some(true), param("delsp") == Some(true))
-    };
+    let mut lines: Vec<(usize, String)> = Vec::new();
+    let mut flowed = false;
+    for part in m.text_body.iter().filter_map(|&i| m.part(i)) {
+        let Some((part_lines, f)) = lines_of(part) else { continue };
+        flowed |= f;
+        // Numbered on from the previous part, as one text.
+        let base = lines.last().map(|l| l.0).unwrap_or(0);
+        lines.extend(part_lines.into_iter().map(|(n, l)| (base + n, l)));
+    }
+    if lines.is_empty() {
+        let (html, _) = lines_of(m.html_part(0)?)?;
+        lines = html;
+    } else if !flowed && hard_wrapped(&lines) {
+        // Gmail wraps its plain-text part at 76 columns; what the player
+        // wrote is whole in the HTML alternative.
+        if let Some((html, _)) = m.html_part(0).filter(|p| p.is_text_html()).and_then(lines_of) {
+            lines = html;
+        }
+    }
     Some(reader::own_text(&lines))
+}
+
+/// A text part's numbered lines, and whether it was `format=flowed`.
+fn lines_of(part: &mail_parser::MessagePart) -> Option<(Vec<(usize, String)>, bool)> {
+    let text = part.text_contents()?;
+    if part.is_text_html() {
+        return Some((reader::unflow(&reader::html_to_text(text), false, false), false));
+    }
+    let ct = part.content_type();
+    let is = |k: &str, v: &str| ct.and_then(|c| c.attribute(k)).map(|x| x.eq_ignore_ascii_case(v)).unwrap_or(false);
+    let flowed = is("format", "flowed");
+    Some((reader::unflow(text, flowed, is("delsp", "yes")), flowed))
+}
+
+/// A plain text that looks wrapped by its sender: a line of the player's
+/// own of 60 to 78 characters running straight into another.
+fn hard_wrapped(lines: &[(usize, String)]) -> bool {
+    lines.windows(2).any(|w| {
+        let (a, b) = (w[0].1.trim_end(), w[1].1.trim());
+        let n = a.chars().count();
+        (60..=78).contains(&n) && !a.starts_with('>') && !b.is_empty() && !b.starts_with('>') && w[1].0 == w[0].0 + 1
+    })
 }
 
 /// The lines a player meant as orders in a plain-text body, numbered as

@@ -103,9 +103,10 @@ pub fn unflow(text: &str, flowed: bool, delsp: bool) -> Vec<(usize, String)> {
 /// The player's own text among numbered body lines.
 pub fn own_text(lines: &[(usize, String)]) -> Reading {
     let mut r = Reading::default();
-    // The previous non-blank line was quoted text or an attribution: a
-    // TAB-indented line here is a quote too (s-nail's default), while one
-    // among the player's own lines is theirs.
+    // Quoted text or an attribution has been seen: from there on a
+    // TAB-indented line is a quote too (s-nail's default quoting, also
+    // between the player's lines when they answer point by point), while
+    // before any quote it is the player's own.
     let mut quoting = false;
     let mut i = 0;
     while i < lines.len() {
@@ -150,7 +151,6 @@ pub fn own_text(lines: &[(usize, String)]) -> Reading {
             i += 1;
             continue;
         }
-        quoting = false;
         if is_footer(t) {
             r.skip(*n, SkipKind::Footer, 1, raw);
         } else if !t.starts_with('#') {
@@ -380,7 +380,15 @@ fn is_footer(t: &str) -> bool {
         "verstuurd vanaf mijn ",
         "skickat från min ",
     ];
-    let l = t.to_lowercase();
+    // Outlook links a word of its footer: "Sent from Mail<https://…> for
+    // Windows".
+    let mut l = t.to_lowercase();
+    while let Some(a) = l.find("<http") {
+        match l[a..].find('>') {
+            Some(b) => l.replace_range(a..a + b + 1, ""),
+            None => break,
+        }
+    }
     l.chars().count() < 100 && FOOTERS.iter().any(|f| l.starts_with(f))
 }
 
@@ -655,8 +663,8 @@ mod tests {
     fn quotes_without_the_angle_bracket() {
         let the_bat = "Hello adjutant,\n\nSunday, March 1, 2026, you wrote:\n\nA> PLACE X AT Y\na> more\n\nPASS\n";
         assert_eq!(read(the_bat), ["Hello adjutant,", "PASS"]);
-        let s_nail = "adjutant wrote:\n\n\tPLACE X AT Y\n\tmore\n\nPASS\n";
-        assert_eq!(read(s_nail), ["PASS"]);
+        let s_nail = "adjutant wrote:\n\n\tPLACE X AT Y\n\tmore\n\nPASS\n\tMOVE <block> TO <place>\nSALT x\n";
+        assert_eq!(read(s_nail), ["PASS", "SALT x"]);
         // A TAB-indented line among the player's own lines stays theirs.
         assert_eq!(read("PASS\n\tSALT x\n"), ["PASS", "SALT x"]);
     }
@@ -666,6 +674,10 @@ mod tests {
         assert_eq!(read("PASS\n# note\n-- \nAlice\nPLACE X AT Y\n"), ["PASS"]);
         assert_eq!(read("PASS\n\nSent from my iPhone\n"), ["PASS"]);
         assert_eq!(read("PASS\nGet Outlook for iOS\nVon meinem iPhone gesendet\n"), ["PASS"]);
+        assert_eq!(
+            read("PASS\nSent from Mail<https://go.microsoft.com/fwlink/?LinkId=550986> for Windows\n"),
+            ["PASS"]
+        );
         let r = own_text(&unflow("PASS\n-- \nAlice\nBob\n", false, false));
         assert_eq!(r.skipped[0].kind, SkipKind::Signature);
         assert_eq!(r.skipped[0].count, 3);

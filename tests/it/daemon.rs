@@ -293,3 +293,24 @@ fn a_permanent_smtp_failure_is_journaled_and_reported_to_the_moderator() {
     crate::support::assert_audits(&dir.join("games/g1/journal.toml"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn sigterm_while_idling_stops_within_a_second() {
+    let Some((st, _lock)) = stack() else { return };
+    let (dir, cfg) = setup(&st, "idle-stop");
+    // A long IDLE, as in production: the stop must not wait for its end.
+    let text = std::fs::read_to_string(&cfg).unwrap().replace("idle_seconds = 2", "idle_seconds = 30");
+    std::fs::write(&cfg, text).unwrap();
+    let d = Daemon::start(&dir, &cfg);
+    assert!(wait(20, || st.count("alice", "INBOX") >= 2), "the first pass has run");
+    // The pass is over in milliseconds; the daemon now idles.
+    std::thread::sleep(Duration::from_secs(3));
+    let t = Instant::now();
+    let status = d.term(30).expect("the daemon stops on SIGTERM");
+    let took = t.elapsed();
+    assert!(status.success(), "{status:?}");
+    assert!(took < Duration::from_secs(1), "the daemon took {took:?} to leave IDLE and stop");
+    let log = std::fs::read_to_string(dir.join("daemon.log")).unwrap_or_default();
+    assert!(log.contains("stopped"), "{log}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -518,3 +518,30 @@ fn an_end_line_stops_reading() {
     let r = t.pass();
     assert_eq!(r.accepted, 1);
 }
+
+#[test]
+fn a_map_goes_as_png_and_svg_and_the_outbox_uses_lf() {
+    use mail_parser::MimeHeaders;
+    let t = Table::new("png");
+    let raws = t.raw_mails(ALICE);
+    let prompt = raws.iter().find(|r| String::from_utf8_lossy(r).contains("image/png")).expect("a mail with a map");
+    assert!(!prompt.contains(&b'\r'), "Maildir files use LF line ends");
+    let m = mail_parser::MessageParser::default().parse(&prompt[..]).unwrap();
+    let names: Vec<(String, String)> = m
+        .attachments()
+        .map(|a| {
+            let ct =
+                a.content_type().map(|c| format!("{}/{}", c.ctype(), c.subtype().unwrap_or(""))).unwrap_or_default();
+            (a.attachment_name().unwrap_or("").to_string(), ct)
+        })
+        .collect();
+    assert_eq!(
+        names,
+        [
+            ("map-g1-step1.png".to_string(), "image/png".to_string()),
+            ("map-g1-step1.svg".to_string(), "image/svg+xml".to_string())
+        ]
+    );
+    let png = m.attachments().next().unwrap().contents();
+    assert!(png.starts_with(b"\x89PNG\r\n\x1a\n"), "a PNG, decoded from base64 intact");
+}

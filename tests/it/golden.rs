@@ -41,3 +41,37 @@ fn views_at_the_start_of_every_game() {
         }
     }
 }
+
+/// The PNG drawn from each opening SVG: it decodes, has the SVG's size (at
+/// most 1,000 pixels wide), carries ink where the map has any, and stays
+/// small enough to mail (the bound is the golden figure: a map that grows
+/// past it should be looked at).
+#[test]
+fn the_png_maps_decode_have_ink_and_stay_small() {
+    const BOUND: usize = 64 * 1024;
+    for rules in adjutant::rules::ALL {
+        let info = rules.info();
+        let game = Game::new("golden", *rules, &info.scenarios[0].name).unwrap();
+        let mut viewers: Vec<Viewer> = game.roles.iter().map(|r| Viewer::Role(r.clone())).collect();
+        viewers.push(Viewer::Moderator);
+        for v in viewers {
+            let svg = render::svg::render(&game.view(&v));
+            let bytes = render::png::from_svg(&svg).unwrap();
+            let name = format!("{}-{}", info.name, v.label());
+            assert!(bytes.len() < BOUND, "{name}: {} bytes", bytes.len());
+            let mut decoder = png::Decoder::new(std::io::Cursor::new(&bytes));
+            decoder.set_transformations(png::Transformations::EXPAND);
+            let mut reader = decoder.read_info().unwrap();
+            let mut buf = vec![0; reader.output_buffer_size().unwrap()];
+            let frame = reader.next_frame(&mut buf).unwrap();
+            let width: f64 = svg.split("width=\"").nth(1).and_then(|w| w.split('"').next()).unwrap().parse().unwrap();
+            assert_eq!(frame.width as f64, width.min(1000.0).ceil(), "{name}");
+            let px: Vec<&[u8]> = buf[..frame.buffer_size()].chunks(frame.color_type.samples()).collect();
+            // The top-left corner is paper, on every map.
+            let paper = px[0];
+            let ink = px.iter().filter(|p| p[..3].iter().zip(&paper[..3]).any(|(a, b)| a.abs_diff(*b) > 60)).count();
+            let share = ink as f64 / px.len() as f64;
+            assert!(share > 0.005 && share < 0.5, "{name}: {:.3} of the pixels are ink", share);
+        }
+    }
+}
