@@ -81,6 +81,9 @@ enum Cmd {
         public: bool,
         #[arg(long)]
         svg: Option<PathBuf>,
+        /// Also write the map as PNG (as mailed).
+        #[arg(long)]
+        png: Option<PathBuf>,
     },
     /// Verify a journal: chain, commitments, draws, replay; fairness statistics.
     Audit {
@@ -252,7 +255,7 @@ fn run(cli: Cli) -> Result<i32> {
             }
             Ok(0)
         }
-        Cmd::Show { game, role, gm, public, svg } => {
+        Cmd::Show { game, role, gm, public, svg, png } => {
             let desk = Desk::open(&cli.data, cfg)?;
             let l = desk.load(&game)?;
             let viewer = match (role, gm, public) {
@@ -264,9 +267,13 @@ fn run(cli: Cli) -> Result<i32> {
             };
             let v = l.game.view(&viewer);
             print!("{}", crate::render::ascii::render(&v));
+            let map = crate::render::svg::render(&v);
             if let Some(p) = svg {
-                std::fs::write(&p, crate::render::svg::render(&v))
-                    .with_context(|| format!("cannot write {}", p.display()))?;
+                std::fs::write(&p, &map).with_context(|| format!("cannot write {}", p.display()))?;
+            }
+            if let Some(p) = png {
+                let bytes = crate::render::png::from_svg(&map).map_err(anyhow::Error::msg)?;
+                std::fs::write(&p, bytes).with_context(|| format!("cannot write {}", p.display()))?;
             }
             Ok(0)
         }

@@ -50,9 +50,22 @@ fn indexed_png(p: &tiny_skia::Pixmap) -> Result<Vec<u8>, png::EncodingError> {
     use std::collections::HashMap;
     // Our maps are opaque (a background rectangle): alpha is dropped.
     let rgb = |px: &tiny_skia::PremultipliedColorU8| [px.red(), px.green(), px.blue()];
+    // Counted by runs: a map is mostly long runs of one colour.
     let mut counts: HashMap<[u8; 3], u32> = HashMap::new();
+    let mut run: Option<([u8; 3], u32)> = None;
     for px in p.pixels() {
-        *counts.entry(rgb(px)).or_default() += 1;
+        let c = rgb(px);
+        match &mut run {
+            Some((rc, n)) if *rc == c => *n += 1,
+            _ => {
+                if let Some((rc, n)) = run.replace((c, 1)) {
+                    *counts.entry(rc).or_default() += n;
+                }
+            }
+        }
+    }
+    if let Some((rc, n)) = run {
+        *counts.entry(rc).or_default() += n;
     }
     let mut by_use: Vec<([u8; 3], u32)> = counts.into_iter().collect();
     by_use.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
@@ -63,9 +76,14 @@ fn indexed_png(p: &tiny_skia::Pixmap) -> Result<Vec<u8>, png::EncodingError> {
         (0..palette.len()).min_by_key(|&i| d(&palette[i])).unwrap_or(0) as u8
     };
     let mut data = Vec::with_capacity(p.pixels().len());
+    let mut last: Option<([u8; 3], u8)> = None;
     for px in p.pixels() {
         let c = rgb(px);
-        let i = *index.entry(c).or_insert_with(|| nearest(c));
+        let i = match last {
+            Some((lc, li)) if lc == c => li,
+            _ => *index.entry(c).or_insert_with(|| nearest(c)),
+        };
+        last = Some((c, i));
         data.push(i);
     }
     let mut out = Vec::new();
@@ -73,7 +91,7 @@ fn indexed_png(p: &tiny_skia::Pixmap) -> Result<Vec<u8>, png::EncodingError> {
     e.set_color(png::ColorType::Indexed);
     e.set_depth(png::BitDepth::Eight);
     e.set_palette(palette.concat());
-    e.set_compression(png::Compression::High);
+    e.set_compression(png::Compression::Balanced);
     let mut w = e.write_header()?;
     w.write_image_data(&data)?;
     w.finish()?;

@@ -96,7 +96,7 @@ fn a_player_verifies_the_dice_from_their_mail_and_tampering_is_named() {
         ),
         (
             "a salt dropped",
-            Box::new(|f: &[PathBuf]| tamper(f, "salt france: b2\r\n", "")),
+            Box::new(|f: &[PathBuf]| tamper(f, "salt france: b2\n", "")),
             "your salt (france) is not in the list".into(),
         ),
         (
