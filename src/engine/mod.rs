@@ -146,7 +146,9 @@ pub struct Vocabulary {
 /// the engine reaches it through [`Ruleset`].
 pub trait Rules: Send + Sync + 'static {
     type State: Clone + Serialize + DeserializeOwned + Send + Sync + 'static;
-    type Order: Clone + fmt::Display;
+    /// Serializable, so a ruleset holds orders in its state typed (the rest
+    /// of a turn while a decision is awaited), never as text to re-read.
+    type Order: Clone + fmt::Display + Serialize + DeserializeOwned;
 
     fn info(&self) -> RulesetInfo;
     fn setup(&self, scenario: &str) -> Result<Self::State, String>;

@@ -189,6 +189,31 @@ fn play(rules: &'static dyn adjutant::engine::Ruleset, seed: u64, dir: &std::pat
             let canon = game
                 .check(role, &numbered)
                 .unwrap_or_else(|e| panic!("{id} step {}: random orders {lines:?} refused: {e:?}", game.step));
+            // Keywords and names in any letter case read the same order
+            // (DESIGN 6).
+            let shuffled: Vec<(usize, String)> = numbered
+                .iter()
+                .map(|(n, l)| {
+                    let l = l
+                        .chars()
+                        .map(|c| {
+                            if rng.pick(2) == 0 {
+                                c.to_lowercase().collect::<String>()
+                            } else {
+                                c.to_uppercase().collect()
+                            }
+                        })
+                        .collect();
+                    (*n, l)
+                })
+                .collect();
+            // (A name the player gives a newcomer keeps the letter case
+            // given, so the comparison ignores case.)
+            let same = |c: &[String]| c.iter().map(|l| l.to_lowercase()).eq(canon.iter().map(|l| l.to_lowercase()));
+            match game.check(role, &shuffled) {
+                Ok(c) if same(&c) => {}
+                other => panic!("{id} step {}: {shuffled:?} read as {other:?}, not {canon:?}", game.step),
+            }
             j.append(
                 at,
                 &[("accepted", &kinds::Accepted { step: game.step, role: role.clone(), lines: canon.clone() })],

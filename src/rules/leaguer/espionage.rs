@@ -62,6 +62,11 @@ pub fn run(s: &mut State, plan: &Plan, dice: &mut dyn Dice, ev: &mut Vec<Event>)
     }
     for m in &plan.missions {
         mission(s, &side, m, dice, ev);
+        // A mission that meets a Victory Condition ends the game at once:
+        // the missions after it are not run.
+        if s.check_end(ev) {
+            return;
+        }
     }
 }
 

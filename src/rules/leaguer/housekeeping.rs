@@ -15,18 +15,34 @@ use crate::engine::Event;
 /// What Torrential Rain means for the table, repeated wherever DS is 6.
 pub const RAIN: &str = "no work on the surface, artillery may not move, artillery fire halves its dice (round ½ down)";
 
+/// One part of the phase: the State, the commander's plan, the dice, the
+/// events told.
+type Part = fn(&mut State, &Plan, &mut dyn Dice, &mut Vec<Event>);
+
+/// Run `parts` in order, the Victory Conditions checked after each: the
+/// game ends as soon as one is met (the rulebook's "as soon as"), and
+/// nothing after it happens. Returns whether the game is over.
+fn in_order(parts: &[Part], s: &mut State, plan: &Plan, dice: &mut dyn Dice, ev: &mut Vec<Event>) -> bool {
+    for part in parts {
+        part(s, plan, dice, ev);
+        if s.check_end(ev) {
+            return true;
+        }
+    }
+    false
+}
+
 /// (a) Odd Jobs, for the side whose turn it is, up to and including the
-/// Event Card draw.
+/// Event Card draw (no card is drawn once the game is decided).
 pub fn odd_jobs(s: &mut State, plan: &Plan, dice: &mut dyn Dice, ev: &mut Vec<Event>) {
     let side = s.active.clone();
     ev.push(Event::all(format!("Siege Turn {}: {} Housekeeping.", s.turn, possessive(&side))));
-    if side == BESIEGERS {
-        digging_standard(s, dice, ev);
+    let parts: &[Part] = if side == BESIEGERS {
+        &[|s, _, d, ev| digging_standard(s, d, ev), |s, _, d, ev| draw_card(s, d, ev)]
     } else {
-        fire_fighting(s, plan, dice, ev);
-        food(s, plan, ev);
-    }
-    draw_card(s, dice, ev);
+        &[fire_fighting, |s, p, _, ev| food(s, p, ev), |s, _, d, ev| draw_card(s, d, ev)]
+    };
+    in_order(parts, s, plan, dice, ev);
 }
 
 fn digging_standard(s: &mut State, dice: &mut dyn Dice, ev: &mut Vec<Event>) {
@@ -181,16 +197,26 @@ fn shuffle(s: &mut State, cards: Vec<String>, dice: &mut dyn Dice) {
     s.deck.draw = perm.iter().map(|&i| cards[i].clone()).collect();
 }
 
-/// (b) to (d), after the Event Card has been dealt with.
+/// (b) to (d), after the Event Card has been dealt with, each part only
+/// while the game is undecided.
 pub fn rest(s: &mut State, plan: &Plan, dice: &mut dyn Dice, ev: &mut Vec<Event>) {
-    espionage::run(s, plan, dice, ev);
-    officers(s, plan, ev);
-    rally(s, plan, dice, ev);
-    recruits(s, plan, ev);
-    if s.active == GARRISON {
-        meet(s, plan, dice, ev);
-        police(s, plan, dice, ev);
-    }
+    let parts: &[Part] = &[
+        espionage::run,
+        |s, p, _, ev| officers(s, p, ev),
+        rally,
+        |s, p, _, ev| recruits(s, p, ev),
+        |s, p, d, ev| {
+            if s.active == GARRISON {
+                meet(s, p, d, ev)
+            }
+        },
+        |s, p, d, ev| {
+            if s.active == GARRISON {
+                police(s, p, d, ev)
+            }
+        },
+    ];
+    in_order(parts, s, plan, dice, ev);
 }
 
 /// (c) Officers, the Commander and Named Individuals move; what matters to
@@ -473,10 +499,12 @@ fn riot_target(s: &State, plan: &Plan) -> Option<String> {
     })
 }
 
-/// The moderator's entries: table-top results and event effects.
+/// The moderator's entries: table-top results and event effects, in the
+/// order written; the first entry that ends the game (a Victory Condition
+/// met, or agreed terms) is the last applied.
 pub fn moderator(s: &mut State, orders: &[Order], ev: &mut Vec<Event>) {
-    let mut ending = None;
     for o in orders {
+        let mut ending = None;
         match o {
             Order::Hits { side, unit, n, lasting } => {
                 s.hit(side, unit, *n, *lasting, "From the table", ev);
@@ -544,10 +572,13 @@ pub fn moderator(s: &mut State, orders: &[Order], ev: &mut Vec<Event>) {
             Order::Abandon => ending = Some((Some(GARRISON.to_string()), "the Besiegers abandon the siege".into())),
             _ => {}
         }
-    }
-    if let Some((winner, why)) = ending {
-        ev.push(Event::all(format!("The game ends: {why}.")));
-        s.end(winner, why);
+        if let Some((winner, why)) = ending {
+            ev.push(Event::all(format!("The game ends: {why}.")));
+            s.end(winner, why);
+        }
+        if s.check_end(ev) {
+            return;
+        }
     }
 }
 

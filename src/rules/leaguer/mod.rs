@@ -293,9 +293,9 @@ pub struct State {
     #[serde(default)]
     pub card: Option<String>,
     /// The commander's Housekeeping orders waiting for the Event Card to be
-    /// applied (canonical lines).
+    /// applied, typed (never text read again against a changed ledger).
     #[serde(default)]
-    pub plan: Vec<String>,
+    pub plan: Vec<Order>,
     /// What each side has learned of the other (spy reports).
     #[serde(default)]
     pub intel: BTreeMap<String, Vec<Intel>>,
@@ -423,11 +423,12 @@ impl State {
             _ => ("mining and countermining".into(), a.mining.clone()),
         }
     }
-    /// End-of-phase checks (Victory Conditions): Resolve or powder run out,
-    /// Food out, Local Support below -3.
-    pub fn check_end(&mut self, ev: &mut Vec<Event>) {
+    /// The Victory Conditions, checked after every part of the phase that
+    /// can meet one: Resolve or powder run out, Food out, Local Support
+    /// below -3. The first met decides; returns whether the game is over.
+    pub fn check_end(&mut self, ev: &mut Vec<Event>) -> bool {
         if self.outcome.is_some() {
-            return;
+            return true;
         }
         let mut losers = Vec::new();
         for side in [GARRISON, BESIEGERS] {
@@ -444,12 +445,13 @@ impl State {
         if self.town.ls < -3 {
             losers.push((GARRISON, "Local Support is below -3: the citizens open the gates".into()));
         }
-        let Some((loser, _)) = losers.first().cloned() else { return };
+        let Some((loser, _)) = losers.first().cloned() else { return false };
         let both = losers.iter().any(|(l, _)| *l != loser);
         let winner = if both { None } else { Some(other(loser).to_string()) };
         let reason = losers.iter().map(|(_, w)| w.clone()).collect::<Vec<_>>().join("; ");
         ev.push(Event::all(format!("The game ends: {reason}.")));
         self.end(winner, reason);
+        true
     }
     pub fn end(&mut self, winner: Option<String>, reason: String) {
         self.phase = Phase::Over;
@@ -593,7 +595,7 @@ impl Rules for Leaguer {
             Phase::Housekeeping => {
                 let side = s.active.clone();
                 let mine = orders.get(&side).cloned().unwrap_or_default();
-                s.plan = mine.iter().map(|o| o.to_string()).collect();
+                s.plan = mine.clone();
                 let plan = Plan::of(&mine);
                 housekeeping::odd_jobs(s, &plan, dice, &mut ev);
                 s.check_end(&mut ev);
@@ -619,9 +621,7 @@ impl Rules for Leaguer {
                 housekeeping::moderator(s, &gm, &mut ev);
                 s.check_end(&mut ev);
                 if s.outcome.is_none() {
-                    let side = s.active.clone();
-                    let lines = std::mem::take(&mut s.plan);
-                    let plan: Vec<Order> = lines.iter().filter_map(|l| orders::parse(s, &side, l).ok()).collect();
+                    let plan = std::mem::take(&mut s.plan);
                     housekeeping::rest(s, &Plan::of(&plan), dice, &mut ev);
                     s.check_end(&mut ev);
                     if s.outcome.is_none() {

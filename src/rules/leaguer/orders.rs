@@ -4,7 +4,8 @@
 
 use super::{other, Army, Limits, Rank, SpyStatus, State, UnitKind, Whereabouts, BESIEGERS, GARRISON, GM};
 use crate::engine::Problem;
-use crate::rules::shared::names;
+use crate::rules::shared::{names, parse};
+use serde::{Deserialize, Serialize};
 use std::fmt;
 
 /// The once-per-game food measures, in printed order: keyword, what it
@@ -26,7 +27,7 @@ pub const MEASURES: &[Measure] = &[
     Measure { key: "EJECT", title: "eject unproductive citizens from town", percent: 33, turns: 0, resolve: 0, ls: -2 },
 ];
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Recruit {
     Spy,
     Sappers,
@@ -56,7 +57,9 @@ impl Recruit {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Serializable: the commander's orders wait in the state, typed, while
+/// the moderator applies the Event Card.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Order {
     // The commanders' Housekeeping.
     Food { measure: usize },
@@ -89,7 +92,7 @@ pub enum Order {
     Done,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Store {
     Food,
     Powder,
@@ -271,7 +274,7 @@ fn words(line: &str) -> Vec<&str> {
 }
 
 fn list(text: &str) -> Vec<String> {
-    text.split(',').map(|x| x.trim().to_string()).filter(|x| !x.is_empty()).collect()
+    parse::list(text).into_iter().map(String::from).collect()
 }
 
 fn unit_of(s: &State, side: &str, q: &str) -> Result<String, Problem> {
@@ -392,11 +395,7 @@ fn check_name(name: &str, form: &str) -> Result<(), Problem> {
 }
 
 fn number(q: &str, what: &str) -> Result<i32, Problem> {
-    q.trim_start_matches('+')
-        .parse::<i32>()
-        .ok()
-        .filter(|n| (-999..=999).contains(n))
-        .ok_or_else(|| Problem::new(format!("{q:?} is not a number for {what}")).hint("write e.g. +2 or -1"))
+    parse::number(q, -999..=999, what)
 }
 
 /// Parse one line of `role`'s orders. Names are matched here; whether the
@@ -450,20 +449,14 @@ pub fn parse(s: &State, role: &str, line: &str) -> Result<Order, Problem> {
                 .map_err(|p| p.hint("FOOD RATIONS, FOOD REQUISITION, FOOD HORSES, FOOD PETS or FOOD EJECT"))?;
             Ok(Order::Food { measure: i })
         }
-        "FIRE" => {
-            let r = rest.strip_prefix("DUTY").or_else(|| rest.strip_prefix("duty")).unwrap_or(rest).trim();
-            Ok(Order::FireDuty { unit: unit_of(s, side, r)? })
-        }
+        "FIRE" => Ok(Order::FireDuty { unit: unit_of(s, side, parse::optional(rest, "duty"))? }),
         "SACK" => Ok(Order::Sack { spy: spy_of(s, side, rest)? }),
         "SPY" => parse_mission(s, side, &w[1..]),
         "OFFICER" => {
-            // ASCII case only, so byte offsets in `up` are offsets in `rest`.
-            let up = rest.to_ascii_uppercase();
-            let at = up.find(" NEAR ").ok_or_else(|| {
+            let (who, tail) = parse::split(rest, "near").ok_or_else(|| {
                 Problem::new("OFFICER needs NEAR").hint("OFFICER <name> NEAR <unit>, <unit> (or NEAR NONE)")
             })?;
-            let name = officer_of(s, side, &rest[..at])?;
-            let tail = rest[at + 6..].trim();
+            let name = officer_of(s, side, who)?;
             let near = if tail.eq_ignore_ascii_case("none") { Vec::new() } else { units_of(s, side, tail)? };
             Ok(Order::Officer { name, near })
         }
@@ -491,10 +484,7 @@ pub fn parse(s: &State, role: &str, line: &str) -> Result<Order, Problem> {
             _ => Err(Problem::new("MEET takes nothing or MAYOR").hint("MEET (the Governor) or MEET MAYOR")),
         },
         "POLICE" => Ok(Order::Police { units: units_of(s, side, rest)? }),
-        "RIOT" => {
-            let r = rest.strip_prefix("HITS").or_else(|| rest.strip_prefix("hits")).unwrap_or(rest);
-            Ok(Order::RiotHits { units: units_of(s, side, r)? })
-        }
+        "RIOT" => Ok(Order::RiotHits { units: units_of(s, side, parse::optional(rest, "hits"))? }),
         "PASS" if rest.is_empty() => Ok(Order::Pass),
         _ => Err(unknown()),
     }

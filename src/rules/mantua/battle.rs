@@ -15,6 +15,7 @@ use super::{escape_routes, other, side_name, Phase, State, AUSTRIA, FRANCE, MANT
 use crate::dice::Dice;
 use crate::engine::view::{GridBoard, GridCell};
 use crate::engine::{Event, Problem, Table};
+use crate::rules::shared::parse::{self, Line};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::sync::LazyLock;
@@ -200,9 +201,10 @@ pub struct Battle {
     /// Who holds the Doubling Cube; None while nobody has used it.
     #[serde(default)]
     pub cube: Option<String>,
-    /// The doubling player's orders, carried out once the cube is accepted.
+    /// The doubling player's Commands, carried out once the cube is
+    /// accepted (one that can no longer be carried out is reported then).
     #[serde(default)]
-    pub held: Vec<String>,
+    pub held: Vec<Order>,
     #[serde(default)]
     pub winner: Option<String>,
     #[serde(default)]
@@ -841,10 +843,8 @@ fn unit_of(q: &str) -> String {
 
 pub fn parse(s: &State, role: &str, line: &str) -> Result<Order, Problem> {
     let b = battle(s);
-    let (word, rest) = match line.split_once(char::is_whitespace) {
-        Some((w, r)) => (w.to_uppercase(), r.trim()),
-        None => (line.to_uppercase(), ""),
-    };
+    let Some(l) = Line::new(line) else { return Err(Problem::new("empty line")) };
+    let (word, rest) = (l.key(), l.rest);
     let usage = || {
         Problem::new(format!("{word} is not an order for this step of the battle")).hint(syntax(s, role).join(" | "))
     };
@@ -860,7 +860,7 @@ pub fn parse(s: &State, role: &str, line: &str) -> Result<Order, Problem> {
                 Problem::new("write DEPLOY <space>: <unit>, <unit>").hint(syntax(s, role).join(" | "))
             })?;
             let (c, r) = parse_space(sp)?;
-            let units: Vec<String> = us.split(',').map(unit_of).filter(|u| !u.is_empty()).collect();
+            let units: Vec<String> = parse::list(us).into_iter().map(unit_of).collect();
             if units.is_empty() {
                 return Err(Problem::new("DEPLOY names no unit").hint(syntax(s, role).join(" | ")));
             }
@@ -892,17 +892,8 @@ pub fn parse(s: &State, role: &str, line: &str) -> Result<Order, Problem> {
             };
             Order::Reduce { block: block_in(s, role, name)?, steps: n }
         }
-        (Stage::Reduce, "RETREAT") => {
-            let to = rest
-                .strip_prefix("TO ")
-                .or_else(|| rest.strip_prefix("to "))
-                .or_else(|| rest.strip_prefix("To "))
-                .unwrap_or(rest);
-            Order::RetreatTo { to: place_name(to)? }
-        }
-        (Stage::Upgrade, "UPGRADE") => {
-            Order::Upgrade { units: rest.split(',').map(unit_of).filter(|u| !u.is_empty()).collect() }
-        }
+        (Stage::Reduce, "RETREAT") => Order::RetreatTo { to: place_name(parse::optional(rest, "to"))? },
+        (Stage::Upgrade, "UPGRADE") => Order::Upgrade { units: parse::list(rest).into_iter().map(unit_of).collect() },
         (Stage::Upgrade, "PASS") => Order::Pass,
         _ => return Err(usage()),
     };
@@ -1243,7 +1234,7 @@ pub fn resolve(s: &mut State, orders: &BTreeMap<String, Vec<Order>>, dice: &mut 
                 let bm = battle_mut(s);
                 bm.stakes = bm.stakes.saturating_mul(2);
                 bm.cube = Some(offered.clone());
-                let lines = std::mem::take(&mut bm.held);
+                let cmds = std::mem::take(&mut bm.held);
                 bm.stage = Stage::Turn;
                 bm.side = doubler.clone();
                 ev.push(Event::all(format!(
@@ -1251,8 +1242,8 @@ pub fn resolve(s: &mut State, orders: &BTreeMap<String, Vec<Order>>, dice: &mut 
                     side_name(&offered),
                     battle(s).stakes
                 )));
-                // The doubler's Commands, given with DOUBLE, now run.
-                let cmds: Vec<Order> = lines.iter().filter_map(|l| parse(s, &doubler, l).ok()).collect();
+                // The doubler's Commands, given with DOUBLE, now run; one
+                // that cannot be carried out is told, not dropped.
                 ev.extend(commands(s, &doubler, &cmds, dice));
             }
         }
@@ -1362,7 +1353,7 @@ fn battle_turn(s: &mut State, side: &str, orders: &[Order], dice: &mut dyn Dice)
         }
         Some(Order::Double) => {
             let b = battle_mut(s);
-            b.held = orders[1..].iter().map(|o| o.to_string()).collect();
+            b.held = orders[1..].to_vec();
             b.stage = Stage::Doubled;
             b.side = other(side).to_string();
             ev.push(Event::all(format!(
@@ -1378,13 +1369,19 @@ fn battle_turn(s: &mut State, side: &str, orders: &[Order], dice: &mut dyn Dice)
     ev
 }
 
-/// Carry out Commands in order, skipping any that the fight made
-/// impossible; then end the Battle Turn.
+/// Commands left when the battle is decided: told, not dropped unseen.
+fn not_carried_out(rest: &[Order]) -> Vec<Event> {
+    rest.iter().map(|o| Event::all(format!("{o}: the battle is over; not carried out."))).collect()
+}
+
+/// Carry out Commands in order, skipping (and telling) any that the fight
+/// made impossible; then end the Battle Turn.
 fn commands(s: &mut State, side: &str, orders: &[Order], dice: &mut dyn Dice) -> Vec<Event> {
     let mut ev = Vec::new();
     let mut left = battle(s).commands.get(side).copied().unwrap_or(DISPLAY.commands) as i32;
-    for o in orders {
+    for (k, o) in orders.iter().enumerate() {
         if s.battle.as_ref().map(|b| b.winner.is_some()).unwrap_or(true) {
+            ev.extend(not_carried_out(&orders[k..]));
             return ev;
         }
         let b = battle_mut(s);
@@ -1534,6 +1531,7 @@ fn commands(s: &mut State, side: &str, orders: &[Order], dice: &mut dyn Dice) ->
                     if battle(s).units_of(&x) == 0 {
                         ev.push(Event::all(format!("Every unit of {} is Broken: annihilated.", side_name(&x))));
                         ev.extend(end(s, &x, true));
+                        ev.extend(not_carried_out(&orders[k + 1..]));
                         return ev;
                     }
                 }

@@ -4,9 +4,13 @@
 use super::{Phase, State, MAP};
 use crate::engine::Problem;
 use crate::rules::shared::names;
+use crate::rules::shared::parse::{self, Line};
+use serde::{Deserialize, Serialize};
 use std::fmt;
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Serializable: orders held in the state (the Commands given with DOUBLE)
+/// stay typed, never text to be read again against a changed board.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Order {
     /// Set-up: put a block in a city.
     Place {
@@ -84,7 +88,7 @@ pub enum Order {
 }
 
 /// A 90° turn, from the Wing's own point of view.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Side90 {
     Left,
     Right,
@@ -150,29 +154,17 @@ pub fn syntax(phase: &Phase, role: &str) -> Vec<String> {
     }
 }
 
-/// Split `text` at the last standalone keyword `kw` (case-insensitive).
-fn split_kw<'a>(text: &'a str, kw: &str) -> Option<(&'a str, &'a str)> {
-    // ASCII lowercasing keeps byte offsets (full Unicode lowercasing can
-    // change a character's length and slice the text off a boundary).
-    let lower = text.to_ascii_lowercase();
-    let pat = format!(" {} ", kw.to_ascii_lowercase());
-    let i = lower.rfind(&pat)?;
-    Some((text[..i].trim(), text[i + pat.len()..].trim()))
-}
-
 fn block_name(s: &State, role: &str, q: &str) -> Result<String, Problem> {
     let own: Vec<&str> = s.blocks.iter().filter(|b| b.side == role).map(|b| b.name.as_str()).collect();
     names::find(&own, q, "block").map(|i| own[i].to_string())
 }
 
 fn block_list(s: &State, role: &str, q: &str) -> Result<Vec<String>, Problem> {
-    let parts: Vec<&str> = q.split([',', ';']).map(str::trim).filter(|p| !p.is_empty()).collect();
+    // "Provera and Liptay" reads naturally; accept it (no block's name
+    // holds the word).
     let mut out = Vec::new();
-    for p in parts {
-        // "Provera and Liptay" reads naturally; accept it.
-        for q in p.split(" and ").map(str::trim).filter(|x| !x.is_empty()) {
-            out.push(block_name(s, role, q)?);
-        }
+    for q in parse::list_and(q) {
+        out.push(block_name(s, role, q)?);
     }
     if out.is_empty() {
         return Err(Problem::new("no block named").hint("name at least one of your blocks"));
@@ -198,37 +190,28 @@ pub fn parse(s: &State, role: &str, line: &str) -> Result<Order, Problem> {
     if s.phase == Phase::Battle {
         return super::battle::parse(s, role, line);
     }
-    let (word, rest) = match line.split_once(char::is_whitespace) {
-        Some((w, r)) => (w, r.trim()),
-        None => (line, ""),
-    };
-    // A leading space lets `split_kw` find a keyword right after the verb.
-    let spaced = format!(" {rest}");
-    let word = word.to_uppercase();
+    let Some(l) = Line::new(line) else { return Err(Problem::new("empty line")) };
+    let (word, rest) = (l.key(), l.rest);
     let allowed = syntax(&s.phase, role);
     let usage = |what: &str| Problem::new(format!("cannot read this {what} order")).hint(allowed.join(" | "));
     let order = match word.as_str() {
         "PLACE" => {
-            let (b, at) = split_kw(&spaced, "at").ok_or_else(|| usage("PLACE"))?;
+            let (b, at) = parse::split(rest, "at").ok_or_else(|| usage("PLACE"))?;
             Order::Place { block: block_name(s, role, b)?, at: place_name(at)? }
         }
         "MOVE" => {
-            let (b, to) = split_kw(&spaced, "to").ok_or_else(|| usage("MOVE"))?;
+            let (b, to) = parse::split(rest, "to").ok_or_else(|| usage("MOVE"))?;
             Order::Move { blocks: block_list(s, role, b)?, to: place_name(to)? }
         }
         "SWAP" => {
-            let (a, b) = split_kw(&spaced, "with").ok_or_else(|| usage("SWAP"))?;
+            let (a, b) = parse::split(rest, "with").ok_or_else(|| usage("SWAP"))?;
             Order::Swap { a: block_name(s, role, a)?, b: block_name(s, role, b)? }
         }
         "REASSIGN" => {
-            let (a, b) = split_kw(&spaced, "to").ok_or_else(|| usage("REASSIGN"))?;
+            let (a, b) = parse::split(rest, "to").ok_or_else(|| usage("REASSIGN"))?;
             Order::Reassign { from: block_name(s, role, a)?, to: block_name(s, role, b)? }
         }
-        "ESCAPE" => {
-            let to = rest.strip_prefix("to ").or_else(|| rest.strip_prefix("TO ")).unwrap_or(rest);
-            let to = to.strip_prefix("To ").unwrap_or(to);
-            Order::Escape { to: place_name(to)? }
-        }
+        "ESCAPE" => Order::Escape { to: place_name(parse::optional(rest, "to"))? },
         "STAND" if rest.is_empty() => Order::Stand,
         "STRENGTHEN" => Order::Strengthen { blocks: block_list(s, role, rest)? },
         "PASS" if rest.is_empty() => Order::Pass,

@@ -2,3 +2,4 @@
 
 pub mod graph;
 pub mod names;
+pub mod parse;
