@@ -46,6 +46,58 @@ pub enum Board {
     Graph(GraphBoard),
     Grid(GridBoard),
     Tracks(TrackBoard),
+    Hex(HexBoard),
+    Squares(SquareBoard),
+}
+
+/// A hex map (flat-topped hexes in columns, ids `CCRR`), each hex with its
+/// terrain and what this viewer sees in it.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct HexBoard {
+    pub title: String,
+    pub columns: i32,
+    pub rows: i32,
+    /// Even columns sit half a hex lower (`even-q`); else odd ones.
+    pub even_low: bool,
+    /// Only hexes with something to show; others are plain.
+    pub hexes: Vec<HexCell>,
+    /// Hexside marks: (hex, neighbour, kind), kind "river", "bridge", "road".
+    pub hexsides: Vec<(String, String, String)>,
+    /// Terrain glyph to (name, colour), for the legend and the SVG.
+    pub terrain: Vec<(char, String, String)>,
+    pub sides: Vec<(String, String)>,
+    pub legend: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct HexCell {
+    pub col: i32,
+    pub row: i32,
+    /// A terrain glyph from `HexBoard::terrain` (`.` plain).
+    pub terrain: char,
+    /// A place's name, shown in the legend and on the SVG.
+    pub place: String,
+    /// The piece in the hex as this viewer may see it (a short code such
+    /// as `I10`, or `?`).
+    pub piece: Option<Piece>,
+}
+
+/// A square board (Tacticum's), compact: one short code a square.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct SquareBoard {
+    pub title: String,
+    pub columns: u8,
+    pub rows: u8,
+    /// Column labels left to right and row labels top to bottom, as
+    /// printed (`a b c …`, `8 7 … 1`).
+    pub col_labels: Vec<String>,
+    pub row_labels: Vec<String>,
+    /// (column, row, piece) from the top-left.
+    pub cells: Vec<(u8, u8, Piece)>,
+    /// Squares that are terrain (a rock, a wall): (column, row, glyph).
+    pub terrain: Vec<(u8, u8, char)>,
+    pub sides: Vec<(String, String)>,
+    pub legend: Vec<String>,
 }
 
 /// A status board of numbered tracks (Leaguer's Resolve, Local Support,

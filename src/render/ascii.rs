@@ -1,7 +1,7 @@
 //! A `View` as plain text: title, status lines, aligned tables and an ASCII
 //! map of the board that fits a 78-column mail.
 
-use crate::engine::view::{Board, GraphBoard, GridBoard, Table, TrackBoard, View};
+use crate::engine::view::{Board, GraphBoard, GridBoard, HexBoard, SquareBoard, Table, TrackBoard, View};
 
 pub const COLS: usize = 78;
 const ROWS: usize = 30;
@@ -22,6 +22,8 @@ pub fn render(v: &View) -> String {
             Board::Graph(g) => out.push_str(&map(g)),
             Board::Grid(g) => out.push_str(&grid(g)),
             Board::Tracks(t) => out.push_str(&tracks(t)),
+            Board::Hex(h) => out.push_str(&hexes(h)),
+            Board::Squares(q) => out.push_str(&squares(q)),
         }
     }
     for t in &v.tables {
@@ -214,5 +216,154 @@ pub fn tracks(b: &TrackBoard) -> String {
         let note = if t.note.is_empty() { String::new() } else { format!("  ({})", t.note) };
         out.push_str(&format!("  {:<w$} {:>4} [{bar}] {}..{}{note}\n", t.label, value, t.min, t.max, w = w));
     }
+    out
+}
+
+/// Text cut or padded to `w` characters, centred.
+fn cell(text: &str, w: usize) -> String {
+    let t: String = text.chars().take(w).collect();
+    format!("{t:^w$}")
+}
+
+/// A legend: each side's initial, then the board's own lines.
+fn legend_lines(sides: &[(String, String)], lines: &[String]) -> String {
+    let mut out = String::new();
+    if !sides.is_empty() {
+        let s: Vec<String> = sides
+            .iter()
+            .map(|(n, _)| format!("{} = {n}", n.chars().next().unwrap_or('?').to_ascii_lowercase()))
+            .collect();
+        out.push_str(&format!("Sides: {}\n", s.join(", ")));
+    }
+    for l in lines {
+        out.push_str(l);
+        out.push('\n');
+    }
+    out
+}
+
+/// A hex map in two text lines a map row: the higher columns on the first,
+/// the lower ones (even columns under `even-q`) on the second, half a hex
+/// down; a hex is a five-character cell at a pitch of three characters, so
+/// a 20-column map is 66 characters wide. Pieces show as their code after
+/// their side's initial (`oI10`), empty hexes as their terrain glyph.
+pub fn hexes(b: &HexBoard) -> String {
+    const PITCH: usize = 3;
+    const CELL: usize = 5;
+    const LEFT: usize = 3;
+    let low = |c: i32| (c % 2 == 0) == b.even_low;
+    let width = LEFT + (b.columns.max(1) as usize - 1) * PITCH + CELL;
+    let x_of = |c: i32| LEFT + (c as usize - 1) * PITCH;
+    let at = |c: i32, r: i32| b.hexes.iter().find(|h| h.col == c && h.row == r);
+    let text_of = |c: i32, r: i32| match at(c, r) {
+        Some(h) => match &h.piece {
+            Some(p) => format!("{}{}", p.side.chars().next().unwrap_or('?').to_ascii_lowercase(), p.text),
+            None => h.terrain.to_string(),
+        },
+        None => ".".to_string(),
+    };
+    let put = |line: &mut Vec<char>, x: usize, t: &str| {
+        for (i, ch) in t.chars().enumerate() {
+            if x + i < line.len() {
+                line[x + i] = ch;
+            }
+        }
+    };
+    let mut out = format!("{}\n", b.title);
+    for lower in [false, true] {
+        let mut line = vec![' '; width];
+        for c in (1..=b.columns).filter(|&c| low(c) == lower) {
+            put(&mut line, x_of(c) + 1, &format!("{c:02}"));
+        }
+        out.push_str(line.iter().collect::<String>().trim_end());
+        out.push('\n');
+    }
+    for r in 1..=b.rows {
+        for lower in [false, true] {
+            let mut line = vec![' '; width];
+            if !lower {
+                put(&mut line, 0, &format!("{r:02}"));
+            }
+            for c in (1..=b.columns).filter(|&c| low(c) == lower) {
+                put(&mut line, x_of(c), &cell(&text_of(c, r), CELL));
+            }
+            out.push_str(line.iter().collect::<String>().trim_end());
+            out.push('\n');
+        }
+    }
+    let glyphs: Vec<String> = b.terrain.iter().map(|(g, n, _)| format!("{g} {n}")).collect();
+    if !glyphs.is_empty() {
+        out.push_str(&format!("Terrain: {}\n", glyphs.join(", ")));
+    }
+    let places: Vec<String> = b
+        .hexes
+        .iter()
+        .filter(|h| !h.place.is_empty())
+        .map(|h| format!("{} {:02}{:02}", h.place, h.col, h.row))
+        .collect();
+    for chunk in wrap(&places, COLS - 8) {
+        out.push_str(&format!("Places: {chunk}\n"));
+    }
+    let mut kinds: Vec<&str> = b.hexsides.iter().map(|(_, _, k)| k.as_str()).collect();
+    kinds.dedup();
+    for k in kinds {
+        let sides: Vec<String> =
+            b.hexsides.iter().filter(|(_, _, x)| x == k).map(|(a, c, _)| format!("{a}-{c}")).collect();
+        for chunk in wrap(&sides, COLS - k.len() - 12) {
+            out.push_str(&format!("{k} hexsides: {chunk}\n"));
+        }
+    }
+    out.push_str(&legend_lines(&b.sides, &b.legend));
+    out
+}
+
+/// Items joined with ", " in lines of at most `w` characters.
+fn wrap(items: &[String], w: usize) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    for it in items {
+        match lines.last_mut() {
+            Some(l) if l.chars().count() + 2 + it.chars().count() <= w => {
+                l.push_str(", ");
+                l.push_str(it);
+            }
+            _ => lines.push(it.clone()),
+        }
+    }
+    lines
+}
+
+/// A square board, one four-character box a square: a 15-column board is
+/// 64 characters wide.
+pub fn squares(b: &SquareBoard) -> String {
+    const W: usize = 3;
+    let mut out = format!("{}\n", b.title);
+    let mut header = String::from("   ");
+    for c in 0..b.columns as usize {
+        header.push(' ');
+        header.push_str(&cell(b.col_labels.get(c).map(String::as_str).unwrap_or(""), W));
+    }
+    out.push_str(header.trim_end());
+    out.push('\n');
+    let rule = format!("   +{}\n", vec!["-".repeat(W); b.columns as usize].join("+") + "+");
+    out.push_str(&rule);
+    for r in 0..b.rows {
+        out.push_str(&format!("{:>2} |", b.row_labels.get(r as usize).map(String::as_str).unwrap_or("")));
+        for c in 0..b.columns {
+            let text = match b.cells.iter().find(|x| x.0 == c && x.1 == r) {
+                Some((_, _, p)) => format!("{}{}", p.side.chars().next().unwrap_or('?').to_ascii_lowercase(), p.text),
+                None => b
+                    .terrain
+                    .iter()
+                    .find(|x| x.0 == c && x.1 == r)
+                    .map(|x| x.2.to_string().repeat(W))
+                    .unwrap_or_default(),
+            };
+            out.push_str(&cell(&text, W));
+            out.push('|');
+        }
+        out.push('\n');
+        out.push_str(&rule);
+    }
+    out.push_str(&legend_lines(&b.sides, &b.legend));
     out
 }

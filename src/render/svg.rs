@@ -1,7 +1,7 @@
 //! A `View`'s board as a standalone SVG map (attached to every prompt and
 //! results mail).
 
-use crate::engine::view::{Board, GraphBoard, GridBoard, TrackBoard, View};
+use crate::engine::view::{Board, GraphBoard, GridBoard, HexBoard, SquareBoard, TrackBoard, View};
 
 fn esc(s: &str) -> String {
     s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
@@ -23,6 +23,8 @@ pub fn render_board(b: &Board, title: &str) -> String {
         Board::Graph(g) => graph(g, title),
         Board::Grid(g) => grid(g),
         Board::Tracks(t) => tracks(t),
+        Board::Hex(h) => hexes(h),
+        Board::Squares(q) => squares(q),
     }
 }
 
@@ -232,6 +234,155 @@ fn tracks(b: &TrackBoard) -> String {
             ));
         }
     }
+    s.push_str("</svg>\n");
+    s
+}
+
+/// The SVG's opening: its size, title and paper.
+fn open(w: i32, h: i32, title: &str) -> String {
+    format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {w} {h}\" width=\"{w}\" height=\"{h}\" font-family=\"sans-serif\" font-size=\"11\">\n<title>{t}</title>\n<rect width=\"{w}\" height=\"{h}\" fill=\"#f4efe1\"/>\n<text x=\"10\" y=\"20\" font-weight=\"bold\" font-size=\"13\">{t}</text>\n",
+        t = esc(title)
+    )
+}
+
+/// A piece: a square of its side's colour with its code in white.
+fn piece(x: f64, y: f64, size: f64, colour: &str, text: &str) -> String {
+    format!(
+        "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"{size:.1}\" height=\"{size:.1}\" rx=\"2\" fill=\"{colour}\"/><text x=\"{x:.1}\" y=\"{:.1}\" fill=\"#fff\" font-size=\"9\" font-weight=\"bold\" text-anchor=\"middle\">{}</text>\n",
+        x - size / 2.0,
+        y - size / 2.0,
+        y + 3.0,
+        esc(text)
+    )
+}
+
+/// A hex map: flat-topped hexes coloured by terrain, hexside marks
+/// (rivers blue, roads dashed, bridges grey), places named, pieces drawn
+/// as squares of their side's colour, and a legend.
+fn hexes(b: &HexBoard) -> String {
+    const R: f64 = 20.0;
+    let h3 = 3f64.sqrt() * R;
+    let (mx, my) = (20.0, 40.0);
+    let low = |c: i32| (c % 2 == 0) == b.even_low;
+    let centre = |c: i32, r: i32| {
+        (mx + R + (c - 1) as f64 * 1.5 * R, my + h3 / 2.0 + (r - 1) as f64 * h3 + if low(c) { h3 / 2.0 } else { 0.0 })
+    };
+    let lines = 1 + b.legend.len() + usize::from(!b.terrain.is_empty());
+    let w = (mx * 2.0 + R * 2.0 + (b.columns - 1).max(0) as f64 * 1.5 * R).ceil() as i32;
+    let map_h = my + h3 * (b.rows as f64 + 0.5) + 10.0;
+    let h = (map_h + 16.0 * lines as f64 + 10.0).ceil() as i32;
+    let mut s = open(w.max(300), h, &b.title);
+    let colour = |g: char| b.terrain.iter().find(|t| t.0 == g).map(|t| t.2.as_str()).unwrap_or("#f4efe1");
+    let side_colour = |side: &str| b.sides.iter().find(|(n, _)| n == side).map(|(_, c)| c.as_str()).unwrap_or("#444");
+    for c in 1..=b.columns {
+        for r in 1..=b.rows {
+            let (x, y) = centre(c, r);
+            let g = b.hexes.iter().find(|x| x.col == c && x.row == r).map(|x| x.terrain).unwrap_or('.');
+            let pts: Vec<String> = (0..6)
+                .map(|k| {
+                    let a = std::f64::consts::PI / 3.0 * k as f64;
+                    format!("{:.1},{:.1}", x + R * a.cos(), y + R * a.sin())
+                })
+                .collect();
+            s.push_str(&format!(
+                "<polygon points=\"{}\" fill=\"{}\" stroke=\"#b8ab8c\" stroke-width=\"0.8\"/>\n",
+                pts.join(" "),
+                colour(g)
+            ));
+            s.push_str(&format!(
+                "<text x=\"{x:.1}\" y=\"{:.1}\" font-size=\"6\" fill=\"#8a7d60\" text-anchor=\"middle\">{c:02}{r:02}</text>\n",
+                y - R * 0.55
+            ));
+        }
+    }
+    for (a, c, kind) in &b.hexsides {
+        let parse = |id: &str| -> Option<(i32, i32)> {
+            (id.len() == 4).then(|| (id[..2].parse().ok(), id[2..].parse().ok())).and_then(|(x, y)| Some((x?, y?)))
+        };
+        let (Some(p), Some(q)) = (parse(a), parse(c)) else { continue };
+        let ((x1, y1), (x2, y2)) = (centre(p.0, p.1), centre(q.0, q.1));
+        let (mx2, my2) = ((x1 + x2) / 2.0, (y1 + y2) / 2.0);
+        let (dx, dy) = (x2 - x1, y2 - y1);
+        let len = (dx * dx + dy * dy).sqrt().max(1.0);
+        let (px, py) = (-dy / len * R / 2.0, dx / len * R / 2.0);
+        let style = match kind.as_str() {
+            "river" => "stroke=\"#3a7bd5\" stroke-width=\"4\"",
+            "bridge" => "stroke=\"#777\" stroke-width=\"6\"",
+            _ => "stroke=\"#7a5a2f\" stroke-width=\"2\" stroke-dasharray=\"3 2\"",
+        };
+        s.push_str(&format!(
+            "<line x1=\"{:.1}\" y1=\"{:.1}\" x2=\"{:.1}\" y2=\"{:.1}\" {style}/>\n",
+            mx2 - px,
+            my2 - py,
+            mx2 + px,
+            my2 + py
+        ));
+    }
+    for hx in &b.hexes {
+        let (x, y) = centre(hx.col, hx.row);
+        if !hx.place.is_empty() {
+            s.push_str(&format!(
+                "<text x=\"{x:.1}\" y=\"{:.1}\" font-size=\"7\" font-weight=\"bold\" text-anchor=\"middle\">{}</text>\n",
+                y + R * 0.8,
+                esc(&hx.place)
+            ));
+        }
+        if let Some(p) = &hx.piece {
+            s.push_str(&piece(x, y + 1.0, 18.0, side_colour(&p.side), &p.text));
+        }
+    }
+    let mut lines: Vec<String> = Vec::new();
+    if !b.terrain.is_empty() {
+        let t: Vec<String> = b.terrain.iter().map(|(g, n, _)| format!("{g} {n}")).collect();
+        lines.push(format!("Terrain: {}", t.join(", ")));
+    }
+    lines.extend(b.legend.iter().cloned());
+    s.push_str(&legend(10, map_h as i32, &b.sides, &lines));
+    s.push_str("</svg>\n");
+    s
+}
+
+/// A square board: labelled squares, terrain shaded, pieces as squares of
+/// their side's colour, and a legend.
+fn squares(b: &SquareBoard) -> String {
+    const C: i32 = 30;
+    let (mx, my) = (30, 40);
+    let map_h = my + C * b.rows as i32 + 10;
+    let h = map_h + 16 * (1 + b.legend.len() as i32) + 12;
+    let w = (mx * 2 + C * b.columns as i32).max(300);
+    let mut s = open(w, h, &b.title);
+    let side_colour = |side: &str| b.sides.iter().find(|(n, _)| n == side).map(|(_, c)| c.as_str()).unwrap_or("#444");
+    for r in 0..b.rows as i32 {
+        s.push_str(&format!(
+            "<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>\n",
+            mx - 6,
+            my + r * C + C / 2 + 4,
+            esc(b.row_labels.get(r as usize).map(String::as_str).unwrap_or(""))
+        ));
+        for c in 0..b.columns as i32 {
+            let shade = b.terrain.iter().any(|t| t.0 as i32 == c && t.1 as i32 == r);
+            s.push_str(&format!(
+                "<rect x=\"{}\" y=\"{}\" width=\"{C}\" height=\"{C}\" fill=\"{}\" stroke=\"#7a6a4f\" stroke-width=\"0.8\"/>\n",
+                mx + c * C,
+                my + r * C,
+                if shade { "#9c9c9c" } else if (c + r) % 2 == 0 { "#efe6cf" } else { "#e4d8b8" }
+            ));
+        }
+    }
+    for c in 0..b.columns as i32 {
+        s.push_str(&format!(
+            "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n",
+            mx + c * C + C / 2,
+            my - 4,
+            esc(b.col_labels.get(c as usize).map(String::as_str).unwrap_or(""))
+        ));
+    }
+    for (c, r, p) in &b.cells {
+        let (x, y) = (mx + *c as i32 * C + C / 2, my + *r as i32 * C + C / 2);
+        s.push_str(&piece(x as f64, y as f64, 22.0, side_colour(&p.side), &p.text));
+    }
+    s.push_str(&legend(10, map_h, &b.sides, &b.legend));
     s.push_str("</svg>\n");
     s
 }

@@ -75,3 +75,68 @@ fn the_png_maps_decode_have_ink_and_stay_small() {
         }
     }
 }
+
+/// The rules kit's hex map and square board, drawn from a fixture (the
+/// games that use them come later): within 78 columns, and the same every
+/// time.
+#[test]
+fn kit_boards_hex_and_squares() {
+    use adjutant::engine::view::{Board, HexBoard, HexCell, Piece, SquareBoard, View};
+    let piece = |side: &str, text: &str| Some(Piece { side: side.into(), text: text.into() });
+    let mut hexes = vec![
+        HexCell { col: 2, row: 7, terrain: 'C', place: "Orfburg".into(), piece: piece("orfburg", "I1") },
+        HexCell { col: 15, row: 7, terrain: 'C', place: "Kaiserburg".into(), piece: None },
+        HexCell { col: 19, row: 8, terrain: 'C', place: "Wulfenburg".into(), piece: piece("wulfenburg", "I10") },
+        HexCell { col: 5, row: 5, terrain: 'f', place: String::new(), piece: piece("orfburg", "C3") },
+        HexCell { col: 6, row: 5, terrain: '.', place: String::new(), piece: piece("wulfenburg", "?") },
+        HexCell { col: 8, row: 6, terrain: 'h', place: String::new(), piece: None },
+    ];
+    hexes.extend((1..=14).map(|r| HexCell { col: 7, row: r, terrain: '~', place: String::new(), piece: None }));
+    let hex = HexBoard {
+        title: "La Guerre des Ducs (kit fixture)".into(),
+        columns: 20,
+        rows: 14,
+        even_low: true,
+        hexes,
+        hexsides: vec![
+            ("1207".into(), "1307".into(), "river".into()),
+            ("1208".into(), "1308".into(), "river".into()),
+            ("1206".into(), "1306".into(), "bridge".into()),
+        ],
+        terrain: vec![
+            ('.', "plain".into(), "#f4efe1".into()),
+            ('f', "woods".into(), "#9fc48a".into()),
+            ('h', "heights".into(), "#c9a66b".into()),
+            ('C', "city".into(), "#d9d9d9".into()),
+            ('~', "river".into(), "#8fb8e8".into()),
+        ],
+        sides: vec![("orfburg".into(), "#2c5aa0".into()), ("wulfenburg".into(), "#c0392b".into())],
+        legend: vec!["?: an enemy counter face down".into()],
+    };
+    let squares = SquareBoard {
+        title: "Tacticum (kit fixture)".into(),
+        columns: 15,
+        rows: 11,
+        col_labels: (0..15).map(|c| ((b'a' + c) as char).to_string()).collect(),
+        row_labels: (1..=11).rev().map(|r| r.to_string()).collect(),
+        cells: vec![
+            (0, 10, Piece { side: "red".into(), text: "L1".into() }),
+            (7, 5, Piece { side: "black".into(), text: "C2".into() }),
+            (14, 0, Piece { side: "black".into(), text: "I3".into() }),
+        ],
+        terrain: vec![(7, 4, '#'), (8, 4, '#')],
+        sides: vec![("red".into(), "#c0392b".into()), ("black".into(), "#333333".into())],
+        legend: vec!["###: rock (nothing enters)".into()],
+    };
+    for (name, board) in [("kit-hex", Board::Hex(hex)), ("kit-squares", Board::Squares(squares))] {
+        let view = View { title: name.into(), boards: vec![board], ..View::default() };
+        let text = render::ascii::render(&view);
+        for l in text.lines() {
+            assert!(l.chars().count() <= 78, "{name}: a line of {} characters: {l:?}", l.chars().count());
+        }
+        check(&format!("{name}.txt"), &text);
+        let svg = render::svg::render(&view);
+        check(&format!("{name}.svg"), &svg);
+        render::png::from_svg(&svg).unwrap();
+    }
+}
