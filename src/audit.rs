@@ -211,15 +211,20 @@ fn check_resolved(
             Box::new(Committed::new(seeds))
         }
         "declared" => Box::new(Declared::new(r.draws.iter().map(|d| (d.label.clone(), d.result.clone())).collect())),
-        // A scripted shuffle takes no faces (it is the identity order): only
-        // dice and pool draws feed the script again.
-        _ => Box::new(Scripted::new(
-            &r.draws
-                .iter()
-                .filter(|d| d.kind != dice::DrawKind::Shuffle)
-                .flat_map(|d| d.result.clone())
-                .collect::<Vec<_>>(),
-        )),
+        // A scripted shuffle takes no faces: dice and pool draws feed the
+        // script again, shuffles their own permutations.
+        _ => Box::new(
+            Scripted::new(
+                &r.draws
+                    .iter()
+                    .filter(|d| d.kind != dice::DrawKind::Shuffle)
+                    .flat_map(|d| d.result.clone())
+                    .collect::<Vec<_>>(),
+            )
+            .with_shuffles(
+                r.draws.iter().filter(|d| d.kind == dice::DrawKind::Shuffle).map(|d| d.result.clone()).collect(),
+            ),
+        ),
     };
     let mut next = game.clone();
     let res = next.resolve(dice_impl.as_mut())?;

@@ -8,24 +8,32 @@
 //! ruleset = "mantua"
 //! scenario = "standard"        # optional
 //! dice = [3, 5]                # faces, consumed in order
+//! shuffles = [[2, 0, 1]]       # optional: the permutations shuffles give, in order
 //! [patch]                      # optional: merged into the set-up state
 //! [[step]]                     # one submission each
 //! role = "austria"
 //! orders = ["MOVE Provera TO Piave"]
 //! reject = ["not adjacent"]    # optional: the submission must be refused
+//! reject_only = true           # optional: ...for these reasons and no others
 //! [[step]]
 //! deadline = true              # the deadline passes: silent roles get the no-moves orders
 //! [expect]
 //! events = ["Escape roll"]     # substrings each found in some event
 //! no_events = []               # substrings found in no event
 //! awaiting = ["france"]        # roles awaited at the end
+//! [expect.seen_by]             # substrings found in events a role is told
+//! france = ["retreats"]
+//! [expect.unseen_by]           # substrings in no event a role is told ("gm": the moderator)
+//! austria = ["Masséna"]
+//! [expect.lengths]             # arrays in the state, by dotted path
+//! "deck.draw" = 51
 //! [expect.facts]               # dotted paths into the state
 //! "blocks.Provera.at" = "Piave"
 //! ```
 
 use crate::audit;
 use crate::dice::Scripted;
-use crate::engine::{lookup, Game};
+use crate::engine::{lookup, Event, Game, Viewer};
 use crate::journal::{kinds, Journal};
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -41,6 +49,8 @@ pub struct Case {
     pub scenario: Option<String>,
     #[serde(default)]
     pub dice: Vec<u32>,
+    #[serde(default)]
+    pub shuffles: Vec<Vec<u32>>,
     #[serde(default)]
     pub patch: Option<toml::Table>,
     #[serde(default, rename = "step")]
@@ -58,6 +68,10 @@ pub struct Step {
     pub orders: Vec<String>,
     #[serde(default)]
     pub reject: Vec<String>,
+    /// Refused for the `reject` reasons and no others: every problem
+    /// matches one of them.
+    #[serde(default)]
+    pub reject_only: bool,
     /// The deadline passes: the step resolves now, every awaited role that
     /// gave no orders getting the no-moves orders.
     #[serde(default)]
@@ -77,6 +91,12 @@ pub struct Expect {
     pub facts: BTreeMap<String, toml::Value>,
     #[serde(default)]
     pub dice_left: Option<usize>,
+    #[serde(default)]
+    pub seen_by: BTreeMap<String, Vec<String>>,
+    #[serde(default)]
+    pub unseen_by: BTreeMap<String, Vec<String>>,
+    #[serde(default)]
+    pub lengths: BTreeMap<String, usize>,
 }
 
 pub fn load(path: &Path) -> Result<Case, String> {
@@ -92,6 +112,8 @@ pub fn run_file(path: &Path) -> Result<(), String> {
 
 struct Run {
     game: Game,
+    /// Every event, with its audience.
+    told: Vec<Event>,
     events: Vec<String>,
     dice_left: usize,
 }
@@ -122,12 +144,12 @@ fn new_game(case: &Case) -> Result<Game, String> {
 
 fn play(case: &Case, resume: bool) -> Result<Run, String> {
     let mut game = new_game(case)?;
-    let mut dice = Scripted::new(&case.dice);
-    let mut events = Vec::new();
+    let mut dice = Scripted::new(&case.dice).with_shuffles(case.shuffles.clone());
+    let mut told: Vec<Event> = Vec::new();
     for (i, st) in case.steps.iter().enumerate() {
         if st.deadline {
             let r = game.resolve(&mut dice)?;
-            events.extend(r.events.iter().map(|e| e.text.clone()));
+            told.extend(r.events);
             continue;
         }
         let lines: Vec<(usize, String)> = st.orders.iter().enumerate().map(|(n, l)| (n + 1, l.clone())).collect();
@@ -164,12 +186,17 @@ fn play(case: &Case, resume: bool) -> Result<Run, String> {
                         ));
                     }
                 }
+                if st.reject_only {
+                    if let Some(extra) = all.iter().find(|a| !st.reject.iter().any(|w| a.contains(w.as_str()))) {
+                        return Err(format!("step {} ({}) was also refused for {extra:?}", i + 1, st.role));
+                    }
+                }
                 continue;
             }
         }
         if game.complete() {
             let r = game.resolve(&mut dice)?;
-            events.extend(r.events.iter().map(|e| e.text.clone()));
+            told.extend(r.events);
             if dice.exhausted {
                 return Err(format!("the case's dice ran out at step {}", i + 1));
             }
@@ -179,7 +206,8 @@ fn play(case: &Case, resume: bool) -> Result<Run, String> {
             game = Game::from_parts(game.envelope(), game.rules, &text)?;
         }
     }
-    Ok(Run { game, events, dice_left: dice.remaining() })
+    let events = told.iter().map(|e| e.text.clone()).collect();
+    Ok(Run { game, told, events, dice_left: dice.remaining() })
 }
 
 /// Play the case through a real journal in a temporary folder, then replay it.
@@ -210,7 +238,7 @@ fn through_journal(case: &Case) -> Result<String, String> {
         digest: game.digest(),
     };
     j.append(at, &[("created", &created)]).map_err(|e| e.to_string())?;
-    let mut dice = Scripted::new(&case.dice);
+    let mut dice = Scripted::new(&case.dice).with_shuffles(case.shuffles.clone());
     for st in &case.steps {
         if !st.deadline {
             let lines: Vec<(usize, String)> = st.orders.iter().enumerate().map(|(n, l)| (n + 1, l.clone())).collect();
@@ -246,6 +274,15 @@ fn through_journal(case: &Case) -> Result<String, String> {
     let _ = std::fs::remove_dir_all(&dir);
     let (g, _) = audit::replay(&entries).map_err(|m| format!("replay failed: {m}"))?;
     Ok(g.digest())
+}
+
+/// A role's name as a viewer; "gm" is the moderator.
+fn viewer_of(who: &str) -> Viewer {
+    if who == "gm" {
+        Viewer::Moderator
+    } else {
+        Viewer::Role(who.to_string())
+    }
 }
 
 /// Draw counters restart at 0 each step, per stream.
@@ -285,6 +322,30 @@ fn check(case: &Case, run: &Run) -> Result<(), String> {
             Some(got) => return Err(format!("{path} is {got}, expected {want}")),
             None if want.as_str() == Some("") => {}
             None => return Err(format!("{path} is not in the state; expected {want}")),
+        }
+    }
+    for (who, wants) in &case.expect.seen_by {
+        let viewer = viewer_of(who);
+        let seen: Vec<&str> = run.told.iter().filter(|e| e.to.admits(&viewer)).map(|e| e.text.as_str()).collect();
+        for want in wants {
+            if !seen.iter().any(|e| e.contains(want.as_str())) {
+                return Err(format!("{who} is told nothing of {want:?}; {who} was told:\n  {}", seen.join("\n  ")));
+            }
+        }
+    }
+    for (who, nots) in &case.expect.unseen_by {
+        let viewer = viewer_of(who);
+        for not in nots {
+            if let Some(e) = run.told.iter().find(|e| e.to.admits(&viewer) && e.text.contains(not.as_str())) {
+                return Err(format!("{who} is told {not:?}: {}", e.text));
+            }
+        }
+    }
+    for (path, n) in &case.expect.lengths {
+        match lookup(&state, path).and_then(|v| v.as_array()) {
+            Some(a) if a.len() == *n => {}
+            Some(a) => return Err(format!("{path} holds {} items, expected {n}", a.len())),
+            None => return Err(format!("{path} is not an array in the state")),
         }
     }
     if let Some(n) = case.expect.dice_left {

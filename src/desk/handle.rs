@@ -480,7 +480,8 @@ impl Desk {
                 errors.extend(es);
             }
         }
-        let syntax = l.game.awaiting().prompts.get(role).map(|p| p.syntax.clone()).unwrap_or_default();
+        let a = l.game.awaiting();
+        let syntax = a.prompts.get(role).or_else(|| a.optional.get(role)).map(|p| p.syntax.clone()).unwrap_or_default();
         if !errors.is_empty() {
             errors.sort_by_key(|e| e.line);
             report.rejected += 1;

@@ -58,12 +58,12 @@ pub fn visible_events(events: &[Event], viewer: &Viewer) -> Vec<String> {
     events.iter().filter(|e| e.to.admits(viewer)).map(|e| e.text.clone()).collect()
 }
 
-/// May this viewer see draws and links of `stream`?
+/// May this viewer see draws and links of `stream`? (A name no game
+/// writes is seen by the moderator alone.)
 pub fn sees_stream(viewer: &Viewer, stream: &str) -> bool {
-    match viewer {
-        Viewer::Moderator => true,
-        Viewer::Public => stream == "public",
-        Viewer::Role(r) => stream == "public" || stream.strip_prefix("role:") == Some(r.as_str()),
+    match crate::dice::StreamId::parse(stream) {
+        Some(id) => id.seen_by(viewer),
+        None => *viewer == Viewer::Moderator,
     }
 }
 

@@ -151,6 +151,17 @@ impl Desk {
             }
         };
         cfg.deadlines.validate().map_err(Error::Bad)?;
+        // A deadline for a kind of step no game has would silently do
+        // nothing: refuse it by name.
+        let known: Vec<&str> = crate::rules::ALL.iter().flat_map(|r| r.info().step_kinds.iter().copied()).collect();
+        for k in cfg.deadlines.kinds.keys() {
+            if !known.contains(&k.as_str()) {
+                return Err(Error::Bad(format!(
+                    "[deadlines] kinds: no game has a step of kind {k:?}; the kinds are: {}",
+                    known.join(", ")
+                )));
+            }
+        }
         let desk = Desk { data: data.to_path_buf(), cfg, key };
         Maildir::open(&desk.inbox_path()).map_err(io("open inbox", &desk.inbox_path()))?;
         Ok(desk)

@@ -12,6 +12,7 @@ use rand_core::{RngCore, SeedableRng};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
+use std::fmt;
 
 /// The scheme's name, mixed into every seed so another scheme can never
 /// produce the same stream from the same links.
@@ -56,12 +57,57 @@ pub fn from_hex(s: &str) -> Option<Link> {
     v.try_into().ok()
 }
 
+/// A random stream (DESIGN 4): the public one, each role's private one,
+/// the moderator's. Written `public`, `role:<role>`, `gm` in journals and
+/// mail.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum StreamId {
+    Public,
+    Role(String),
+    Moderator,
+}
+
+impl StreamId {
+    pub fn role(r: &str) -> StreamId {
+        StreamId::Role(r.to_string())
+    }
+
+    /// The stream a journal or a mail names.
+    pub fn parse(s: &str) -> Option<StreamId> {
+        match s {
+            "public" => Some(StreamId::Public),
+            "gm" => Some(StreamId::Moderator),
+            _ => s.strip_prefix("role:").filter(|r| !r.is_empty()).map(StreamId::role),
+        }
+    }
+
+    /// May this viewer see its links and draws while the game lasts?
+    pub fn seen_by(&self, viewer: &crate::engine::Viewer) -> bool {
+        use crate::engine::Viewer;
+        match (self, viewer) {
+            (_, Viewer::Moderator) | (StreamId::Public, _) => true,
+            (StreamId::Role(r), Viewer::Role(v)) => r == v,
+            _ => false,
+        }
+    }
+}
+
+impl fmt::Display for StreamId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            StreamId::Public => f.write_str("public"),
+            StreamId::Role(r) => write!(f, "role:{r}"),
+            StreamId::Moderator => f.write_str("gm"),
+        }
+    }
+}
+
 /// The named random streams of a game: one per audience.
 pub fn stream_names(roles: &[String]) -> Vec<String> {
-    let mut v = vec!["public".to_string()];
-    v.extend(roles.iter().map(|r| format!("role:{r}")));
-    v.push("gm".to_string());
-    v
+    let mut v = vec![StreamId::Public];
+    v.extend(roles.iter().map(|r| StreamId::role(r)));
+    v.push(StreamId::Moderator);
+    v.iter().map(|s| s.to_string()).collect()
 }
 
 /// `seed[σ][k]` exactly as DESIGN.md 4.3: salts are taken for every role in
@@ -159,13 +205,25 @@ pub struct Draw {
 /// The randomness a ruleset may use. Rules never see where it comes from:
 /// committed streams, a moderator's declared dice, or a test script.
 pub trait Dice {
-    /// Roll one die of `sides` faces on `stream` ("public", "role:x", "gm").
-    fn roll(&mut self, stream: &str, sides: u32, label: &str) -> u32;
+    /// Roll one die of `sides` faces on `stream`.
+    fn roll(&mut self, stream: &StreamId, sides: u32, label: &str) -> u32;
     /// A permutation of `0..n`.
-    fn shuffle(&mut self, stream: &str, n: usize, label: &str) -> Vec<usize>;
+    fn shuffle(&mut self, stream: &StreamId, n: usize, label: &str) -> Vec<usize>;
     /// Indices of `count` items drawn from a pool of `n` in canonical order:
     /// a shuffle of the pool, taking from the front.
-    fn draw_pool(&mut self, stream: &str, n: usize, count: usize, label: &str) -> Vec<usize>;
+    fn draw_pool(&mut self, stream: &StreamId, n: usize, count: usize, label: &str) -> Vec<usize>;
+    /// `n` dice under one label: each die's label is the label and its
+    /// place ("time roll, first die", "second die", "third die", then
+    /// "die 4"), as the games have always written a 2D6.
+    fn roll_n(&mut self, stream: &StreamId, n: usize, sides: u32, label: &str) -> Vec<u32> {
+        const PLACES: [&str; 3] = ["first", "second", "third"];
+        (0..n)
+            .map(|i| {
+                let place = PLACES.get(i).map(|p| format!("{p} die")).unwrap_or_else(|| format!("die {}", i + 1));
+                self.roll(stream, sides, &format!("{label}, {place}"))
+            })
+            .collect()
+    }
     /// Every draw made so far, in order.
     fn draws(&self) -> &[Draw];
 }
@@ -212,17 +270,20 @@ impl Committed {
 }
 
 impl Dice for Committed {
-    fn roll(&mut self, stream: &str, sides: u32, label: &str) -> u32 {
+    fn roll(&mut self, id: &StreamId, sides: u32, label: &str) -> u32 {
+        let stream = &id.to_string();
         let f = self.stream(stream).die(sides);
         self.record(stream, label, DrawKind::Die, sides, vec![f]);
         f
     }
-    fn shuffle(&mut self, stream: &str, n: usize, label: &str) -> Vec<usize> {
+    fn shuffle(&mut self, id: &StreamId, n: usize, label: &str) -> Vec<usize> {
+        let stream = &id.to_string();
         let p = self.stream(stream).permutation(n);
         self.record(stream, label, DrawKind::Shuffle, n as u32, p.iter().map(|&i| i as u32).collect());
         p
     }
-    fn draw_pool(&mut self, stream: &str, n: usize, count: usize, label: &str) -> Vec<usize> {
+    fn draw_pool(&mut self, id: &StreamId, n: usize, count: usize, label: &str) -> Vec<usize> {
+        let stream = &id.to_string();
         let mut p = self.stream(stream).permutation(n);
         p.truncate(count.min(n));
         self.record(stream, label, DrawKind::Pool, n as u32, p.iter().map(|&i| i as u32).collect());
@@ -258,6 +319,9 @@ pub fn regenerate(seed: Link, earlier_and_this: &[&Draw]) -> Vec<u32> {
 /// yet taken). A game played on scripted dice is marked so and never mailed.
 pub struct Scripted {
     faces: std::collections::VecDeque<u32>,
+    /// Scripted shuffles, taken in order; past them a shuffle is the
+    /// identity order.
+    shuffles: std::collections::VecDeque<Vec<u32>>,
     draws: Vec<Draw>,
     /// Set when the script ran out: the run that used it is void.
     pub exhausted: bool,
@@ -265,7 +329,18 @@ pub struct Scripted {
 
 impl Scripted {
     pub fn new(faces: &[u32]) -> Scripted {
-        Scripted { faces: faces.iter().copied().collect(), draws: Vec::new(), exhausted: false }
+        Scripted {
+            faces: faces.iter().copied().collect(),
+            shuffles: Default::default(),
+            draws: Vec::new(),
+            exhausted: false,
+        }
+    }
+    /// The permutations the script's shuffles give, in order (one that is
+    /// not a permutation of the shuffled count is taken as the identity).
+    pub fn with_shuffles(mut self, shuffles: Vec<Vec<u32>>) -> Scripted {
+        self.shuffles = shuffles.into();
+        self
     }
     pub fn remaining(&self) -> usize {
         self.faces.len()
@@ -283,17 +358,23 @@ impl Scripted {
 }
 
 impl Dice for Scripted {
-    fn roll(&mut self, stream: &str, sides: u32, label: &str) -> u32 {
+    fn roll(&mut self, id: &StreamId, sides: u32, label: &str) -> u32 {
+        let stream = &id.to_string();
         let f = self.take().clamp(1, sides);
         self.push(stream, label, DrawKind::Die, sides, vec![f]);
         f
     }
-    fn shuffle(&mut self, stream: &str, n: usize, label: &str) -> Vec<usize> {
-        let p: Vec<usize> = (0..n).collect();
+    fn shuffle(&mut self, id: &StreamId, n: usize, label: &str) -> Vec<usize> {
+        let stream = &id.to_string();
+        let p: Vec<usize> = match self.shuffles.pop_front() {
+            Some(v) if is_permutation(&v, n) => v.iter().map(|&i| i as usize).collect(),
+            _ => (0..n).collect(),
+        };
         self.push(stream, label, DrawKind::Shuffle, n as u32, p.iter().map(|&i| i as u32).collect());
         p
     }
-    fn draw_pool(&mut self, stream: &str, n: usize, count: usize, label: &str) -> Vec<usize> {
+    fn draw_pool(&mut self, id: &StreamId, n: usize, count: usize, label: &str) -> Vec<usize> {
+        let stream = &id.to_string();
         // Scripted pool draws name the pool indices to take, in order; a
         // short script falls back to the lowest indices not yet taken.
         let mut taken = Vec::new();
@@ -340,7 +421,8 @@ impl Declared {
 }
 
 impl Dice for Declared {
-    fn roll(&mut self, stream: &str, sides: u32, label: &str) -> u32 {
+    fn roll(&mut self, id: &StreamId, sides: u32, label: &str) -> u32 {
+        let stream = &id.to_string();
         let f = match self.take(label) {
             Some(v) if !v.is_empty() => v[0].clamp(1, sides),
             _ => {
@@ -351,7 +433,8 @@ impl Dice for Declared {
         self.push(stream, label, DrawKind::Die, sides, vec![f]);
         f
     }
-    fn shuffle(&mut self, stream: &str, n: usize, label: &str) -> Vec<usize> {
+    fn shuffle(&mut self, id: &StreamId, n: usize, label: &str) -> Vec<usize> {
+        let stream = &id.to_string();
         let p: Vec<usize> = match self.take(label) {
             Some(v) if is_permutation(&v, n) => v.iter().map(|&i| i as usize).collect(),
             _ => {
@@ -362,7 +445,8 @@ impl Dice for Declared {
         self.push(stream, label, DrawKind::Shuffle, n as u32, p.iter().map(|&i| i as u32).collect());
         p
     }
-    fn draw_pool(&mut self, stream: &str, n: usize, count: usize, label: &str) -> Vec<usize> {
+    fn draw_pool(&mut self, id: &StreamId, n: usize, count: usize, label: &str) -> Vec<usize> {
+        let stream = &id.to_string();
         let want = count.min(n);
         let p: Vec<usize> = match self.take(label) {
             Some(v) if v.len() == want && distinct_below(&v, n) => v.iter().map(|&i| i as usize).collect(),
@@ -417,8 +501,8 @@ mod tests {
     fn pool_draw_is_prefix_of_shuffle() {
         let mut a = Committed::new([("public".to_string(), [3u8; 32])].into());
         let mut b = Committed::new([("public".to_string(), [3u8; 32])].into());
-        let full = a.shuffle("public", 16, "x");
-        let part = b.draw_pool("public", 16, 5, "x");
+        let full = a.shuffle(&StreamId::Public, 16, "x");
+        let part = b.draw_pool(&StreamId::Public, 16, 5, "x");
         assert_eq!(&full[..5], &part[..]);
     }
 
@@ -426,9 +510,9 @@ mod tests {
     fn regenerate_replays_a_stream() {
         let seed = [9u8; 32];
         let mut c = Committed::new([("public".to_string(), seed)].into());
-        c.roll("public", 6, "a");
-        c.draw_pool("public", 16, 4, "b");
-        c.roll("public", 20, "c");
+        c.roll(&StreamId::Public, 6, "a");
+        c.draw_pool(&StreamId::Public, 16, 4, "b");
+        c.roll(&StreamId::Public, 20, "c");
         let draws = c.into_draws();
         for i in 0..draws.len() {
             let prefix: Vec<&Draw> = draws[..=i].iter().collect();

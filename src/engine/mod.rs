@@ -95,13 +95,36 @@ pub struct Prompt {
     pub syntax: Vec<String>,
 }
 
-/// The open step: its kind and the roles it waits for.
+/// Who the open step waits for, cheaply: what the desk asks for control
+/// flow (is this role awaited, is everyone in), without building prompts.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Awaited {
+    /// A short name for the kind of step (one of `RulesetInfo::step_kinds`).
+    pub kind: String,
+    pub roles: Vec<String>,
+    /// Roles that may leave standing orders the step does not wait for.
+    pub optional: Vec<String>,
+}
+
+impl Awaited {
+    pub fn new(kind: &str, roles: &[&str]) -> Awaited {
+        Awaited { kind: kind.to_string(), roles: roles.iter().map(|r| r.to_string()).collect(), optional: Vec::new() }
+    }
+}
+
+/// The open step with what each role is asked: its kind, the awaited
+/// roles' prompts, and the optional roles'.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Awaiting {
     /// A short name for the kind of step ("setup", "turn", "escape"); the
     /// desk picks deadlines per kind.
     pub kind: String,
     pub prompts: BTreeMap<String, Prompt>,
+    /// Roles that may send orders now without being waited for (standing
+    /// orders: an interrupt policy, a pre-answer): the step resolves
+    /// without them, and hands the ruleset their orders if they came.
+    #[serde(default)]
+    pub optional: BTreeMap<String, Prompt>,
 }
 
 /// How a game ended.
@@ -125,6 +148,9 @@ pub struct RulesetInfo {
     pub scenarios: Vec<ScenarioInfo>,
     /// Steps await the moderator (table-top results): a game needs one.
     pub moderated: bool,
+    /// Every kind of step `awaiting` can name: the keys a deadline policy
+    /// may set (`[deadlines] kinds`).
+    pub step_kinds: &'static [&'static str],
 }
 
 /// The words that make a line of a reply an order attempt (DESIGN 6): a
@@ -142,6 +168,35 @@ pub struct Vocabulary {
     pub names: Vec<String>,
 }
 
+/// What the conformance test (random play of every ruleset) probes in
+/// what one role reads while the game keeps its secrets.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct LeakProbes {
+    /// Strings that must appear nowhere the role reads: the other side's
+    /// secret names and figures in this state.
+    pub hidden: Vec<String>,
+    /// Probe the events told to the role too, not only its view.
+    pub events: bool,
+}
+
+/// One mail of `adjutant demo`: who sends it, its text, and whether the
+/// demo means it to be refused (to show a rejection).
+#[derive(Debug, Clone, PartialEq)]
+pub struct DemoMail {
+    pub role: String,
+    pub text: String,
+    pub refused: bool,
+}
+
+impl DemoMail {
+    pub fn new(role: &str, text: &str) -> DemoMail {
+        DemoMail { role: role.to_string(), text: text.to_string(), refused: false }
+    }
+    pub fn refused(role: &str, text: &str) -> DemoMail {
+        DemoMail { role: role.to_string(), text: text.to_string(), refused: true }
+    }
+}
+
 /// A game's rules with typed state and orders. Implemented once per game;
 /// the engine reaches it through [`Ruleset`].
 pub trait Rules: Send + Sync + 'static {
@@ -152,7 +207,10 @@ pub trait Rules: Send + Sync + 'static {
 
     fn info(&self) -> RulesetInfo;
     fn setup(&self, scenario: &str) -> Result<Self::State, String>;
-    fn awaiting(&self, s: &Self::State) -> Awaiting;
+    /// Who the open step waits for (cheap: asked for control flow).
+    fn awaited(&self, s: &Self::State) -> Awaited;
+    /// What `role` is asked at the open step.
+    fn prompt(&self, s: &Self::State, role: &str) -> Prompt;
     /// Parse one line of a role's orders for the open step.
     fn parse(&self, s: &Self::State, role: &str, line: &str) -> Result<Self::Order, Problem>;
     /// Check a whole submission; problems are keyed by the index of the
@@ -162,6 +220,22 @@ pub trait Rules: Send + Sync + 'static {
     fn default_orders(&self, s: &Self::State, role: &str) -> Vec<Self::Order>;
     /// What makes a line of `role`'s reply an order attempt.
     fn vocabulary(&self, s: &Self::State, role: &str) -> Vocabulary;
+    /// The other side's secrets in this state, for the conformance test:
+    /// a ruleset with hidden information says what it hides.
+    fn leak_probes(&self, s: &Self::State, role: &str) -> LeakProbes;
+    /// A check of `role`'s view beyond strings (a figure of the enemy's
+    /// shown must be one the role was told); `Err` says what leaked.
+    fn leak_check(&self, s: &Self::State, role: &str, view: &View) -> Result<(), String> {
+        let _ = (s, role, view);
+        Ok(())
+    }
+    /// `adjutant demo`: the mails the players send before the daemon's
+    /// pass number `pass`, in this state; `None` ends the demo. A ruleset
+    /// without a scripted demo has none.
+    fn demo(&self, s: &Self::State, pass: usize) -> Option<Vec<DemoMail>> {
+        let _ = (s, pass);
+        None
+    }
     fn resolve(
         &self,
         s: &mut Self::State,
@@ -188,11 +262,16 @@ pub trait Ruleset: Send + Sync {
     fn load(&self, toml_text: &str) -> Result<AnyState, String>;
     fn save(&self, s: &AnyState) -> String;
     fn clone_state(&self, s: &AnyState) -> AnyState;
+    fn awaited(&self, s: &AnyState) -> Awaited;
+    /// The awaited (and optional) roles with their prompts.
     fn awaiting(&self, s: &AnyState) -> Awaiting;
     /// Parse and validate a submission; on success the canonical lines.
     fn check(&self, s: &AnyState, role: &str, lines: &[(usize, String)]) -> Result<Vec<String>, Vec<LineError>>;
     fn default_orders(&self, s: &AnyState, role: &str) -> Vec<String>;
     fn vocabulary(&self, s: &AnyState, role: &str) -> Vocabulary;
+    fn leak_probes(&self, s: &AnyState, role: &str) -> LeakProbes;
+    fn demo(&self, s: &AnyState, pass: usize) -> Option<Vec<DemoMail>>;
+    fn leak_check(&self, s: &AnyState, role: &str, view: &View) -> Result<(), String>;
     /// Resolve with canonical lines; fails only if a line no longer parses,
     /// which is a bug or a tampered journal, never a player's mistake.
     fn resolve(
@@ -227,8 +306,14 @@ impl<R: Rules> Ruleset for R {
     fn clone_state(&self, s: &AnyState) -> AnyState {
         AnyState(Box::new(state::<R>(s).clone()))
     }
+    fn awaited(&self, s: &AnyState) -> Awaited {
+        Rules::awaited(self, state::<R>(s))
+    }
     fn awaiting(&self, s: &AnyState) -> Awaiting {
-        Rules::awaiting(self, state::<R>(s))
+        let st = state::<R>(s);
+        let a = Rules::awaited(self, st);
+        let prompts = |roles: &[String]| roles.iter().map(|r| (r.clone(), Rules::prompt(self, st, r))).collect();
+        Awaiting { prompts: prompts(&a.roles), optional: prompts(&a.optional), kind: a.kind }
     }
     fn check(&self, s: &AnyState, role: &str, lines: &[(usize, String)]) -> Result<Vec<String>, Vec<LineError>> {
         let st = state::<R>(s);
@@ -261,6 +346,15 @@ impl<R: Rules> Ruleset for R {
     }
     fn vocabulary(&self, s: &AnyState, role: &str) -> Vocabulary {
         Rules::vocabulary(self, state::<R>(s), role)
+    }
+    fn leak_probes(&self, s: &AnyState, role: &str) -> LeakProbes {
+        Rules::leak_probes(self, state::<R>(s), role)
+    }
+    fn demo(&self, s: &AnyState, pass: usize) -> Option<Vec<DemoMail>> {
+        Rules::demo(self, state::<R>(s), pass)
+    }
+    fn leak_check(&self, s: &AnyState, role: &str, view: &View) -> Result<(), String> {
+        Rules::leak_check(self, state::<R>(s), role, view)
     }
     fn default_orders(&self, s: &AnyState, role: &str) -> Vec<String> {
         Rules::default_orders(self, state::<R>(s), role).iter().map(|o| o.to_string()).collect()
@@ -407,15 +501,35 @@ impl Game {
         crate::dice::to_hex(&crate::dice::sha256(self.state_text().as_bytes()))
     }
 
+    /// The open step with every prompt (for mail).
     pub fn awaiting(&self) -> Awaiting {
-        if self.ended || self.rules.outcome(&self.state).is_some() {
+        if self.over() {
             return Awaiting::default();
         }
         self.rules.awaiting(&self.state)
     }
 
+    /// Who the open step waits for (for control flow).
+    pub fn awaited(&self) -> Awaited {
+        if self.over() {
+            return Awaited::default();
+        }
+        self.rules.awaited(&self.state)
+    }
+
+    fn over(&self) -> bool {
+        self.ended || self.rules.outcome(&self.state).is_some()
+    }
+
     pub fn awaits(&self, role: &str) -> bool {
-        self.awaiting().prompts.contains_key(role)
+        self.awaited().roles.iter().any(|r| r == role)
+    }
+
+    /// May `role` send orders now: awaited, or free to leave standing
+    /// orders?
+    pub fn may_send(&self, role: &str) -> bool {
+        let a = self.awaited();
+        a.roles.iter().chain(&a.optional).any(|r| r == role)
     }
 
     /// What makes a line of `role`'s reply an order attempt.
@@ -423,10 +537,25 @@ impl Game {
         self.rules.vocabulary(&self.state, role)
     }
 
+    /// The other side's secrets, for the conformance test.
+    pub fn leak_probes(&self, role: &str) -> LeakProbes {
+        self.rules.leak_probes(&self.state, role)
+    }
+
+    /// What the players send before the demo's pass `pass`.
+    pub fn demo(&self, pass: usize) -> Option<Vec<DemoMail>> {
+        self.rules.demo(&self.state, pass)
+    }
+
+    /// The ruleset's own check of a view `role` reads.
+    pub fn leak_check(&self, role: &str, view: &View) -> Result<(), String> {
+        self.rules.leak_check(&self.state, role, view)
+    }
+
     /// Check a role's submission against the open step without changing
     /// anything.
     pub fn check(&self, role: &str, lines: &[(usize, String)]) -> Result<Vec<String>, Vec<LineError>> {
-        if !self.awaits(role) {
+        if !self.may_send(role) {
             return Err(vec![LineError {
                 line: lines.first().map(|l| l.0).unwrap_or(0),
                 text: lines.first().map(|l| l.1.clone()).unwrap_or_default(),
@@ -443,17 +572,17 @@ impl Game {
 
     /// Every awaited role has orders in.
     pub fn complete(&self) -> bool {
-        let a = self.awaiting();
-        !a.prompts.is_empty() && a.prompts.keys().all(|r| self.orders.contains_key(r))
+        let a = self.awaited();
+        !a.roles.is_empty() && a.roles.iter().all(|r| self.orders.contains_key(r))
     }
 
     /// Resolve the open step; silent roles get the no-moves orders. On
     /// success the step counter advances and orders and salts are cleared.
     pub fn resolve(&mut self, dice: &mut dyn Dice) -> Result<Resolution, String> {
-        let a = self.awaiting();
+        let a = self.awaited();
         let mut used = BTreeMap::new();
         let mut defaulted = Vec::new();
-        for role in a.prompts.keys() {
+        for role in &a.roles {
             match self.orders.get(role) {
                 Some(o) => {
                     used.insert(role.clone(), o.clone());
@@ -462,6 +591,12 @@ impl Game {
                     defaulted.push(role.clone());
                     used.insert(role.clone(), self.rules.default_orders(&self.state, role));
                 }
+            }
+        }
+        // Standing orders of roles not waited for go in as they came.
+        for role in &a.optional {
+            if let Some(o) = self.orders.get(role) {
+                used.insert(role.clone(), o.clone());
             }
         }
         let events = self.rules.resolve(&mut self.state, &used, dice)?;
@@ -570,5 +705,108 @@ mod audience_tests {
         assert!(role.admits(&g) && !role.admits(&b) && role.admits(&Viewer::Moderator));
         assert!(Audience::Moderator.admits(&Viewer::Moderator) && !Audience::Moderator.admits(&g));
         assert!(Audience::All.admits(&Viewer::Public));
+    }
+}
+
+#[cfg(test)]
+mod standing_orders_tests {
+    //! A step that awaits one role and lets the other leave standing
+    //! orders, on a ruleset made for the test (no game needs it yet).
+    use super::*;
+
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    struct Say(String);
+
+    impl fmt::Display for Say {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            write!(f, "SAY {}", self.0)
+        }
+    }
+
+    #[derive(Debug, Clone, Default, Serialize, Deserialize)]
+    struct Log {
+        said: Vec<String>,
+    }
+
+    struct Talk;
+
+    impl Rules for Talk {
+        type State = Log;
+        type Order = Say;
+        fn info(&self) -> RulesetInfo {
+            RulesetInfo {
+                name: "talk",
+                title: "Talk",
+                scenarios: vec![ScenarioInfo {
+                    name: "one".into(),
+                    roles: vec!["a".into(), "b".into()],
+                    about: "".into(),
+                }],
+                moderated: false,
+                step_kinds: &["talk"],
+            }
+        }
+        fn setup(&self, _: &str) -> Result<Log, String> {
+            Ok(Log::default())
+        }
+        fn awaited(&self, _: &Log) -> Awaited {
+            Awaited { optional: vec!["b".into()], ..Awaited::new("talk", &["a"]) }
+        }
+        fn prompt(&self, _: &Log, _: &str) -> Prompt {
+            Prompt { text: "say something".into(), syntax: vec!["SAY <word>".into()] }
+        }
+        fn parse(&self, _: &Log, _: &str, line: &str) -> Result<Say, Problem> {
+            crate::rules::shared::parse::keyword(line, "SAY")
+                .map(|w| Say(w.to_string()))
+                .ok_or_else(|| Problem::new("not SAY"))
+        }
+        fn validate(&self, _: &Log, _: &str, _: &[Say]) -> Vec<(usize, Problem)> {
+            Vec::new()
+        }
+        fn default_orders(&self, _: &Log, _: &str) -> Vec<Say> {
+            vec![Say("nothing".into())]
+        }
+        fn vocabulary(&self, _: &Log, _: &str) -> Vocabulary {
+            Vocabulary { verbs: vec!["SAY".into()], names: vec![] }
+        }
+        fn leak_probes(&self, _: &Log, _: &str) -> LeakProbes {
+            LeakProbes::default()
+        }
+        fn resolve(&self, s: &mut Log, orders: &BTreeMap<String, Vec<Say>>, _: &mut dyn Dice) -> Vec<Event> {
+            for (role, said) in orders {
+                s.said.extend(said.iter().map(|x| format!("{role}: {}", x.0)));
+            }
+            Vec::new()
+        }
+        fn view(&self, _: &Log, _: &Viewer) -> View {
+            View::default()
+        }
+        fn outcome(&self, _: &Log) -> Option<Outcome> {
+            None
+        }
+    }
+
+    static TALK: Talk = Talk;
+
+    #[test]
+    fn a_role_not_awaited_leaves_standing_orders_the_step_does_not_wait_for() {
+        let mut g = Game::new("t", &TALK, "one").unwrap();
+        assert!(g.may_send("b") && !g.awaits("b"));
+        let c = g.check("b", &[(1, "say ready".into())]).unwrap();
+        g.accept("b", c);
+        assert!(!g.complete(), "b's standing order does not complete the step");
+        g.accept("a", vec!["SAY hello".into()]);
+        assert!(g.complete());
+        let r = g.resolve(&mut crate::dice::Scripted::new(&[])).unwrap();
+        assert!(r.defaulted.is_empty());
+        let log: Log = toml::from_str(&g.state_text()).unwrap();
+        assert_eq!(log.said, ["a: hello", "b: ready"]);
+        // Next step, b silent: only a is defaulted; b is not made to speak.
+        let r = g.resolve(&mut crate::dice::Scripted::new(&[])).unwrap();
+        assert_eq!(r.defaulted, ["a"]);
+        let log: Log = toml::from_str(&g.state_text()).unwrap();
+        assert_eq!(log.said.len(), 3);
+        // A role neither awaited nor optional is refused.
+        assert!(g.check("c", &[(1, "SAY x".into())]).is_err());
     }
 }

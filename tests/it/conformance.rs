@@ -26,113 +26,6 @@ impl Rng {
     }
 }
 
-/// Strings a role's view must never contain: facts of the other side.
-fn secrets(game: &Game, role: &str) -> Vec<String> {
-    let state: toml::Value = toml::from_str(&game.state_text()).unwrap();
-    match game.rules.info().name {
-        "mantua" => {
-            // Enemy blocks not revealed in the battle being fought, and
-            // every enemy counter id (the Pool, the hand, face-down units).
-            let revealed: Vec<&str> = state
-                .get("battle")
-                .and_then(|b| b.get("revealed"))
-                .and_then(|r| r.as_table())
-                .map(|t| t.values().flat_map(|v| v.as_array().unwrap().iter().map(|x| x.as_str().unwrap())).collect())
-                .unwrap_or_default();
-            let mut v: Vec<String> = state["blocks"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .filter(|b| b["side"].as_str() != Some(role))
-                .map(|b| b["name"].as_str().unwrap().to_string())
-                .filter(|n| !revealed.contains(&n.as_str()))
-                .collect();
-            let enemy = if role == "austria" { 'F' } else { 'A' };
-            v.extend((1..=28).map(|i| format!("{enemy}{i:02}")));
-            v
-        }
-        "leaguer" => {
-            // Phrases that only ever carry the other side's secret figures:
-            // its Resolve, stores, Local Support, spies and their quality,
-            // its Security Officer, the walls' strengths.
-            let enemy = if role == "besiegers" { "Garrison" } else { "Besiegers" };
-            let mut v = vec![
-                format!("{enemy}: Resolve"),
-                format!("{enemy} Resolve "),
-                format!("{enemy} spies"),
-                format!("{enemy} mining"),
-                format!("{enemy} powder"),
-                "+1 (Security Officer)".to_string(),
-            ];
-            let enemy_key = if role == "besiegers" { "garrison" } else { "besiegers" };
-            let army = &state["armies"][enemy_key];
-            for spy in army["spies"].as_array().unwrap() {
-                let n = spy["name"].as_str().unwrap();
-                v.extend([
-                    format!("Spy {n} ("),
-                    format!("{n} (poor)"),
-                    format!("{n} (competent)"),
-                    format!("{n} (exceptional)"),
-                ]);
-            }
-            // Miners work underground: their names are the enemy's to spy out.
-            for u in army["units"].as_array().unwrap() {
-                if u["kind"].as_str() == Some("miners") {
-                    v.push(u["name"].as_str().unwrap().to_string());
-                }
-            }
-            for o in army["officers"].as_array().unwrap() {
-                if o["rank"].as_str() == Some("security") && o["alive"].as_bool() == Some(true) {
-                    v.push(o["name"].as_str().unwrap().to_string());
-                }
-            }
-            if role == "besiegers" {
-                v.extend(
-                    [
-                        "Garrison: Food",
-                        "Local Support 0",
-                        "Local Support -",
-                        "Local Support 1",
-                        "Food rations",
-                        "Walls\n",
-                    ]
-                    .map(String::from),
-                );
-            }
-            v
-        }
-        other => panic!("no secrets known for ruleset {other}; add them here"),
-    }
-}
-
-/// On Leaguer's status board a figure of the other side is unknown ("?")
-/// or exactly what a spy reported.
-fn leaguer_tracks(game: &Game, role: &str, v: &adjutant::engine::View) {
-    use adjutant::engine::Board;
-    let st: adjutant::rules::leaguer::State = toml::from_str(&game.state_text()).unwrap();
-    let enemy_tracks: &[(&str, &str)] = if role == "besiegers" {
-        &[("Resolve (Garrison)", "Resolve"), ("Local Support", "Local Support"), ("Food (turns)", "Food")]
-    } else {
-        &[("Resolve (Besiegers)", "Resolve")]
-    };
-    let intel = st.intel.get(role).cloned().unwrap_or_default();
-    for b in &v.boards {
-        let Board::Tracks(t) = b else { continue };
-        for tr in &t.tracks {
-            let Some((_, item)) = enemy_tracks.iter().find(|(l, _)| *l == tr.label) else { continue };
-            let reported = intel
-                .iter()
-                .find(|i| i.item == *item)
-                .and_then(|i| i.value.split_whitespace().next().and_then(|w| w.parse::<i32>().ok()));
-            assert_eq!(
-                tr.value, reported,
-                "{role} sees {} as {:?} but its spies reported {reported:?}",
-                tr.label, tr.value
-            );
-        }
-    }
-}
-
 const CHAIN: u32 = 1000;
 const MAX_STEPS: u32 = 3000;
 
@@ -177,7 +70,15 @@ fn play(rules: &'static dyn adjutant::engine::Ruleset, seed: u64, dir: &std::pat
             ended = true;
             break;
         }
-        for role in a.prompts.keys() {
+        for (role, prompt) in &a.prompts {
+            // The prompt's syntax and the words the desk reads as orders
+            // agree: every order a prompt shows starts with a verb of the
+            // ruleset's vocabulary.
+            let verbs = game.vocabulary(role).verbs;
+            for line in &prompt.syntax {
+                let verb = line.split_whitespace().next().unwrap_or("").to_uppercase();
+                assert!(verbs.contains(&verb), "{id} step {}: {role}'s prompt shows {line:?}, whose verb {verb} is not in the vocabulary {verbs:?}", game.step);
+            }
             // The no-moves orders a silent role is given are always legal.
             let defaults = rules.default_orders(&game.state, role);
             let numbered: Vec<(usize, String)> = defaults.iter().enumerate().map(|(i, l)| (i + 1, l.clone())).collect();
@@ -251,20 +152,21 @@ fn play(rules: &'static dyn adjutant::engine::Ruleset, seed: u64, dir: &std::pat
             let viewer = Viewer::Role(role.clone());
             let v = game.view(&viewer);
             let mut text = render::ascii::render(&v) + &render::svg::render(&v);
-            if rules.info().name == "leaguer" {
-                // Leaguer's events speak of figures: what a role is told
-                // must keep the other side's secrets too.
+            let probes = game.leak_probes(&role);
+            if probes.events {
+                // What a role is told must keep the other side's secrets
+                // too, where a ruleset's events speak of them.
                 for e in body.events.iter().filter(|e| e.to.admits(&viewer)) {
                     text.push_str(&e.text);
                     text.push('\n');
                 }
-                if game.outcome().is_none() {
-                    leaguer_tracks(&game, &role, &v);
-                }
             }
             if game.outcome().is_none() {
-                for s in secrets(&game, &role) {
-                    assert!(!text.contains(&s), "{id} step {k}: the view of {role} shows {s:?}");
+                if let Err(e) = game.leak_check(&role, &v) {
+                    panic!("{id} step {k}: {e}");
+                }
+                for s in &probes.hidden {
+                    assert!(!text.contains(s.as_str()), "{id} step {k}: the view of {role} shows {s:?}");
                 }
             }
         }

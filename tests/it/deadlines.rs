@@ -126,3 +126,19 @@ fn a_daemon_down_past_a_deadline_resolves_once_on_start() {
     assert_eq!(t.pass().resolved, 0, "and the next step has its own deadline");
     assert_eq!(t.step(), 2);
 }
+
+#[test]
+fn a_deadline_kind_no_game_has_is_refused_by_name() {
+    let dir = crate::support::temp_dir("kinds");
+    let mut cfg = adjutant::config::Config::default();
+    cfg.deadlines.kinds.insert("batle turn".into(), "24h".into());
+    let err = match adjutant::desk::Desk::open(&dir, cfg) {
+        Err(e) => e.to_string(),
+        Ok(_) => panic!("a typo in a step kind was accepted"),
+    };
+    assert!(err.contains("\"batle turn\"") && err.contains("battle turn") && err.contains("housekeeping"), "{err}");
+    let mut cfg = adjutant::config::Config::default();
+    cfg.deadlines.kinds.insert("battle turn".into(), "24h".into());
+    assert!(adjutant::desk::Desk::open(&dir, cfg).is_ok());
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -7,7 +7,7 @@
 use super::ledger::quality_word;
 use super::orders::{Order, Plan};
 use super::{other, side_name, Rank, SpyStatus, State, GARRISON};
-use crate::dice::Dice;
+use crate::dice::{Dice, StreamId};
 use crate::engine::Event;
 
 /// How a mission came out, by the spy's total minus the other side's.
@@ -72,7 +72,7 @@ pub fn run(s: &mut State, plan: &Plan, dice: &mut dyn Dice, ev: &mut Vec<Event>)
 
 fn mission(s: &mut State, side: &str, order: &Order, dice: &mut dyn Dice, ev: &mut Vec<Event>) {
     let Order::Mission { spy, key, target, walls } = order else { return };
-    let stream = format!("role:{side}");
+    let stream = StreamId::role(side);
     let enemy = other(side);
     let Some(m) = s.data().mission(key).cloned() else { return };
     let Some(q) =
@@ -98,7 +98,8 @@ fn mission(s: &mut State, side: &str, order: &Order, dice: &mut dyn Dice, ev: &m
     // The defending roll is the moderator's secret: with the Security
     // Officer's +1 beside it, it would tell the spying side whether the
     // enemy has one.
-    let dr = dice.roll("gm", 6, &format!("spy {spy} of the {}, the defending roll", side_name(side))) as i32;
+    let dr =
+        dice.roll(&StreamId::Moderator, 6, &format!("spy {spy} of the {}, the defending roll", side_name(side))) as i32;
     let security = i32::from(s.army(enemy).security());
     let (st, dt) = (sr + quality, dr + m.difficulty + security);
     let band = Band::of(st - dt);
@@ -137,7 +138,7 @@ fn effect(
     dice: &mut dyn Dice,
     ev: &mut Vec<Event>,
 ) {
-    let stream = format!("role:{side}");
+    let stream = StreamId::role(side);
     let enemy = other(side);
     let half = |r: u32, s: &State| s.data().rounding.apply(r as i32, 2);
     match key {
@@ -230,7 +231,7 @@ fn effect(
 /// by a die on his captors' stream among the items they may seek.
 fn confess(s: &mut State, side: &str, spy: &str, mission: &str, dice: &mut dyn Dice, ev: &mut Vec<Event>) {
     let captors = other(side);
-    let stream = format!("role:{captors}");
+    let stream = StreamId::role(captors);
     let items: Vec<String> = s
         .data()
         .missions

@@ -11,6 +11,7 @@
 //! commander's orders; a `table` step then awaits the moderator's report of
 //! the table-top phases, and its resolution ends the turn.
 
+mod demo;
 mod espionage;
 mod housekeeping;
 mod ledger;
@@ -20,7 +21,8 @@ mod view;
 
 use crate::dice::Dice;
 use crate::engine::{
-    Awaiting, Event, Outcome, Problem, Prompt, Rules, RulesetInfo, ScenarioInfo, View, Viewer, Vocabulary,
+    Awaited, Board, Event, LeakProbes, Outcome, Problem, Prompt, Rules, RulesetInfo, ScenarioInfo, View, Viewer,
+    Vocabulary,
 };
 pub use ledger::{Army, Intel, Officer, Rank, Spy, SpyStatus, Town, Unit, UnitKind, Wall, Whereabouts};
 pub use orders::{Order, Plan};
@@ -461,12 +463,6 @@ impl State {
 
 pub struct Leaguer;
 
-impl Leaguer {
-    fn prompt(&self, s: &State, role: &str) -> Prompt {
-        view::prompt(s, role)
-    }
-}
-
 impl Rules for Leaguer {
     type State = State;
     type Order = Order;
@@ -476,6 +472,7 @@ impl Rules for Leaguer {
             name: "leaguer",
             title: "Leaguer — siege turns (housekeeping)",
             moderated: true,
+            step_kinds: &["housekeeping", "event", "table"],
             scenarios: SCENARIOS
                 .iter()
                 .map(|s| ScenarioInfo {
@@ -545,16 +542,17 @@ impl Rules for Leaguer {
         })
     }
 
-    fn awaiting(&self, s: &State) -> Awaiting {
-        let (kind, who) = match s.phase {
-            Phase::Housekeeping => ("housekeeping", s.active.as_str()),
-            Phase::Event => ("event", GM),
-            Phase::Table => ("table", GM),
-            Phase::Over => return Awaiting::default(),
-        };
-        let mut prompts = BTreeMap::new();
-        prompts.insert(who.to_string(), self.prompt(s, who));
-        Awaiting { kind: kind.into(), prompts }
+    fn awaited(&self, s: &State) -> Awaited {
+        match s.phase {
+            Phase::Housekeeping => Awaited::new("housekeeping", &[s.active.as_str()]),
+            Phase::Event => Awaited::new("event", &[GM]),
+            Phase::Table => Awaited::new("table", &[GM]),
+            Phase::Over => Awaited::default(),
+        }
+    }
+
+    fn prompt(&self, s: &State, role: &str) -> Prompt {
+        view::prompt(s, role)
     }
 
     fn parse(&self, s: &State, role: &str, line: &str) -> Result<Order, Problem> {
@@ -580,6 +578,78 @@ impl Rules for Leaguer {
             names.extend(a.spies.iter().map(|x| x.name.clone()));
         }
         Vocabulary { verbs: verbs.iter().map(|v| v.to_string()).collect(), names }
+    }
+
+    fn leak_probes(&self, s: &State, role: &str) -> LeakProbes {
+        // Phrases that only ever carry the other side's secret figures: its
+        // Resolve, stores, Local Support, spies and their quality, its
+        // Security Officer, the walls' strengths; and its miners' names.
+        if role == GM {
+            return LeakProbes::default();
+        }
+        let enemy = other(role);
+        let e = side_name(enemy);
+        let mut hidden = vec![
+            format!("{e}: Resolve"),
+            format!("{e} Resolve "),
+            format!("{e} spies"),
+            format!("{e} mining"),
+            format!("{e} powder"),
+            "+1 (Security Officer)".to_string(),
+        ];
+        let army = s.army(enemy);
+        for spy in &army.spies {
+            let n = &spy.name;
+            hidden.extend([
+                format!("Spy {n} ("),
+                format!("{n} (poor)"),
+                format!("{n} (competent)"),
+                format!("{n} (exceptional)"),
+            ]);
+        }
+        hidden.extend(army.units.iter().filter(|u| u.kind == UnitKind::Miners).map(|u| u.name.clone()));
+        hidden.extend(army.officers.iter().filter(|o| o.rank == Rank::Security && o.alive).map(|o| o.name.clone()));
+        if role == BESIEGERS {
+            hidden.extend(
+                ["Garrison: Food", "Local Support 0", "Local Support -", "Local Support 1", "Food rations", "Walls\n"]
+                    .map(String::from),
+            );
+        }
+        LeakProbes { hidden, events: true }
+    }
+
+    /// On the status board a figure of the other side is unknown ("?") or
+    /// exactly what a spy reported.
+    fn leak_check(&self, s: &State, role: &str, view: &View) -> Result<(), String> {
+        let enemy_tracks: &[(&str, &str)] = match role {
+            BESIEGERS => {
+                &[("Resolve (Garrison)", "Resolve"), ("Local Support", "Local Support"), ("Food (turns)", "Food")]
+            }
+            GARRISON => &[("Resolve (Besiegers)", "Resolve")],
+            _ => &[],
+        };
+        let intel = s.intel.get(role).cloned().unwrap_or_default();
+        for b in &view.boards {
+            let Board::Tracks(t) = b else { continue };
+            for tr in &t.tracks {
+                let Some((_, item)) = enemy_tracks.iter().find(|(l, _)| *l == tr.label) else { continue };
+                let reported = intel
+                    .iter()
+                    .find(|i| i.item == *item)
+                    .and_then(|i| i.value.split_whitespace().next().and_then(|w| w.parse::<i32>().ok()));
+                if tr.value != reported {
+                    return Err(format!(
+                        "{role} sees {} as {:?} but its spies reported {reported:?}",
+                        tr.label, tr.value
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn demo(&self, s: &State, pass: usize) -> Option<Vec<crate::engine::DemoMail>> {
+        demo::mails(s, pass)
     }
 
     fn default_orders(&self, s: &State, role: &str) -> Vec<Order> {

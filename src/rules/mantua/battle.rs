@@ -12,10 +12,11 @@
 
 use super::orders::{block_in, place_name, Order, Side90};
 use super::{escape_routes, other, side_name, Phase, State, AUSTRIA, FRANCE, MANTOVA};
-use crate::dice::Dice;
+use crate::dice::{Dice, StreamId};
 use crate::engine::view::{GridBoard, GridCell};
 use crate::engine::{Event, Problem, Table};
 use crate::rules::shared::parse::{self, Line};
+use crate::rules::shared::squares::{self, Dir4, Sq};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::sync::LazyLock;
@@ -111,36 +112,12 @@ pub fn initial_pools(side: &str) -> Pools {
     p
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Facing {
-    N,
-    E,
-    S,
-    W,
-}
+/// A Wing's facing on the Battle Display (`N` towards row A).
+pub type Facing = Dir4;
 
-impl Facing {
-    fn delta(self) -> (i32, i32) {
-        match self {
-            Facing::N => (0, -1),
-            Facing::S => (0, 1),
-            Facing::E => (1, 0),
-            Facing::W => (-1, 0),
-        }
-    }
-    fn turn(self, t: Side90) -> Facing {
-        let order = [Facing::N, Facing::E, Facing::S, Facing::W];
-        let i = order.iter().position(|f| *f == self).expect("a facing");
-        order[if t == Side90::Right { (i + 1) % 4 } else { (i + 3) % 4 }]
-    }
-    fn arrow(self) -> char {
-        match self {
-            Facing::N => '^',
-            Facing::S => 'v',
-            Facing::E => '>',
-            Facing::W => '<',
-        }
-    }
+/// A 90° turn as a quarter turn of the shared square board.
+fn quarter(f: Facing, t: Side90) -> Facing {
+    f.turn(t == Side90::Right)
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -213,26 +190,24 @@ pub struct Battle {
     pub turns: u32,
 }
 
+/// The Battle Display as a square board: spaces `A1` (row A, the
+/// defender's edge) to `C5`.
+fn display() -> squares::Board {
+    squares::Board { columns: DISPLAY.columns, rows: DISPLAY.rows, naming: squares::Naming::RowLetter }
+}
+
 pub fn space_name(col: u8, row: u8) -> String {
-    format!("{}{}", (b'A' + row) as char, col + 1)
+    display().name(Sq { col, row })
 }
 
 fn parse_space(q: &str) -> Result<(u8, u8), Problem> {
-    let q = q.trim().to_uppercase();
-    let mut ch = q.chars();
-    let (r, c) = (ch.next(), ch.as_str().parse::<u8>().ok());
-    let d = &*DISPLAY;
-    match (r, c) {
-        (Some(r), Some(c)) if r.is_ascii_uppercase() && (r as u8 - b'A') < d.rows && c >= 1 && c <= d.columns => {
-            Ok((c - 1, r as u8 - b'A'))
-        }
-        _ => Err(Problem::new(format!("{q:?} is not a space of the Battle Display")).hint(format!(
-            "spaces are A1-{}{} (row A is the defender's edge, row {} the attacker's)",
-            (b'A' + d.rows - 1) as char,
-            d.columns,
-            (b'A' + d.rows - 1) as char
-        ))),
-    }
+    let b = display();
+    let sq = b.parse(q, "Battle Display").map_err(|p| {
+        let edge = (b'A' + DISPLAY.rows - 1) as char;
+        let hint = p.suggestion.clone().unwrap_or_default();
+        p.hint(format!("{hint} (row A is the defender's edge, row {edge} the attacker's)"))
+    })?;
+    Ok((sq.col, sq.row))
 }
 
 impl Battle {
@@ -248,9 +223,7 @@ impl Battle {
     }
     pub fn ahead(&self, i: usize) -> Option<(u8, u8)> {
         let w = &self.wings[i];
-        let (dx, dy) = w.facing.delta();
-        let (c, r) = (w.col as i32 + dx, w.row as i32 + dy);
-        (c >= 0 && r >= 0 && c < DISPLAY.columns as i32 && r < DISPLAY.rows as i32).then_some((c as u8, r as u8))
+        display().ahead(Sq { col: w.col, row: w.row }, w.facing).map(|s| (s.col, s.row))
     }
     /// The enemy Wing this Wing faces, if adjacent.
     pub fn faced(&self, i: usize) -> Option<usize> {
@@ -391,7 +364,7 @@ fn reveal(s: &mut State, side: &str, name: &str, dice: &mut dyn Dice) -> Vec<Eve
     let pools = s.pools.get_mut(side).expect("pools of both sides");
     pools.pool.sort();
     let label = format!("units drawn for {name} ({} pool)", side_name(side));
-    let picked = dice.draw_pool(&format!("role:{side}"), pools.pool.len(), n.min(pools.pool.len()), &label);
+    let picked = dice.draw_pool(&StreamId::role(side), pools.pool.len(), n.min(pools.pool.len()), &label);
     let drawn: Vec<String> = picked.iter().map(|&i| pools.pool[i].clone()).collect();
     pools.pool.retain(|u| !drawn.contains(u));
     let lost = if n < want {
@@ -461,8 +434,8 @@ fn fight(s: &mut State, dice: &mut dyn Dice) -> Vec<Event> {
             return ev;
         }
     }
-    let d1 = dice.roll("public", 6, &format!("time roll, {} (attacker), first die", side_name(&att)));
-    let d2 = dice.roll("public", 6, &format!("time roll, {} (attacker), second die", side_name(&att)));
+    let d = dice.roll_n(&StreamId::Public, 2, 6, &format!("time roll, {} (attacker)", side_name(&att)));
+    let (d1, d2) = (d[0], d[1]);
     let total = d1 + d2;
     let track = &DISPLAY.time_track;
     let idx = track.iter().rposition(|&v| v <= total);
@@ -1134,10 +1107,10 @@ fn validate_turn(b: &Battle, role: &str, orders: &[Order]) -> Vec<(usize, Proble
                         }
                     }
                     if let Order::Advance { turn: Some(t), .. } = o {
-                        sim.wings[w].facing = sim.wings[w].facing.turn(*t);
+                        sim.wings[w].facing = quarter(sim.wings[w].facing, *t);
                     }
                 } else if let Order::Wheel { turn, .. } = o {
-                    sim.wings[w].facing = sim.wings[w].facing.turn(*turn);
+                    sim.wings[w].facing = quarter(sim.wings[w].facing, *turn);
                 }
                 sim.wings[w].acted = true;
             }
@@ -1423,7 +1396,7 @@ fn commands(s: &mut State, side: &str, orders: &[Order], dice: &mut dyn Dice) ->
                 };
                 let mut flipped = String::new();
                 if let Some(t) = t {
-                    b.wings[w].facing = b.wings[w].facing.turn(t);
+                    b.wings[w].facing = quarter(b.wings[w].facing, t);
                     if let Some(u) = b.wings[w].units.first_mut() {
                         if !u.up {
                             u.up = true;
@@ -1457,8 +1430,8 @@ fn commands(s: &mut State, side: &str, orders: &[Order], dice: &mut dyn Dice) ->
                 b.wings[w].acted = true;
                 let tname = space_name(b.wings[t].col, b.wings[t].row);
                 let label = format!("combat roll, {} Wing {sp} against {tname}", side_name(side));
-                let d1 = dice.roll("public", 6, &format!("{label}, first die"));
-                let d2 = dice.roll("public", 6, &format!("{label}, second die"));
+                let d = dice.roll_n(&StreamId::Public, 2, 6, &label);
+                let (d1, d2) = (d[0], d[1]);
                 let total = (d1 + d2) as i32 + n;
                 let b = battle_mut(s);
                 let enemy = b.wings[t].side.clone();

@@ -7,13 +7,14 @@
 //! moderator, until the battle rules land.
 
 pub mod battle;
+mod demo;
 mod orders;
 mod random;
 mod view;
 
-use crate::dice::Dice;
+use crate::dice::{Dice, StreamId};
 use crate::engine::{
-    Awaiting, Event, Outcome, Problem, Prompt, Rules, RulesetInfo, ScenarioInfo, View, Viewer, Vocabulary,
+    Awaited, Event, LeakProbes, Outcome, Problem, Prompt, Rules, RulesetInfo, ScenarioInfo, View, Viewer, Vocabulary,
 };
 use crate::rules::shared::graph::Graph;
 pub use orders::Order;
@@ -757,7 +758,7 @@ impl Mantua {
                     attack.target,
                     g.entry
                 );
-                let f = dice.roll("public", 6, &label);
+                let f = dice.roll(&StreamId::Public, 6, &label);
                 let pass = f <= n;
                 ev.push(Event::all(format!(
                     "Escape roll against the group of {n} from {}: {f} ({}).",
@@ -857,6 +858,18 @@ impl Rules for Mantua {
             name: "mantua",
             title: "Siege of Mantua",
             moderated: false,
+            step_kinds: &[
+                "setup",
+                "turn",
+                "escape",
+                "lift",
+                "reveal",
+                "deploy",
+                "battle turn",
+                "doubled",
+                "reductions",
+                "upgrades",
+            ],
             scenarios: vec![ScenarioInfo {
                 name: "standard".into(),
                 roles: vec![AUSTRIA.into(), FRANCE.into()],
@@ -872,67 +885,62 @@ impl Rules for Mantua {
         }
     }
 
-    fn awaiting(&self, s: &State) -> Awaiting {
-        let mut prompts = BTreeMap::new();
-
-        let mut ask = |role: &str, text: String| {
-            prompts.insert(role.to_string(), Prompt { text, syntax: orders::syntax(&s.phase, role) });
-        };
-        let kind = match s.phase {
-            Phase::Setup => {
-                ask(AUSTRIA, "Set-up: place each Tyrolean block in Rovereto or Riva (unplaced ones stay where the scenario puts them).".into());
-                ask(FRANCE, "Set-up: place two blocks in each of Mantova (Invested), Rivoli, Verona, Caldiero and Bassano (unplaced ones go where the scenario puts them).".into());
-                "setup"
-            }
-            Phase::Turn => {
-                ask(&s.active, format!("Your turn (game turn {}): move one network of blocks; at most one Special Move and one Attack.", s.turn));
-                "turn"
-            }
+    fn awaited(&self, s: &State) -> Awaited {
+        let (kind, roles): (&str, Vec<&str>) = match s.phase {
+            Phase::Setup => ("setup", vec![AUSTRIA, FRANCE]),
+            Phase::Turn => ("turn", vec![s.active.as_str()]),
             Phase::Escape => {
                 let a = s.attack.as_ref().expect("escape has an attack");
-                let routes = escape_routes(s, a);
-                let auto = s.siege && a.target == MANTOVA;
-                ask(
-                    other(&a.attacker),
-                    format!(
-                        "{} attacks your blocks in {}. Escape by one of: {}{}, or STAND to accept battle.",
-                        side_name(&a.attacker),
-                        a.target,
-                        routes.join(", "),
-                        if auto {
-                            " (automatic from the Invested Space, no roll)"
-                        } else {
-                            " (one die per attacking group; each must roll no more than the group's size)"
-                        }
-                    ),
-                );
-                "escape"
+                ("escape", vec![other(&a.attacker)])
             }
-            Phase::LiftSiege => {
-                ask(
-                    AUSTRIA,
-                    "The siege is lifted: name up to two Austrian blocks to gain one step each, or PASS.".into(),
-                );
-                "lift"
-            }
+            Phase::LiftSiege => ("lift", vec![AUSTRIA]),
             Phase::Battle => {
                 let b = s.battle.as_ref().expect("a battle is being fought");
-                let side = b.side.clone();
-                if let Some(text) = battle::prompt(s, &side) {
-                    prompts.insert(side.clone(), Prompt { text, syntax: battle::syntax(s, &side) });
-                }
-                match b.stage {
+                let kind = match b.stage {
                     battle::Stage::Reveal => "reveal",
                     battle::Stage::Deploy => "deploy",
                     battle::Stage::Turn => "battle turn",
                     battle::Stage::Doubled => "doubled",
                     battle::Stage::Reduce => "reductions",
                     battle::Stage::Upgrade => "upgrades",
-                }
+                };
+                (kind, vec![b.side.as_str()])
             }
-            Phase::Over => "over",
+            Phase::Over => ("over", vec![]),
         };
-        Awaiting { kind: kind.into(), prompts }
+        Awaited::new(kind, &roles)
+    }
+
+    fn prompt(&self, s: &State, role: &str) -> Prompt {
+        let text = match s.phase {
+            Phase::Setup if role == AUSTRIA => "Set-up: place each Tyrolean block in Rovereto or Riva (unplaced ones stay where the scenario puts them).".into(),
+            Phase::Setup => "Set-up: place two blocks in each of Mantova (Invested), Rivoli, Verona, Caldiero and Bassano (unplaced ones go where the scenario puts them).".into(),
+            Phase::Turn => format!(
+                "Your turn (game turn {}): move one network of blocks; at most one Special Move and one Attack.",
+                s.turn
+            ),
+            Phase::Escape => {
+                let a = s.attack.as_ref().expect("escape has an attack");
+                let routes = escape_routes(s, a);
+                let auto = s.siege && a.target == MANTOVA;
+                format!(
+                    "{} attacks your blocks in {}. Escape by one of: {}{}, or STAND to accept battle.",
+                    side_name(&a.attacker),
+                    a.target,
+                    routes.join(", "),
+                    if auto {
+                        " (automatic from the Invested Space, no roll)"
+                    } else {
+                        " (one die per attacking group; each must roll no more than the group's size)"
+                    }
+                )
+            }
+            Phase::LiftSiege => "The siege is lifted: name up to two Austrian blocks to gain one step each, or PASS.".into(),
+            Phase::Battle => battle::prompt(s, role).unwrap_or_default(),
+            Phase::Over => String::new(),
+        };
+        let syntax = if s.phase == Phase::Battle { battle::syntax(s, role) } else { orders::syntax(&s.phase, role) };
+        Prompt { text, syntax }
     }
 
     fn parse(&self, s: &State, role: &str, line: &str) -> Result<Order, Problem> {
@@ -998,6 +1006,26 @@ impl Rules for Mantua {
             // hidden.
             names: s.blocks.iter().filter(|b| b.side == role).map(|b| b.name.clone()).collect(),
         }
+    }
+
+    fn leak_probes(&self, s: &State, role: &str) -> LeakProbes {
+        // Enemy blocks not revealed in the battle being fought, and every
+        // enemy counter id (the Pool, the hand, face-down units).
+        let revealed: Vec<&String> =
+            s.battle.as_ref().map(|b| b.revealed.values().flatten().collect()).unwrap_or_default();
+        let mut hidden: Vec<String> = s
+            .blocks
+            .iter()
+            .filter(|b| b.side != role && !revealed.contains(&&b.name))
+            .map(|b| b.name.clone())
+            .collect();
+        let enemy = if role == AUSTRIA { 'F' } else { 'A' };
+        hidden.extend((1..=28).map(|i| format!("{enemy}{i:02}")));
+        LeakProbes { hidden, events: false }
+    }
+
+    fn demo(&self, s: &State, pass: usize) -> Option<Vec<crate::engine::DemoMail>> {
+        demo::mails(s, pass)
     }
 
     fn default_orders(&self, s: &State, _role: &str) -> Vec<Order> {
