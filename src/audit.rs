@@ -49,8 +49,13 @@ pub fn replay(entries: &[Entry]) -> Result<(Game, Summary), Mismatch> {
     let rules =
         crate::rules::find(&c.ruleset).ok_or_else(|| bad(first.seq, format!("unknown ruleset {:?}", c.ruleset)))?;
     let mut game = Game::new(&c.game, rules, &c.scenario).map_err(|m| bad(first.seq, m))?;
-    if let Some(p) = &c.patch {
-        game.patch(p).map_err(|m| bad(first.seq, m))?;
+    if c.patch.is_some() || c.replace.is_some() {
+        if let Some(p) = &c.patch {
+            game.patch(p).map_err(|m| bad(first.seq, m))?;
+        }
+        if let Some(r) = &c.replace {
+            game.replace(r).map_err(|m| bad(first.seq, m))?;
+        }
         // A patched position must at least answer what it awaits.
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| game.awaiting()))
             .map_err(|_| bad(first.seq, "the patched position is impossible"))?;

@@ -10,6 +10,7 @@
 //! dice = [3, 5]                # faces, consumed in order
 //! shuffles = [[2, 0, 1]]       # optional: the permutations shuffles give, in order
 //! [patch]                      # optional: merged into the set-up state
+//! [replace]                    # optional: then set whole (arrays too: a sparse position)
 //! [[step]]                     # one submission each
 //! role = "austria"
 //! orders = ["MOVE Provera TO Piave"]
@@ -53,6 +54,8 @@ pub struct Case {
     pub shuffles: Vec<Vec<u32>>,
     #[serde(default)]
     pub patch: Option<toml::Table>,
+    #[serde(default)]
+    pub replace: Option<toml::Table>,
     #[serde(default, rename = "step")]
     pub steps: Vec<Step>,
     #[serde(default)]
@@ -138,6 +141,9 @@ fn new_game(case: &Case) -> Result<Game, String> {
     let mut g = Game::new("case", rules, &scenario)?;
     if let Some(p) = &case.patch {
         g.patch(p)?;
+    }
+    if let Some(r) = &case.replace {
+        g.replace(r)?;
     }
     Ok(g)
 }
@@ -235,6 +241,7 @@ fn through_journal(case: &Case) -> Result<String, String> {
         anchors: BTreeMap::new(),
         deadline: None,
         patch: case.patch.clone(),
+        replace: case.replace.clone(),
         digest: game.digest(),
     };
     j.append(at, &[("created", &created)]).map_err(|e| e.to_string())?;

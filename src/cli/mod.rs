@@ -151,7 +151,11 @@ fn run(cli: Cli) -> Result<i32> {
                 println!("{} — {}", i.name, i.title);
                 for s in i.scenarios {
                     println!("  scenario {}: roles {} — {}", s.name, s.roles.join(", "), s.about);
+                    if !s.variants.is_empty() {
+                        println!("    variants (add with +): {}", s.variants.join(", "));
+                    }
                 }
+                println!("  step kinds (deadline keys): {}", i.step_kinds.join(", "));
             }
             Ok(0)
         }

@@ -630,7 +630,7 @@ impl Desk {
                     let others: Vec<String> = l.game.roles.iter().filter(|r| *r != role).cloned().collect();
                     let winner = if others.len() == 1 { Some(others[0].clone()) } else { None };
                     if !l.game.ended {
-                        self.end_game(l, batch, winner, format!("{role} resigned"))?;
+                        self.end_game(l, batch, winner, &[], format!("{role} resigned"))?;
                     }
                 }
                 Command::Extend(secs) => {
@@ -714,7 +714,7 @@ impl Desk {
                     batch.entry("moderator", &kinds::Moderator { action: "end".into(), args });
                     if !l.game.ended {
                         let why = reason.unwrap_or_else(|| "ended by the moderator".into());
-                        self.end_game(l, batch, winner, why)?;
+                        self.end_game(l, batch, winner, &[], why)?;
                     }
                 }
                 Command::Declare { label, values } => {

@@ -313,6 +313,7 @@ impl Desk {
             anchors: anchors.clone(),
             deadline: req.deadline.clone(),
             patch: None,
+            replace: None,
             digest: game.digest(),
         };
         let mut journal = Journal::open(&dir.join("journal.toml"))?;
@@ -581,7 +582,7 @@ impl Desk {
             });
         }
         if let Some(o) = l.game.outcome() {
-            self.end_game(l, batch, o.winner.clone(), o.reason.clone())?;
+            self.end_game(l, batch, o.winner.clone(), &o.also, o.reason.clone())?;
         }
         Ok(true)
     }
@@ -592,10 +593,11 @@ impl Desk {
         l: &mut Loaded,
         batch: &mut Batch,
         winner: Option<String>,
+        also: &[String],
         reason: String,
     ) -> Result<(), Error> {
         l.game.ended = true;
-        batch.entry("ended", &kinds::Ended { reason: reason.clone(), winner: winner.clone() });
+        batch.entry("ended", &kinds::Ended { reason: reason.clone(), winner: winner.clone(), also: also.to_vec() });
         let secrets = store::read_secrets(&l.dir)?;
         let used = l.game.step.saturating_sub(1);
         let all = store::links_upto(&secrets, l.desk.chain_len, used);
@@ -608,7 +610,8 @@ impl Desk {
         }
         block.push_str("-----END ADJUTANT REVEAL-----\n");
         let result = match &winner {
-            Some(w) => format!("Winner: {w} ({reason})."),
+            Some(w) if also.is_empty() => format!("Winner: {w} ({reason})."),
+            Some(w) => format!("Winners: {w}, {} ({reason}).", also.join(", ")),
             None => format!("No winner ({reason})."),
         };
         for (role, to) in self.recipients(l) {

@@ -132,6 +132,9 @@ pub struct Awaiting {
 pub struct Outcome {
     pub winner: Option<String>,
     pub reason: String,
+    /// Further winners, where a game has several (a side of allies).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub also: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -139,6 +142,8 @@ pub struct ScenarioInfo {
     pub name: String,
     pub roles: Vec<String>,
     pub about: String,
+    /// Variants a game may add to the name (`frontier+easier`).
+    pub variants: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -151,6 +156,9 @@ pub struct RulesetInfo {
     /// Every kind of step `awaiting` can name: the keys a deadline policy
     /// may set (`[deadlines] kinds`).
     pub step_kinds: &'static [&'static str],
+    /// A game with no end of its own (no turn limit) is drawn after this
+    /// many steps, so it always ends.
+    pub step_limit: Option<u32>,
 }
 
 /// The words that make a line of a reply an order attempt (DESIGN 6): a
@@ -435,12 +443,29 @@ pub struct Resolution {
 }
 
 impl Game {
+    /// A new game of `scenario`: a scenario's name, then any of its
+    /// variants after `+` (`frontier+easier`), which the ruleset's set-up
+    /// reads.
     pub fn new(id: &str, rules: &'static dyn Ruleset, scenario: &str) -> Result<Game, String> {
         let info = rules.info();
-        let sc = info.scenarios.iter().find(|s| s.name == scenario).ok_or_else(|| {
+        let mut parts = scenario.split('+');
+        let base = parts.next().unwrap_or("");
+        let sc = info.scenarios.iter().find(|s| s.name == base).ok_or_else(|| {
             let names: Vec<_> = info.scenarios.iter().map(|s| s.name.as_str()).collect();
-            format!("unknown scenario {scenario:?} for {}; known: {}", info.name, names.join(", "))
+            format!("unknown scenario {base:?} for {}; known: {}", info.name, names.join(", "))
         })?;
+        for v in parts {
+            if !sc.variants.iter().any(|x| x == v) {
+                return Err(format!(
+                    "scenario {base} has no variant {v:?}; {}",
+                    if sc.variants.is_empty() {
+                        "it has none".to_string()
+                    } else {
+                        format!("its variants: {}", sc.variants.join(", "))
+                    }
+                ));
+            }
+        }
         let state = rules.setup(scenario)?;
         Ok(Game {
             id: id.to_string(),
@@ -518,7 +543,7 @@ impl Game {
     }
 
     fn over(&self) -> bool {
-        self.ended || self.rules.outcome(&self.state).is_some()
+        self.ended || self.outcome().is_some()
     }
 
     pub fn awaits(&self, role: &str) -> bool {
@@ -617,8 +642,37 @@ impl Game {
         self.rules.view(&self.state, viewer)
     }
 
+    /// How the game ended, if it has: the ruleset's own end, or a draw at
+    /// its step limit.
     pub fn outcome(&self) -> Option<Outcome> {
-        self.rules.outcome(&self.state)
+        self.rules.outcome(&self.state).or_else(|| {
+            let limit = self.rules.info().step_limit?;
+            (self.step > limit).then(|| Outcome {
+                winner: None,
+                reason: format!("the game reached its limit of {limit} steps: a draw"),
+                also: Vec::new(),
+            })
+        })
+    }
+
+    /// Set parts of the state whole, arrays included (where `patch` merges
+    /// arrays of tables by name): a case's sparse position.
+    pub fn replace(&mut self, with: &toml::Table) -> Result<(), String> {
+        fn put(base: &mut toml::Table, with: &toml::Table) {
+            for (k, v) in with {
+                match (base.get_mut(k), v) {
+                    (Some(toml::Value::Table(bt)), toml::Value::Table(wt)) => put(bt, wt),
+                    _ => {
+                        base.insert(k.clone(), v.clone());
+                    }
+                }
+            }
+        }
+        let mut t: toml::Table = toml::from_str(&self.state_text()).map_err(|e| e.to_string())?;
+        put(&mut t, with);
+        let text = toml::to_string(&t).map_err(|e| e.to_string())?;
+        self.state = self.rules.load(&text)?;
+        Ok(())
     }
 }
 
@@ -741,9 +795,11 @@ mod standing_orders_tests {
                     name: "one".into(),
                     roles: vec!["a".into(), "b".into()],
                     about: "".into(),
+                    variants: vec!["loud".into()],
                 }],
                 moderated: false,
                 step_kinds: &["talk"],
+                step_limit: Some(3),
             }
         }
         fn setup(&self, _: &str) -> Result<Log, String> {
@@ -808,5 +864,26 @@ mod standing_orders_tests {
         assert_eq!(log.said.len(), 3);
         // A role neither awaited nor optional is refused.
         assert!(g.check("c", &[(1, "SAY x".into())]).is_err());
+    }
+
+    #[test]
+    fn a_game_without_an_end_is_drawn_at_its_step_limit() {
+        let mut g = Game::new("t", &TALK, "one").unwrap();
+        for _ in 0..3 {
+            assert!(g.outcome().is_none() && g.awaits("a"));
+            g.resolve(&mut crate::dice::Scripted::new(&[])).unwrap();
+        }
+        let o = g.outcome().expect("drawn after three steps");
+        assert_eq!(o.winner, None);
+        assert!(o.reason.contains("limit of 3 steps"), "{}", o.reason);
+        assert!(!g.awaits("a"), "nothing is awaited once it is over");
+    }
+
+    #[test]
+    fn scenario_variants_are_checked_by_name() {
+        assert!(Game::new("t", &TALK, "one+loud").is_ok());
+        let e = Game::new("t", &TALK, "one+quiet").err().unwrap();
+        assert!(e.contains("no variant \"quiet\"") && e.contains("loud"), "{e}");
+        assert!(Game::new("t", &TALK, "two").err().unwrap().contains("unknown scenario"));
     }
 }

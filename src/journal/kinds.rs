@@ -29,6 +29,10 @@ pub struct Created {
     /// moderator starting from a custom position); see `engine::patch`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub patch: Option<toml::Table>,
+    /// Parts of the state set whole after the patch (a case's sparse
+    /// position); see `Game::replace`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replace: Option<toml::Table>,
     /// Digest of the ruleset state right after set-up (and the patch).
     pub digest: String,
 }
@@ -118,4 +122,7 @@ pub struct Ended {
     pub reason: String,
     #[serde(default)]
     pub winner: Option<String>,
+    /// Further winners, where the game has several.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub also: Vec<String>,
 }

@@ -7,6 +7,7 @@ use adjutant::dice::{self, Committed};
 use adjutant::engine::{Game, Viewer};
 use adjutant::journal::{kinds, Journal};
 use adjutant::render;
+use adjutant::rules::shared::names;
 use std::collections::BTreeMap;
 
 /// splitmix64: a test's own generator for choosing among legal orders.
@@ -23,6 +24,21 @@ impl Rng {
         } else {
             (z % n as u64) as usize
         }
+    }
+}
+
+/// A letter with an accent a player might type in a name.
+fn accented(c: char) -> char {
+    match c {
+        'a' => 'à',
+        'e' => 'é',
+        'i' => 'ì',
+        'o' => 'ò',
+        'u' => 'ü',
+        'A' => 'À',
+        'E' => 'É',
+        'O' => 'Ó',
+        c => c,
     }
 }
 
@@ -59,6 +75,7 @@ fn play(rules: &'static dyn adjutant::engine::Ruleset, seed: u64, dir: &std::pat
         anchors,
         deadline: None,
         patch: None,
+        replace: None,
         digest: game.digest(),
     };
     j.append(at, &[("created", &created)]).unwrap();
@@ -90,29 +107,39 @@ fn play(rules: &'static dyn adjutant::engine::Ruleset, seed: u64, dir: &std::pat
             let canon = game
                 .check(role, &numbered)
                 .unwrap_or_else(|e| panic!("{id} step {}: random orders {lines:?} refused: {e:?}", game.step));
-            // Keywords and names in any letter case read the same order
-            // (DESIGN 6).
+            // Keywords and names in any letter case, and names with
+            // accents, read the same order (DESIGN 6).
+            let vocab = game.vocabulary(role);
+            let name_words: Vec<String> =
+                vocab.names.iter().flat_map(|n| n.split_whitespace().map(|w| w.to_lowercase())).collect();
             let shuffled: Vec<(usize, String)> = numbered
                 .iter()
                 .map(|(n, l)| {
-                    let l = l
-                        .chars()
-                        .map(|c| {
-                            if rng.pick(2) == 0 {
-                                c.to_lowercase().collect::<String>()
-                            } else {
-                                c.to_uppercase().collect()
-                            }
+                    let words: Vec<String> = l
+                        .split(' ')
+                        .map(|w| {
+                            let is_name = name_words.contains(&w.to_lowercase())
+                                && !vocab.verbs.iter().any(|v| v.eq_ignore_ascii_case(w));
+                            w.chars()
+                                .map(|c| {
+                                    let c = if is_name && rng.pick(2) == 0 { accented(c) } else { c };
+                                    if rng.pick(2) == 0 {
+                                        c.to_lowercase().collect::<String>()
+                                    } else {
+                                        c.to_uppercase().collect()
+                                    }
+                                })
+                                .collect()
                         })
                         .collect();
-                    (*n, l)
+                    (*n, words.join(" "))
                 })
                 .collect();
-            // (A name the player gives a newcomer keeps the letter case
-            // given, so the comparison ignores case.)
-            let same = |c: &[String]| c.iter().map(|l| l.to_lowercase()).eq(canon.iter().map(|l| l.to_lowercase()));
+            // (A name the player gives a newcomer keeps the letters given,
+            // so the comparison ignores case and accents.)
+            let fold = |c: &[String]| c.iter().map(|l| names::fold(l)).collect::<Vec<_>>();
             match game.check(role, &shuffled) {
-                Ok(c) if same(&c) => {}
+                Ok(c) if fold(&c) == fold(&canon) => {}
                 other => panic!("{id} step {}: {shuffled:?} read as {other:?}, not {canon:?}", game.step),
             }
             j.append(

@@ -457,7 +457,7 @@ impl State {
     }
     pub fn end(&mut self, winner: Option<String>, reason: String) {
         self.phase = Phase::Over;
-        self.outcome = Some(Outcome { winner, reason });
+        self.outcome = Some(Outcome { winner, reason, also: Vec::new() });
     }
 }
 
@@ -473,12 +473,14 @@ impl Rules for Leaguer {
             title: "Leaguer — siege turns (housekeeping)",
             moderated: true,
             step_kinds: &["housekeeping", "event", "table"],
+            step_limit: None,
             scenarios: SCENARIOS
                 .iter()
                 .map(|s| ScenarioInfo {
                     name: s.name.clone(),
                     roles: vec![BESIEGERS.into(), GARRISON.into()],
                     about: format!("{}{}", s.title, if s.sample { " [sample figures]" } else { "" }),
+                    variants: Vec::new(),
                 })
                 .collect(),
         }

@@ -430,7 +430,7 @@ pub const GM_VERBS: &[&str] = &[
 pub fn parse(s: &State, role: &str, line: &str) -> Result<Order, Problem> {
     let w = words(line);
     let Some(first) = w.first() else { return Err(Problem::new("empty line")) };
-    let key = first.to_uppercase();
+    let key = parse::word(first);
     let rest = line.trim()[first.len()..].trim();
     if role == GM {
         return parse_gm(s, &key, rest, &w);
@@ -462,7 +462,7 @@ pub fn parse(s: &State, role: &str, line: &str) -> Result<Order, Problem> {
         }
         "RALLY" => Ok(Order::Rally { units: units_of(s, side, rest)? }),
         "RECRUIT" => {
-            let kw = w.get(1).map(|x| x.to_uppercase()).unwrap_or_default();
+            let kw = w.get(1).map(|x| parse::word(x)).unwrap_or_default();
             if ["SENIOR", "OFFICER", "ENGINEER", "COMMANDER"].contains(&kw.as_str()) {
                 return Err(Problem::new(
                     "no extra Senior Officers or Engineers may be added once the game has started",
@@ -478,9 +478,9 @@ pub fn parse(s: &State, role: &str, line: &str) -> Result<Order, Problem> {
             Ok(Order::Recruit { what, name })
         }
         "PROMOTE" => Ok(Order::Promote { officer: officer_of(s, side, rest)? }),
-        "MEET" => match rest.to_uppercase().as_str() {
-            "" | "GOVERNOR" => Ok(Order::Meet { mayor: false }),
-            "MAYOR" => Ok(Order::Meet { mayor: true }),
+        "MEET" => match names::fold(rest).as_str() {
+            "" | "governor" => Ok(Order::Meet { mayor: false }),
+            "mayor" => Ok(Order::Meet { mayor: true }),
             _ => Err(Problem::new("MEET takes nothing or MAYOR").hint("MEET (the Governor) or MEET MAYOR")),
         },
         "POLICE" => Ok(Order::Police { units: units_of(s, side, rest)? }),
@@ -498,13 +498,13 @@ fn spy_of(s: &State, side: &str, q: &str) -> Result<String, Problem> {
 
 fn parse_mission(s: &State, side: &str, w: &[&str]) -> Result<Order, Problem> {
     let at =
-        w.iter().position(|x| ["INFO", "SABOTAGE", "KILL"].contains(&x.to_uppercase().as_str())).ok_or_else(|| {
+        w.iter().position(|x| ["INFO", "SABOTAGE", "KILL"].contains(&parse::word(x).as_str())).ok_or_else(|| {
             Problem::new("no mission named")
                 .hint(format!("SPY <spy> <mission>: {}", mission_words(s, side).join(" | ")))
         })?;
     let spy = spy_of(s, side, &w[..at].join(" "))?;
-    let kind = w[at].to_lowercase();
-    let what = w.get(at + 1).map(|x| x.to_lowercase()).unwrap_or_default();
+    let kind = parse::word(w[at]).to_lowercase();
+    let what = w.get(at + 1).map(|x| parse::word(x).to_lowercase()).unwrap_or_default();
     let key = format!("{kind}-{what}");
     if s.data().mission(&key).is_none() {
         return Err(Problem::new(format!("no mission {:?}", w[at..].join(" ")))
@@ -536,7 +536,7 @@ fn parse_gm(s: &State, key: &str, rest: &str, w: &[&str]) -> Result<Order, Probl
     let upto_last = || rest[..rest.len() - last.len()].trim();
     match key {
         "HITS" => {
-            let (body, lasting) = match last.to_uppercase().as_str() {
+            let (body, lasting) = match parse::word(last).as_str() {
                 "DISEASE" | "DESERTION" => (upto_last(), true),
                 _ => (rest, false),
             };
@@ -565,7 +565,7 @@ fn parse_gm(s: &State, key: &str, rest: &str, w: &[&str]) -> Result<Order, Probl
         }
         "FIRES" => Ok(Order::Fires { delta: number(rest, "fires")? }),
         "UNIT" => {
-            let at = match last.to_uppercase().as_str() {
+            let at = match parse::word(last).as_str() {
                 "DANGER" => Whereabouts::Danger,
                 "CLEAR" => Whereabouts::Clear,
                 "SAFE" => Whereabouts::Safe,
@@ -593,7 +593,7 @@ fn parse_gm(s: &State, key: &str, rest: &str, w: &[&str]) -> Result<Order, Probl
         },
         "REINFORCE" => {
             let side = side_of(w.get(1).copied().unwrap_or(""))?;
-            let kind = match w.get(2).map(|x| x.to_uppercase()).as_deref() {
+            let kind = match w.get(2).map(|x| parse::word(x)).as_deref() {
                 Some("INFANTRY") => UnitKind::Infantry,
                 Some("ARTILLERY") => UnitKind::Artillery,
                 Some("SAPPERS") => UnitKind::Sappers,

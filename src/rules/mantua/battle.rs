@@ -398,7 +398,7 @@ fn reveal(s: &mut State, side: &str, name: &str, dice: &mut dyn Dice) -> Vec<Eve
 /// Consequences of Defeat).
 fn lose_game(s: &mut State, side: &str, reason: String, what: String) -> Event {
     s.phase = Phase::Over;
-    s.outcome = Some(crate::engine::Outcome { winner: Some(other(side).to_string()), reason });
+    s.outcome = Some(crate::engine::Outcome { winner: Some(other(side).to_string()), reason, also: Vec::new() });
     Event::all(format!("{what}: {} loses the game.", side_name(side)))
 }
 
@@ -821,7 +821,7 @@ pub fn parse(s: &State, role: &str, line: &str) -> Result<Order, Problem> {
     let usage = || {
         Problem::new(format!("{word} is not an order for this step of the battle")).hint(syntax(s, role).join(" | "))
     };
-    let turn = |t: &str| match t.to_uppercase().as_str() {
+    let turn = |t: &str| match parse::word(t).as_str() {
         "LEFT" | "L" => Ok(Side90::Left),
         "RIGHT" | "R" => Ok(Side90::Right),
         other => Err(Problem::new(format!("{other:?} is not a turn")).hint("LEFT or RIGHT")),

@@ -835,6 +835,7 @@ impl Mantua {
                     side_name(opp),
                     side_name(&me)
                 ),
+                also: Vec::new(),
             });
             return vec![Event::all(format!(
                 "{} wins: {} has only {left} blocks left.",
@@ -858,6 +859,7 @@ impl Rules for Mantua {
             name: "mantua",
             title: "Siege of Mantua",
             moderated: false,
+            step_limit: None,
             step_kinds: &[
                 "setup",
                 "turn",
@@ -874,6 +876,7 @@ impl Rules for Mantua {
                 name: "standard".into(),
                 roles: vec![AUSTRIA.into(), FRANCE.into()],
                 about: "The rulebook set-up; Austria places its Tyrolean blocks, France its ten blocks.".into(),
+                variants: Vec::new(),
             }],
         }
     }

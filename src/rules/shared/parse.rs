@@ -3,6 +3,7 @@
 //! are matched by `names::find`. Every ruleset reads its lines with these,
 //! so no game strips a keyword by hand in one letter case or two.
 
+use super::names;
 use crate::engine::Problem;
 use std::ops::RangeInclusive;
 
@@ -21,18 +22,24 @@ impl<'a> Line<'a> {
         (!verb.is_empty()).then_some(Line { verb, rest: rest.trim() })
     }
 
-    /// The verb in upper case, for matching against a ruleset's words.
+    /// The verb as a keyword, for matching against a ruleset's words.
     pub fn key(&self) -> String {
-        self.verb.to_uppercase()
+        word(self.verb)
     }
 }
 
-/// `text` without a leading keyword `kw` (any letter case, a whole word),
-/// or `None` if it does not start with it.
+/// A word as a keyword is matched: upper case, accents dropped ("Màyor"
+/// is MAYOR).
+pub fn word(w: &str) -> String {
+    names::fold(w).to_uppercase()
+}
+
+/// `text` without a leading keyword `kw` (any letter case, accents
+/// ignored, a whole word), or `None` if it does not start with it.
 pub fn keyword<'a>(text: &'a str, kw: &str) -> Option<&'a str> {
     let t = text.trim_start();
     let (first, rest) = t.split_once(char::is_whitespace).unwrap_or((t, ""));
-    first.eq_ignore_ascii_case(kw).then_some(rest.trim())
+    (!first.is_empty() && names::fold(first) == names::fold(kw)).then_some(rest.trim())
 }
 
 /// `text` without a leading keyword `kw` if it has one, else `text`: for
