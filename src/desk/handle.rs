@@ -13,6 +13,14 @@ use minijinja::context;
 use std::collections::BTreeMap;
 use tracing::{info, instrument};
 
+/// Where a player stands against the hourly limit of replies.
+enum Quota {
+    Within,
+    /// This reply is the first past the limit: a notice instead.
+    JustOver,
+    Over,
+}
+
 /// A general or moderator command found among the lines of a message.
 #[derive(Debug, Clone, PartialEq)]
 enum Command {
@@ -213,6 +221,43 @@ fn replied_step(subject: &str, game: &str) -> Option<u32> {
     rest.split(|c: char| !c.is_ascii_digit()).next()?.parse().ok()
 }
 
+/// A line without the list marker a player may put before an order
+/// ("1.", "2)", "-", "*", "•").
+fn unlisted(text: &str) -> String {
+    let t = text.trim_start();
+    let digits = t.bytes().take_while(u8::is_ascii_digit).count();
+    let rest = if digits > 0 && digits < 4 && t[digits..].starts_with(['.', ')']) {
+        &t[digits + 1..]
+    } else if let Some(r) = t.strip_prefix(['-', '*', '•']) {
+        r
+    } else {
+        return text.to_string();
+    };
+    if rest.starts_with(char::is_whitespace) {
+        rest.trim().to_string()
+    } else {
+        text.to_string()
+    }
+}
+
+/// The subject of a reply: "Re: " and the first 200 characters of the
+/// original's (a megabyte subject is not echoed back).
+fn re(subject: &str) -> String {
+    let s: String = subject.chars().filter(|c| !c.is_control()).take(200).collect();
+    format!("Re: {s}")
+}
+
+/// The step one of our Message-IDs was sent at: `<game>.<seq>.<n>.s<k>@…`.
+fn step_of_id(id: &str, game: &str) -> Option<u32> {
+    let local = id.trim().trim_matches(['<', '>']).split('@').next()?;
+    let rest = local.strip_prefix(game)?.strip_prefix('.')?;
+    let parts: Vec<&str> = rest.split('.').collect();
+    match parts.as_slice() {
+        [_, _, s] => s.strip_prefix('s')?.parse().ok(),
+        _ => None,
+    }
+}
+
 /// The game a raw message names, if any (before it is handled, so that a
 /// failure can be tied to its game).
 pub fn game_of(raw: &[u8]) -> Option<String> {
@@ -245,6 +290,31 @@ fn credential(inb: &parse::Inbound) -> Option<(String, String)> {
     None
 }
 
+/// Keep the raw message under the game: a hard link to the inbox file
+/// where we can (no copy, no new inode). Never written through an existing
+/// name: after a crash the name may be a link to the inbox file itself,
+/// and truncating it would empty the only copy of the mail. A name that
+/// already holds these bytes is left as it is; anything else is replaced
+/// by a new file renamed over it.
+fn archive_raw(
+    archive: &std::path::Path,
+    raw: &[u8],
+    sha: &str,
+    source: Option<&std::path::Path>,
+) -> Result<(), Error> {
+    let io = |source| Error::Io { what: "archive", path: archive.to_path_buf(), source };
+    if let Ok(old) = std::fs::read(archive) {
+        if dice::to_hex(&dice::sha256(&old)) == sha {
+            return Ok(());
+        }
+    } else if source.map(|p| std::fs::hard_link(p, archive).is_ok()).unwrap_or(false) {
+        return Ok(());
+    }
+    let tmp = archive.with_extension("eml.tmp");
+    std::fs::write(&tmp, raw).map_err(io)?;
+    std::fs::rename(&tmp, archive).map_err(io)
+}
+
 impl Desk {
     /// Handle one raw message (read from `source`, if it is a file), into the
     /// open games of the pass. Errors are the desk's own (disk), never the
@@ -266,6 +336,16 @@ impl Desk {
             return Ok(());
         }
         let from = inb.from.clone().unwrap_or_default();
+        // Mail from the game's own address (a reply to ourselves, a bounce
+        // loop through a forwarder) is never answered.
+        if split_address(&from)
+            .zip(split_address(&self.cfg.game.address))
+            .is_some_and(|(a, b)| a.0.eq_ignore_ascii_case(&b.0) && a.2 == b.2)
+        {
+            info!(from = %from, "mail from the game's own address dropped without reply");
+            report.dropped += 1;
+            return Ok(());
+        }
         if too_big {
             report.refused += 1;
             return self.refuse(
@@ -297,8 +377,11 @@ impl Desk {
             }
         }
         let (l, batch) = open.games.get_mut(&gid).expect("loaded above");
+        // The same mail again: the same bytes, or the same Message-ID come
+        // by another path (one more Received: line).
         let sha = dice::to_hex(&dice::sha256(raw));
-        if l.desk.seen.contains(&sha) {
+        let mid_key = inb.message_id.as_ref().map(|m| format!("mid:{m}"));
+        if l.desk.seen.contains(&sha) || mid_key.as_ref().is_some_and(|k| l.desk.seen.contains(k)) {
             report.duplicates += 1;
             return Ok(());
         }
@@ -325,16 +408,11 @@ impl Desk {
         };
         // Archive the raw message under the game before anything else.
         let archive = l.dir.join("mail").join(format!("{:06}-{}.eml", l.journal.last_seq + 1, &sha[..16]));
-        // A hard link to the inbox file where we can (no copy, no new inode).
-        let linked = source.map(|p| std::fs::hard_link(p, &archive).is_ok()).unwrap_or(false);
-        if !linked {
-            std::fs::write(&archive, raw).map_err(|source| Error::Io {
-                what: "archive",
-                path: archive.clone(),
-                source,
-            })?;
-        }
+        archive_raw(&archive, raw, &sha, source)?;
         l.desk.seen.insert(sha);
+        if let Some(k) = mid_key {
+            l.desk.seen.insert(k);
+        }
         if let Some(why) = refusal {
             report.refused += 1;
             batch.entry("received", &received);
@@ -342,7 +420,7 @@ impl Desk {
                 batch.letters.push(Letter {
                     role: None,
                     to: from.clone(),
-                    subject: format!("Re: {}", inb.subject),
+                    subject: re(&inb.subject),
                     body: letters::fill("refusal", context! { reason => why }),
                     svg: Vec::new(),
                     in_reply_to: inb.message_id.clone(),
@@ -351,7 +429,60 @@ impl Desk {
             return Ok(());
         }
         let role = role.expect("identified");
-        self.submission(l, &role, &inb, &mut received, batch, now, report)
+        let before = batch.letters.len();
+        self.submission(l, &role, &inb, &mut received, batch, now, report)?;
+        // A flood of mail from a player is handled, but not answered past
+        // the hourly limit: one notice, then silence until the hour is over.
+        let to_sender = |x: &Letter| x.in_reply_to.is_some() && x.in_reply_to == inb.message_id;
+        if batch.letters[before..].iter().any(to_sender) {
+            match self.reply_quota(&from, now) {
+                Quota::Within => {}
+                Quota::JustOver => {
+                    let mut kept: Vec<Letter> = batch.letters.drain(before..).filter(|x| !to_sender(x)).collect();
+                    let text = format!(
+                        "You have had {} replies from this game in the last hour. Your mail is still read and your orders taken, but there will be no more replies to you until the hour is over.",
+                        self.cfg.limits.replies_per_hour
+                    );
+                    kept.push(Letter {
+                        role: Some(role.clone()),
+                        to: from.clone(),
+                        subject: format!("[{}] too many replies this hour", l.game.id),
+                        body: letters::fill("reply", context! { text => text }),
+                        svg: Vec::new(),
+                        in_reply_to: inb.message_id.clone(),
+                    });
+                    batch.letters.extend(kept);
+                }
+                Quota::Over => {
+                    let kept: Vec<Letter> = batch.letters.drain(before..).filter(|x| !to_sender(x)).collect();
+                    batch.letters.extend(kept);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Count a reply to an identified player against the hourly limit
+    /// (`DATA/desk/replies.toml`).
+    fn reply_quota(&self, to: &str, now: DateTime<Utc>) -> Quota {
+        let p = self.data.join("desk/replies.toml");
+        let mut m: BTreeMap<String, Vec<i64>> =
+            std::fs::read_to_string(&p).ok().and_then(|t| toml::from_str(&t).ok()).unwrap_or_default();
+        let t = now.timestamp();
+        for v in m.values_mut() {
+            v.retain(|&x| t - x < 3600);
+        }
+        m.retain(|_, v| !v.is_empty());
+        let v = m.entry(to.to_lowercase()).or_default();
+        let limit = self.cfg.limits.replies_per_hour as usize;
+        v.push(t);
+        let q = match v.len() {
+            n if n <= limit => Quota::Within,
+            n if n == limit + 1 => Quota::JustOver,
+            _ => Quota::Over,
+        };
+        let _ = crate::journal::write_atomic(&p, toml::to_string(&m).unwrap_or_default().as_bytes(), None);
+        q
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -387,7 +518,23 @@ impl Desk {
         if role == "gm" {
             verbs.extend(MODERATOR_WORDS.iter().map(|w| w.to_string()));
         }
-        for (n, text) in &inb.lines {
+        let limits = &self.cfg.limits;
+        // A submission past the limit is refused unread: reading it is
+        // what a flood would cost.
+        let lines: &[(usize, String)] = if inb.lines.len() > limits.max_lines {
+            errors.push(problem(
+                0,
+                "",
+                format!("the message has {} lines of its own; at most {} are read", inb.lines.len(), limits.max_lines),
+                Some("send fewer lines, or split them over several messages"),
+            ));
+            &[]
+        } else {
+            &inb.lines
+        };
+        for (n, text) in lines {
+            // "1. PASS", "- MOVE …", "• SALT x": a list the player made.
+            let text = &unlisted(text);
             if text.split_whitespace().next().map(|w| w.eq_ignore_ascii_case("REF")).unwrap_or(false) {
                 continue;
             }
@@ -395,13 +542,31 @@ impl Desk {
                 break;
             }
             match command(l, role, *n, text) {
+                Some(Ok(Command::Press { text: t, .. })) if t.chars().count() > limits.max_press_chars => {
+                    errors.push(problem(
+                        *n,
+                        &text.chars().take(60).collect::<String>(),
+                        format!(
+                            "a PRESS message is at most {} characters; this one has {}",
+                            limits.max_press_chars,
+                            t.chars().count()
+                        ),
+                        Some("shorten it, or send it in several PRESS lines"),
+                    ))
+                }
                 Some(Ok(c)) => commands.push(c),
                 Some(Err(e)) => errors.push(e),
                 None if names::order_attempt(text, &verbs, &vocabulary.names) => orders.push((*n, text.clone())),
                 None => ignored.push((*n, text.clone())),
             }
         }
-        let ignored: Vec<String> = ignored.into_iter().map(|(n, t)| format!("line {n}: \"{t}\"")).collect();
+        // Quoted back, but a page of prose does not make a page of reply.
+        let more = ignored.len().saturating_sub(20);
+        let mut ignored: Vec<String> =
+            ignored.into_iter().take(20).map(|(n, t)| format!("line {n}: \"{t}\"")).collect();
+        if more > 0 {
+            ignored.push(format!("and {more} more lines"));
+        }
         // One answer per kind of question a message, and a bound on press:
         // a message cannot make the desk write a thousand replies.
         let mut asked = Vec::new();
@@ -438,9 +603,11 @@ impl Desk {
         // What the reader found and left out, when nothing was read.
         let found: Vec<String> = if nothing_read { letters::skipped(&inb.skipped) } else { Vec::new() };
         // A reply to an old prompt names its step in the subject
-        // ("Re: [game] step 3: ..."): orders for a step already resolved
+        // ("Re: [game] step 3: ...") or in the Message-ID it answers
+        // (`<game>.<seq>.<n>.s3@…`): orders for a step already resolved
         // must not be applied to the next one.
-        if let Some(k) = replied_step(&inb.subject, &l.game.id) {
+        let answered = inb.replies_to.iter().find_map(|id| step_of_id(id, &l.game.id));
+        if let Some(k) = answered.or_else(|| replied_step(&inb.subject, &l.game.id)) {
             if k < l.game.step && !orders.is_empty() {
                 errors.push(problem(
                     orders[0].0,
@@ -458,11 +625,15 @@ impl Desk {
             errors.push(problem(orders[0].0, &orders[0].1, "the game is over; no more orders are taken", None));
             orders.clear();
         }
+        if l.game.ended && commands.iter().any(|c| matches!(c, Command::Salt(_))) {
+            // A salt only matters for a step still to resolve: none is left.
+            errors.push(problem(0, "SALT", "the game is over; no salt is taken", None));
+        }
         let mut canon = None;
         // The moderator's lines go to the ruleset when the open step awaits
         // the moderator (Leaguer's table-top reports); otherwise only the
         // desk's moderator commands are known.
-        let gm_orders = role == "gm" && l.game.awaits("gm");
+        let gm_orders = role == "gm" && l.game.may_send("gm");
         if !orders.is_empty() && errors.is_empty() {
             if role == "gm" && !gm_orders {
                 for (n, t) in &orders {
@@ -484,13 +655,22 @@ impl Desk {
         let syntax = a.prompts.get(role).or_else(|| a.optional.get(role)).map(|p| p.syntax.clone()).unwrap_or_default();
         if !errors.is_empty() {
             errors.sort_by_key(|e| e.line);
+            if errors.len() > limits.max_errors {
+                let more = errors.len() - limits.max_errors;
+                errors.truncate(limits.max_errors);
+                errors.push(problem(0, "", format!("and {more} more problems, not listed"), None));
+            }
             report.rejected += 1;
             received.verdict = "rejected".into();
             batch.entry("received", received);
             batch.entry("rejected", &kinds::Rejected { step, role: role.to_string(), errors: errors.clone() });
             let body = letters::fill(
                 "rejection",
-                context! { game => gid, step => step, errors => errors, syntax => syntax, ignored => ignored, found => found },
+                context! {
+                    game => gid, step => step, errors => errors, syntax => syntax, ignored => ignored, found => found,
+                    // The moderator's bare END ends the game.
+                    stop => if role == "gm" { "END ORDERS" } else { "END" },
+                },
             );
             batch.letters.push(reply(format!("[{gid}] step {step}: NOT accepted"), body, Vec::new()));
             return Ok(());
@@ -767,7 +947,7 @@ impl Desk {
         let letter = Letter {
             role: None,
             to: from.to_string(),
-            subject: format!("Re: {}", inb.subject),
+            subject: re(&inb.subject),
             body: letters::fill("refusal", context! { reason => why }),
             svg: Vec::new(),
             in_reply_to: inb.message_id.clone(),
@@ -794,5 +974,42 @@ impl Desk {
         }
         let _ = crate::journal::write_atomic(&p, toml::to_string(&m).unwrap_or_default().as_bytes(), None);
         ok
+    }
+}
+
+#[cfg(test)]
+mod archive_tests {
+    use super::*;
+
+    fn dir(tag: &str) -> std::path::PathBuf {
+        let d = std::env::temp_dir().join(format!("adjutant-archive-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    #[test]
+    fn a_second_pass_after_a_crash_never_empties_the_inbox_file() {
+        let d = dir("relink");
+        let (inbox, archive) = (d.join("inbox-1.eml"), d.join("000007-abcd.eml"));
+        let raw = b"From: a@x\r\n\r\nPASS\r\n";
+        std::fs::write(&inbox, raw).unwrap();
+        let sha = dice::to_hex(&dice::sha256(raw));
+        // The first pass linked the archive to the inbox file, then died.
+        archive_raw(&archive, raw, &sha, Some(&inbox)).unwrap();
+        // The next pass archives the same mail again under the same name.
+        archive_raw(&archive, raw, &sha, Some(&inbox)).unwrap();
+        assert_eq!(std::fs::read(&inbox).unwrap(), raw);
+        assert_eq!(std::fs::read(&archive).unwrap(), raw);
+        // A name taken by other bytes (a link to another mail) is replaced
+        // by a new file: the other mail is untouched.
+        let other = d.join("inbox-2.eml");
+        std::fs::write(&other, b"other").unwrap();
+        std::fs::remove_file(&archive).unwrap();
+        std::fs::hard_link(&other, &archive).unwrap();
+        archive_raw(&archive, raw, &sha, Some(&inbox)).unwrap();
+        assert_eq!(std::fs::read(&other).unwrap(), b"other");
+        assert_eq!(std::fs::read(&archive).unwrap(), raw);
+        let _ = std::fs::remove_dir_all(&d);
     }
 }

@@ -14,6 +14,9 @@ pub struct Inbound {
     /// which keep the `+detail` when a server rewrites To).
     pub to: Vec<String>,
     pub subject: String,
+    /// The Message-IDs it answers: In-Reply-To first, then References
+    /// newest first.
+    pub replies_to: Vec<String>,
     /// Set when the message must not be answered (auto-reply, bounce, list
     /// mail), with the reason.
     pub automatic: Option<String>,
@@ -50,6 +53,15 @@ pub fn parse(raw: &[u8]) -> Inbound {
     for a in [m.to(), m.cc()].into_iter().flatten() {
         inb.to.extend(a.iter().filter_map(|x| x.address()).map(|s| s.to_string()));
     }
+    let ids = |v: &HeaderValue| -> Vec<String> {
+        match v {
+            HeaderValue::Text(t) => vec![t.to_string()],
+            HeaderValue::TextList(l) => l.iter().map(|x| x.to_string()).collect(),
+            _ => Vec::new(),
+        }
+    };
+    inb.replies_to = ids(m.in_reply_to());
+    inb.replies_to.extend(ids(m.references()).into_iter().rev());
     for h in ["Delivered-To", "X-Original-To"] {
         if let Some(v) = m.header_raw(h) {
             inb.to.push(v.trim().trim_matches(['<', '>']).to_string());
@@ -121,16 +133,31 @@ fn reading(m: &mail_parser::Message) -> Option<reader::Reading> {
         lines.extend(part_lines.into_iter().map(|(n, l)| (base + n, l)));
     }
     if lines.is_empty() {
-        let (html, _) = lines_of(m.html_part(0)?)?;
-        lines = html;
+        lines = html_lines(m);
+        if lines.is_empty() {
+            return None;
+        }
     } else if !flowed && hard_wrapped(&lines) {
         // Gmail wraps its plain-text part at 76 columns; what the player
         // wrote is whole in the HTML alternative.
-        if let Some((html, _)) = m.html_part(0).filter(|p| p.is_text_html()).and_then(lines_of) {
+        let html = html_lines(m);
+        if !html.is_empty() {
             lines = html;
         }
     }
     Some(reader::own_text(&lines))
+}
+
+/// Every inline HTML part as text, in order (Apple splits the HTML around
+/// a photo), numbered on as one text.
+fn html_lines(m: &mail_parser::Message) -> Vec<(usize, String)> {
+    let mut lines: Vec<(usize, String)> = Vec::new();
+    for part in m.html_body.iter().filter_map(|&i| m.part(i)).filter(|p| p.is_text_html()) {
+        let Some((part_lines, _)) = lines_of(part) else { continue };
+        let base = lines.last().map(|l| l.0).unwrap_or(0);
+        lines.extend(part_lines.into_iter().map(|(n, l)| (base + n, l)));
+    }
+    lines
 }
 
 /// A text part's numbered lines, and whether it was `format=flowed`.

@@ -245,10 +245,13 @@ fn is_attribution(t: &str) -> bool {
     l.starts_with("* ") && body.ends_with(']')
 }
 
-/// The first line of a wrapped attribution: an opening word or an address.
+/// The first line of a wrapped attribution ("On Sun, 01 Mar 2026 13:00"
+/// above "adjutant <g@…> wrote:"; Gmail's "On …, adjutant <" above
+/// "game@…> wrote:"): it starts with an opening word. A line of the
+/// player's own just above an attribution ("SALT me@home") is never taken.
 fn attribution_head(l: &str) -> bool {
     let low = l.to_lowercase();
-    OPENERS.iter().any(|o| low.starts_with(o)) || l.contains('@') || l.ends_with('<')
+    OPENERS.iter().any(|o| low.starts_with(o))
 }
 
 /// Where the client put the original message unquoted below the reply:
@@ -260,9 +263,13 @@ fn original_starts(lines: &[(usize, String)], i: usize) -> bool {
     if is_banner(t) {
         return true;
     }
+    // Only the next dozen lines: a header block is compact, and a long
+    // look-ahead from every "From:" line would make a hostile mail cost
+    // the square of its length.
     let next_keys = |from: usize| {
-        lines[from..]
+        lines[from.min(lines.len())..]
             .iter()
+            .take(12)
             .map(|(_, l)| l.trim())
             .filter(|l| !l.is_empty())
             .take(6)
@@ -382,6 +389,9 @@ fn is_footer(t: &str) -> bool {
     ];
     // Outlook links a word of its footer: "Sent from Mail<https://…> for
     // Windows".
+    if t.len() > 300 {
+        return false;
+    }
     let mut l = t.to_lowercase();
     while let Some(a) = l.find("<http") {
         match l[a..].find('>') {
@@ -423,10 +433,19 @@ pub fn html_to_text(html: &str) -> String {
             "br" => w.hard_break(),
             "blockquote" => {
                 w.soft_break();
+                // A quotation (type="cite", a client's *quote class) quotes;
+                // a plain blockquote is only an indent (Gmail's indent
+                // button) and its text is the player's.
                 if closing {
-                    w.depth = w.depth.saturating_sub(1);
+                    if let Some(cited) = w.blocks.pop() {
+                        w.depth = w.depth.saturating_sub(usize::from(cited));
+                    }
                 } else {
-                    w.depth += 1;
+                    let t = tag.to_ascii_lowercase();
+                    let attrs = t.get("blockquote".len()..).unwrap_or("");
+                    let cited = attrs.contains("cite") || attrs.contains("quote");
+                    w.blocks.push(cited);
+                    w.depth += usize::from(cited);
                 }
             }
             "pre" => {
@@ -469,6 +488,8 @@ struct HtmlText {
     lines: Vec<String>,
     line: String,
     depth: usize,
+    /// For each open blockquote, whether it quotes.
+    blocks: Vec<bool>,
     pre: bool,
 }
 
@@ -566,7 +587,9 @@ fn decode_entities(s: &str) -> String {
     while let Some(a) = rest.find('&') {
         out.push_str(&rest[..a]);
         rest = &rest[a..];
-        let semi = rest[1..].find(';').map(|k| k + 1).filter(|&k| k <= 10);
+        // Only the next few bytes: an entity is short, and looking further
+        // from every `&` would cost the square of a hostile mail's size.
+        let semi = rest.as_bytes()[1..].iter().take(10).position(|&b| b == b';').map(|k| k + 1);
         let decoded = semi.and_then(|k| {
             let name = &rest[1..k];
             if let Some(num) = name.strip_prefix('#') {
@@ -635,6 +658,9 @@ mod tests {
         assert_eq!(read(claws), ["PASS"]);
         let gmail = "PASS\n\nOn Sun, Mar 1, 2026 at 1:00 PM adjutant <\ngame@adjutant.local> wrote:\n\n> x\n";
         assert_eq!(read(gmail), ["PASS"]);
+        // The player's own line just above an attribution stays theirs.
+        let thunderbird = "PASS\nSALT me@home\nOn 3/1/26 13:00, adjutant wrote:\n> x\n";
+        assert_eq!(read(thunderbird), ["PASS", "SALT me@home"]);
     }
 
     #[test]
@@ -706,6 +732,13 @@ mod tests {
         let text = html_to_text(html);
         assert!(text.contains("> PLACE <block> AT <city>"), "{text}");
         assert_eq!(read(&text), ["Hi,", "PLACE A AT B"]);
+        // Gmail's indent button makes a plain blockquote: the player's text.
+        let indented = "<div>PASS</div><blockquote style=\"margin:0 0 0 40px\">SALT x</blockquote>";
+        assert_eq!(read(&html_to_text(indented)), ["PASS", "SALT x"]);
+        let cited = "<div>PASS</div><blockquote type=\"cite\">PLACE A AT B</blockquote>";
+        assert_eq!(read(&html_to_text(cited)), ["PASS"]);
         assert_eq!(decode_entities("caf&eacute; &#233;&#xE9; &bogus; a&b"), "café éé &bogus; a&b");
+        // A long run of ampersands is read in linear time.
+        assert_eq!(decode_entities(&"&".repeat(100_000)).len(), 100_000);
     }
 }

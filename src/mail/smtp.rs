@@ -1,6 +1,7 @@
 //! Outbound transports: SMTP (lettre, TLS or STARTTLS, AUTH) and a local
 //! sendmail. A send is Ok, a temporary failure (retry later), or a
-//! permanent one (5xx: give up and tell the moderator).
+//! permanent one (a 5xx about the message or its recipient: give up and
+//! tell the moderator; a refused log-in is the transport, retried).
 
 use crate::config::{plain_allowed, secret, Security, SmtpConfig};
 use lettre::address::Envelope;
@@ -56,6 +57,14 @@ pub fn sendmail(command: &str) -> Sender {
     Sender::Sendmail(lettre::SendmailTransport::new_with_command(command))
 }
 
+/// A permanent SMTP answer that is about the message or its recipient
+/// (no such mailbox, a refused address, too large, rejected content): the
+/// only ones that make a mail undeliverable. 530/534/535/538 (log-in and
+/// encryption) and the rest are about the connection.
+fn about_the_message(code: &str) -> bool {
+    ["550", "551", "552", "553", "554", "501", "555", "541"].contains(&code)
+}
+
 impl Sender {
     pub fn send(&self, from: &str, to: &str, raw: &[u8]) -> Result<(), Failure> {
         let env = Envelope::new(
@@ -65,9 +74,12 @@ impl Sender {
         .map_err(|e| Failure::Permanent(e.to_string()))?;
         match self {
             Sender::Smtp(t) => t.send_raw(&env, raw).map(|_| ()).map_err(|e| {
-                if e.is_permanent() {
+                let code = e.status().map(|c| c.to_string()).unwrap_or_default();
+                if e.is_permanent() && about_the_message(&code) {
                     Failure::Permanent(e.to_string())
                 } else {
+                    // Authentication, TLS, the connection, 4xx: the
+                    // transport, not this mail. Fixed, it goes out.
                     Failure::Temporary(e.to_string())
                 }
             }),

@@ -39,3 +39,16 @@ pub fn wrap(tcp: TcpStream, host: &str, ca_file: Option<&str>) -> Result<TlsStre
     let conn = rustls::ClientConnection::new(config(ca_file)?, name).map_err(|e| e.to_string())?;
     Ok(rustls::StreamOwned::new(conn, tcp))
 }
+
+/// A TLS error in words a moderator can act on: rustls's "received corrupt
+/// message of type InvalidContentType" means the server spoke plain text
+/// where TLS was expected (or the other way round).
+pub fn explain(error: &str) -> String {
+    if error.contains("InvalidContentType") || error.contains("corrupt message") {
+        format!(
+            "{error} — the server did not answer with TLS on this port: use security = \"starttls\" for ports 143 and 587, \"tls\" for 993 and 465"
+        )
+    } else {
+        error.to_string()
+    }
+}

@@ -545,3 +545,129 @@ fn a_map_goes_as_png_and_svg_and_the_outbox_uses_lf() {
     let png = m.attachments().next().unwrap().contents();
     assert!(png.starts_with(b"\x89PNG\r\n\x1a\n"), "a PNG, decoded from base64 intact");
 }
+
+#[test]
+fn nothing_in_the_data_folder_is_readable_by_group_or_others() {
+    use std::os::unix::fs::PermissionsExt;
+    let mut t = Table::new("private");
+    t.setup();
+    t.send("austria", ALICE, "PRESS france hello");
+    t.pass();
+    fn walk(p: &std::path::Path, bad: &mut Vec<String>) {
+        let mode = std::fs::symlink_metadata(p).unwrap().permissions().mode();
+        if mode & 0o077 != 0 {
+            bad.push(format!("{} {:o}", p.display(), mode & 0o777));
+        }
+        if p.is_dir() {
+            for e in std::fs::read_dir(p).unwrap().flatten() {
+                walk(&e.path(), bad);
+            }
+        }
+    }
+    let mut bad = Vec::new();
+    walk(&t.dir, &mut bad);
+    assert!(bad.is_empty(), "open to others: {bad:?}");
+}
+
+#[test]
+fn a_flood_from_a_player_gets_one_notice_then_silence_and_limits_are_clear() {
+    let mut t = Table::new("flood");
+    let before = t.mails(BOB).len();
+    for _ in 0..70 {
+        t.send("france", BOB, "STATUS");
+    }
+    t.pass();
+    let mails = t.mails(BOB);
+    let got = &mails[before..];
+    assert_eq!(got.len(), 61, "60 replies, then one notice");
+    assert_eq!(got.iter().filter(|m| m.0.contains("too many replies this hour")).count(), 1);
+    assert_eq!(got.iter().filter(|m| m.0.contains("status")).count(), 60);
+    // An hour later, answers again.
+    t.now += chrono::Duration::minutes(61);
+    t.send("france", BOB, "STATUS");
+    t.pass();
+    assert_eq!(t.mails(BOB).len(), before + 62);
+    // A long submission is refused unread, a long PRESS by its line, and a
+    // rejection lists at most 50 problems.
+    let long: String = (0..501).map(|i| format!("PLACE Nobody{i} AT Nowhere\n")).collect();
+    t.send("france", BOB, &long);
+    t.pass();
+    assert!(t.last(BOB).1.contains("at most 500 are read"), "{}", t.last(BOB).1);
+    t.send("france", BOB, &format!("PRESS austria {}", "x".repeat(2001)));
+    t.pass();
+    assert!(t.last(BOB).1.contains("line 1: PRESS austria xxx"), "{}", t.last(BOB).1);
+    assert!(t.last(BOB).1.contains("at most 2000 characters"));
+    let many: String = (0..80).map(|i| format!("PLACE Nobody{i} AT Nowhere\n")).collect();
+    t.send("france", BOB, &many);
+    t.pass();
+    let body = t.last(BOB).1;
+    assert!(body.contains("and 30 more problems, not listed"), "{body}");
+    assert!(!body.contains("Nobody79"), "only the first 50 are listed");
+}
+
+#[test]
+fn orders_answering_an_old_prompt_by_in_reply_to_are_stale_and_a_second_path_is_a_duplicate() {
+    let mut t = Table::new("stale");
+    // The step-1 prompt Bob got.
+    let old = t
+        .raw_mails(BOB)
+        .iter()
+        .filter_map(|r| {
+            mail_parser::MessageParser::default().parse(&r[..]).and_then(|m| m.message_id().map(String::from))
+        })
+        .find(|id| id.contains(".s1@"))
+        .expect("a step-1 mail");
+    t.setup();
+    assert_eq!(t.step(), 2);
+    let before = t.digest();
+    let to = t.desk.reply_address("g1", "france");
+    let raw = format!(
+        "From: <{BOB}>\r\nTo: <{to}>\r\nSubject: orders\r\nMessage-ID: <replay1@example.org>\r\nIn-Reply-To: <{old}>\r\n\r\nPASS\r\n"
+    );
+    t.post_raw(raw.as_bytes());
+    let r = t.pass();
+    assert_eq!(r.rejected, 1);
+    assert!(t.last(BOB).1.contains("this replies to step 1"), "{}", t.last(BOB).1);
+    assert_eq!(t.digest(), before);
+    // The same message by a second path (one more Received: line): seen.
+    t.post_raw(format!("Received: from relay2.example.org\r\n{raw}").as_bytes());
+    let r = t.pass();
+    assert_eq!((r.duplicates, r.rejected), (1, 0));
+}
+
+#[test]
+fn loops_late_salts_and_huge_subjects() {
+    let mut t = Table::new("small");
+    // Mail from the game's own address is never answered.
+    let to = t.desk.reply_address("g1", "france");
+    t.post_raw(format!("From: <game@adjutant.local>\r\nTo: <{to}>\r\nSubject: loop\r\n\r\nSTATUS\r\n").as_bytes());
+    let r = t.pass();
+    assert_eq!(r.dropped, 1);
+    // A stranger's megabyte subject is not echoed back whole.
+    let subject = "x".repeat(1_500_000);
+    t.post_raw(
+        format!("From: <stranger@example.org>\r\nTo: <game@adjutant.local>\r\nSubject: {subject}\r\n\r\nhello\r\n")
+            .as_bytes(),
+    );
+    t.pass();
+    let (s, _) = t.last("stranger@example.org");
+    assert!(s.starts_with("Re: xxx") && s.chars().count() <= 204, "{} characters", s.chars().count());
+    // After the end a SALT is refused, not acknowledged.
+    t.send("gm", CAROL, "END");
+    t.pass();
+    t.send("france", BOB, "SALT too-late");
+    let r = t.pass();
+    assert_eq!(r.rejected, 1);
+    assert!(t.last(BOB).1.contains("no salt is taken"), "{}", t.last(BOB).1);
+}
+
+#[test]
+fn orders_in_a_numbered_list_are_orders() {
+    let mut t = Table::new("list");
+    t.send("france", BOB, "My orders:\n1. PLACE Bonaparte AT Verona\n2) SALT numbered\n- PLACE Masséna AT Caldiero\n");
+    let r = t.pass();
+    assert_eq!((r.accepted, r.rejected), (1, 0));
+    let ack = t.last(BOB).1;
+    assert!(ack.contains("PLACE Bonaparte AT Verona") && ack.contains("PLACE Masséna AT Caldiero"), "{ack}");
+    assert!(ack.contains("Your salt for this step: numbered"), "{ack}");
+}

@@ -305,8 +305,7 @@ impl Grid {
                 continue;
             }
             for n in self.neighbours(h) {
-                let Some(step) = enter(h, n) else { continue };
-                let c = cost + step;
+                let Some(c) = enter(h, n).and_then(|step| cost.checked_add(step)) else { continue };
                 if c > budget || best.get(&n).map(|r| r.cost <= c).unwrap_or(false) {
                     continue;
                 }
