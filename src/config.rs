@@ -196,11 +196,29 @@ pub struct Limits {
     /// Largest inbound message handled, in bytes; larger ones are refused
     /// unread.
     pub max_message_bytes: usize,
+    /// Lines of a reply's own text read; a longer submission is refused
+    /// whole, unread.
+    pub max_lines: usize,
+    /// Problems listed in one rejection; the rest are counted.
+    pub max_errors: usize,
+    /// Characters of one PRESS message.
+    pub max_press_chars: usize,
+    /// Replies to one identified player an hour; past it one notice, then
+    /// silence until the hour is over (their orders are still handled).
+    pub replies_per_hour: u32,
 }
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits { poll_seconds: 30, refusals_per_hour: 5, max_message_bytes: 25 * 1024 * 1024 }
+        Limits {
+            poll_seconds: 30,
+            refusals_per_hour: 5,
+            max_message_bytes: 25 * 1024 * 1024,
+            max_lines: 500,
+            max_errors: 50,
+            max_press_chars: 2000,
+            replies_per_hour: 60,
+        }
     }
 }
 

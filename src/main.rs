@@ -3,5 +3,12 @@
 //! or input).
 
 fn main() {
+    // Output piped into a program that stops reading (`adjutant audit g |
+    // head -1`) ends the process quietly, as for any Unix tool, instead of
+    // a panic with a backtrace.
+    // SAFETY: restoring the default action of one signal at start-up.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     std::process::exit(adjutant::cli::main());
 }

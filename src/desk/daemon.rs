@@ -174,7 +174,7 @@ impl Desk {
             Inbound::Imap(c) => match imap::connect(c) {
                 Err(e) => {
                     ok = false;
-                    out.push(format!("inbound: FAILED — {e}"));
+                    out.push(format!("inbound: FAILED — {}", crate::mail::tls::explain(&e.to_string())));
                 }
                 Ok(mut s) => {
                     let caps =
@@ -214,7 +214,12 @@ impl Desk {
                 )),
                 Err(e) => {
                     ok = false;
-                    out.push(format!("outbound: SMTP {}:{} FAILED — {e}", c.host, c.port));
+                    out.push(format!(
+                        "outbound: SMTP {}:{} FAILED — {}",
+                        c.host,
+                        c.port,
+                        crate::mail::tls::explain(&e)
+                    ));
                 }
             },
             Outbound::Sendmail { command } => {

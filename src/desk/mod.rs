@@ -138,6 +138,16 @@ pub struct Desk {
 impl Desk {
     /// Open the data folder, creating it and the server key on first use.
     pub fn open(data: &Path, cfg: Config) -> Result<Desk, Error> {
+        // The data folder holds every hidden fact and every player's reply
+        // token: nothing in it is for the group or others. The mask is the
+        // process's, so every file the desk writes (journal, snapshot,
+        // spool, outboxes, archive) is created 0600 and every folder 0700.
+        // SAFETY: umask only sets the process's file-creation mask.
+        unsafe {
+            libc::umask(0o077);
+        }
+        fs::create_dir_all(data).map_err(io("create", data))?;
+        tighten(data);
         for d in ["games", "spool/tmp", "spool/new", "desk"] {
             fs::create_dir_all(data.join(d)).map_err(io("create", &data.join(d)))?;
         }
@@ -643,7 +653,9 @@ impl Desk {
         let letters = std::mem::take(&mut batch.letters);
         for (i, letter) in letters.iter().enumerate() {
             let (_, domain) = self.split_game_address();
-            let mid = format!("{}.{base}.{i}@{domain}", l.game.id);
+            // The step the game is at is part of the id, so a reply naming
+            // it (In-Reply-To, References) tells which step it answers.
+            let mid = format!("{}.{base}.{i}.s{}@{domain}", l.game.id, l.game.step);
             // A letter that cannot be written (an address lettre refuses)
             // is left out, never allowed to stop the batch it belongs to.
             let epoch = letter.role.as_ref().and_then(|r| l.desk.epochs.get(r)).copied().unwrap_or(0);
@@ -1147,7 +1159,6 @@ impl Desk {
     }
 }
 
-/// A sortable stamp for spool and inbox file names.
 /// Each map as a PNG (what every mail client shows) and as the SVG it was
 /// drawn from. A map that cannot be drawn as PNG still goes as SVG.
 fn attachments(svgs: &[(String, String)]) -> Vec<compose::Attached> {
@@ -1170,6 +1181,18 @@ fn attachments(svgs: &[(String, String)]) -> Vec<compose::Attached> {
     out
 }
 
+/// A folder made before the mask (or by hand) loses what the group and
+/// others could do, with a line in the log.
+fn tighten(dir: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    let Ok(meta) = fs::metadata(dir) else { return };
+    let mode = meta.permissions().mode();
+    if mode & 0o077 != 0 {
+        warn!(folder = %dir.display(), mode = format!("{:o}", mode & 0o777), "the data folder was open to others: now 0700");
+        let _ = fs::set_permissions(dir, fs::Permissions::from_mode(0o700));
+    }
+}
+
 /// A message's line ends as a Maildir file wants them: LF.
 fn crlf_to_lf(bytes: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(bytes.len());
@@ -1181,6 +1204,7 @@ fn crlf_to_lf(bytes: &[u8]) -> Vec<u8> {
     out
 }
 
+/// A sortable stamp for spool and inbox file names.
 fn spool_stamp(now: DateTime<Utc>, seq: u64) -> String {
     format!("{:020}.{seq:010}", now.timestamp_nanos_opt().unwrap_or(0))
 }

@@ -249,6 +249,9 @@ pub fn desk_state(entries: &[Entry]) -> Result<DeskState, String> {
             "received" => {
                 let r: kinds::Received = e.body()?;
                 d.seen.insert(r.sha256);
+                if !r.message_id.starts_with("sha256-") {
+                    d.seen.insert(format!("mid:{}", r.message_id));
+                }
             }
             "resolved" => {
                 d.declared.clear();

@@ -345,3 +345,16 @@ fn the_fairness_report_draws_in_headless_chromium() {
     let n: usize = String::from_utf8_lossy(&ink.stdout).trim().parse().unwrap();
     assert!(n > 500, "the histogram's bars are drawn ({n} pixels of their colour)");
 }
+
+#[test]
+fn audit_into_a_closed_pipe_ends_quietly() {
+    let (t, _) = played();
+    let jp = t.dir.join("games").join(&t.game).join("journal.toml");
+    let out = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!("'{}' audit '{}' | true", env!("CARGO_BIN_EXE_adjutant"), jp.display()))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+}

@@ -314,3 +314,35 @@ fn sigterm_while_idling_stops_within_a_second() {
     assert!(log.contains("stopped"), "{log}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_wrong_smtp_password_keeps_every_reply_until_it_is_fixed() {
+    let Some((st, _lock)) = stack() else { return };
+    let (dir, _) = st.fresh_game("535");
+    // The password comes from a file the moderator can correct.
+    let pw = dir.join("smtp-password");
+    std::fs::write(&pw, "wrong").unwrap();
+    let mut cfg = st.config();
+    if let adjutant::config::Outbound::Smtp(c) = &mut cfg.outbound {
+        c.password_env = None;
+        c.password_file = Some(pw.to_string_lossy().to_string());
+    }
+    let desk = Desk::open(&dir, cfg).unwrap();
+    let spooled = || std::fs::read_dir(dir.join("spool/new")).map(|d| d.count()).unwrap_or(0);
+    let waiting = spooled();
+    assert!(waiting >= 3, "the welcome mails wait in the spool");
+    // 535: the log-in is refused. Nothing is given up.
+    assert_eq!(desk.deliver().unwrap(), 0);
+    assert_eq!(spooled(), waiting, "every reply is kept");
+    assert!(!dir.join("spool/failed").exists() || std::fs::read_dir(dir.join("spool/failed")).unwrap().count() == 0);
+    let entries = adjutant::journal::read(&dir.join("games/g1/journal.toml")).unwrap();
+    assert_eq!(entries.iter().filter(|e| e.kind == "undeliverable").count(), 0);
+    // The password fixed, after the back-off, all of them go.
+    std::fs::write(&pw, std::env::var(PASSWORD_ENV).unwrap()).unwrap();
+    assert!(wait(30, || {
+        let _ = desk.deliver();
+        spooled() == 0
+    }));
+    assert!(wait(20, || st.count("alice", "INBOX") >= 2));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -103,7 +103,7 @@ impl Stack {
             game: GameAddress { address: format!("game@{DOMAIN}"), name: "adjutant".into() },
             inbound: Inbound::Imap(self.imap_cfg("game")),
             outbound: Outbound::Smtp(self.smtp_cfg()),
-            limits: Limits::default(),
+            limits: Limits { replies_per_hour: 100_000, ..Limits::default() },
             deadlines: Default::default(),
         }
     }
@@ -138,6 +138,8 @@ retry_max_seconds = 2
 
 [limits]
 poll_seconds = 1
+# The tests send hundreds of mails from one player in minutes.
+replies_per_hour = 100000
 "#,
             self.port("MAILSTACK_IMAP_PORT"),
             self.ca(),
