@@ -33,12 +33,24 @@ impl Desk {
     pub fn serve(&self, stop: &Arc<AtomicBool>) -> Result<(), Error> {
         match self.cfg.inbound.clone() {
             Inbound::Maildir { .. } => {
+                let mut backoff = 1u64;
                 while !stop.load(Ordering::SeqCst) {
-                    let r = self.run_once(Utc::now())?;
-                    if r.messages > 0 || r.resolved > 0 {
-                        info!(?r, "pass");
+                    match self.run_once(Utc::now()) {
+                        Ok(r) => {
+                            backoff = 1;
+                            if r.messages > 0 || r.resolved > 0 {
+                                info!(?r, "pass");
+                            }
+                            sleep_unless(stop, self.cfg.limits.poll_seconds);
+                        }
+                        // A full disk, a folder gone: wait and try again;
+                        // nothing is marked handled before it is journaled.
+                        Err(e) => {
+                            warn!(error = %e, retry_in = backoff, "the pass failed; trying again");
+                            sleep_unless(stop, backoff);
+                            backoff = (backoff * 2).min(300);
+                        }
                     }
-                    sleep_unless(stop, self.cfg.limits.poll_seconds);
                 }
                 Ok(())
             }
@@ -48,6 +60,9 @@ impl Desk {
 
     fn serve_imap(&self, c: &ImapConfig, stop: &Arc<AtomicBool>) -> Result<(), Error> {
         let mut backoff = 1u64;
+        // The wait after a failed pass (a full disk), kept across
+        // reconnections: it grows until a pass succeeds.
+        let mut failing = 1u64;
         while !stop.load(Ordering::SeqCst) {
             let mut s = match imap::connect_until(c, Some(stop.clone())) {
                 Ok(s) => s,
@@ -74,6 +89,7 @@ impl Desk {
             while !stop.load(Ordering::SeqCst) {
                 match self.imap_pass(&mut s, c, stop) {
                     Ok(r) => {
+                        failing = 1;
                         if r.messages > 0 || r.resolved > 0 {
                             info!(?r, "pass");
                         }
@@ -82,7 +98,14 @@ impl Desk {
                         warn!(error = %e, "IMAP session lost; reconnecting");
                         break;
                     }
-                    Err(e) => return Err(e),
+                    // A full disk or another local failure: the daemon
+                    // waits and tries again rather than exit.
+                    Err(e) => {
+                        warn!(error = %e, retry_in = failing, "the pass failed; trying again");
+                        sleep_unless(stop, failing);
+                        failing = (failing * 2).min(300);
+                        break;
+                    }
                 }
                 if stop.load(Ordering::SeqCst) {
                     break;

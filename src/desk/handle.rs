@@ -351,6 +351,7 @@ impl Desk {
             return self.refuse(
                 &from,
                 &inb,
+                raw,
                 &format!("the message is {} bytes; the limit is {}", raw.len(), self.cfg.limits.max_message_bytes),
                 now,
             );
@@ -360,6 +361,7 @@ impl Desk {
             return self.refuse(
                 &from,
                 &inb,
+                raw,
                 "it does not say which game it is for (no reply token in the address and no REF line)",
                 now,
             );
@@ -371,7 +373,7 @@ impl Desk {
                 }
                 Err(Error::Store(store::Error::NoGame(_))) => {
                     report.refused += 1;
-                    return self.refuse(&from, &inb, &format!("there is no game {gid:?} here"), now);
+                    return self.refuse(&from, &inb, raw, &format!("there is no game {gid:?} here"), now);
                 }
                 Err(e) => return Err(e),
             }
@@ -475,13 +477,21 @@ impl Desk {
         m.retain(|_, v| !v.is_empty());
         let v = m.entry(to.to_lowercase()).or_default();
         let limit = self.cfg.limits.replies_per_hour as usize;
-        v.push(t);
-        let q = match v.len() {
-            n if n <= limit => Quota::Within,
-            n if n == limit + 1 => Quota::JustOver,
-            _ => Quota::Over,
+        // Past the limit nothing more is counted: the hour runs out from
+        // the replies that were sent.
+        let q = if v.len() > limit {
+            Quota::Over
+        } else {
+            v.push(t);
+            if v.len() > limit {
+                Quota::JustOver
+            } else {
+                Quota::Within
+            }
         };
-        let _ = crate::journal::write_atomic(&p, toml::to_string(&m).unwrap_or_default().as_bytes(), None);
+        // No fsync: a count lost with the power is harmless, and a flood
+        // must not cost a disk sync a mail.
+        let _ = std::fs::write(&p, toml::to_string(&m).unwrap_or_default());
         q
     }
 
@@ -940,7 +950,7 @@ impl Desk {
     }
 
     /// Refuse a message that belongs to no game we can name.
-    fn refuse(&self, from: &str, inb: &parse::Inbound, why: &str, now: DateTime<Utc>) -> Result<(), Error> {
+    fn refuse(&self, from: &str, inb: &parse::Inbound, raw: &[u8], why: &str, now: DateTime<Utc>) -> Result<(), Error> {
         if from.is_empty() || from.parse::<lettre::Address>().is_err() || !self.may_reply(from, now) {
             return Ok(());
         }
@@ -952,7 +962,7 @@ impl Desk {
             svg: Vec::new(),
             in_reply_to: inb.message_id.clone(),
         };
-        self.send_loose(&letter, now)
+        self.send_loose(&letter, &dice::to_hex(&dice::sha256(raw)), now)
     }
 
     /// Rate limit on replies to unidentified or refused senders, kept in

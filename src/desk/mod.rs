@@ -695,18 +695,32 @@ impl Desk {
         Ok(())
     }
 
-    /// Spool a letter that belongs to no game (a refusal to a stranger).
-    pub fn send_loose(&self, letter: &Letter, now: DateTime<Utc>) -> Result<(), Error> {
+    /// Spool a letter that belongs to no game (a refusal to a stranger),
+    /// once for the inbound mail `key` (its digest): the Message-ID and the
+    /// spool file are named by it, and a record of what was spooled
+    /// (`DATA/desk/refused`, a day's worth) keeps a mail handled again
+    /// after a crash from being answered twice.
+    pub fn send_loose(&self, letter: &Letter, key: &str, now: DateTime<Utc>) -> Result<(), Error> {
         let (_, domain) = self.split_game_address();
-        // Unique within a pass too (several refusals share `now`).
-        static SEQ: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-        let n = now.timestamp_nanos_opt().unwrap_or(0);
-        let k = SEQ.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-        let mid = format!("refusal.{n}.{k}.{}@{domain}", &hex::encode(dice::sha256(letter.to.as_bytes()))[..8]);
+        let key = &key[..key.len().min(32)];
+        let rp = self.data.join("desk/refused");
+        let t = now.timestamp();
+        let mut done: Vec<(String, i64)> = fs::read_to_string(&rp)
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|l| l.split_once(' ').and_then(|(k, at)| Some((k.to_string(), at.parse().ok()?))))
+            .filter(|(_, at)| t - at < 86_400)
+            .collect();
+        if done.iter().any(|(k, _)| k == key) {
+            return Ok(());
+        }
+        let mid = format!("refusal.{key}@{domain}");
         let bytes = self.render("-", 0, 0, letter, &mid, now)?;
-        let name = format!("{}~{:03}~{}.eml", spool_stamp(now, 0), k % 1000, safe_name(&mid));
-        let p = self.data.join("spool/new").join(name);
-        write_synced(&p, &bytes).map_err(io("spool", &p))
+        let p = self.data.join("spool/new").join(format!("0~000~{}.eml", safe_name(&mid)));
+        write_synced(&p, &bytes).map_err(io("spool", &p))?;
+        done.push((key.to_string(), t));
+        let text: String = done.iter().map(|(k, at)| format!("{k} {at}\n")).collect();
+        crate::journal::write_atomic(&rp, text.as_bytes(), None).map_err(io("write", &rp))
     }
 
     fn render(
@@ -823,6 +837,26 @@ impl Desk {
 
     /// One pass: recover the spool, handle every waiting message, resolve
     /// steps past their deadline, deliver.
+    /// Note that the message `sha` is being handled; how many times it
+    /// has been (a count kept across a crash, in `DATA/desk/handling`).
+    fn attempt(&self, sha: &str) -> u32 {
+        let p = self.data.join("desk/handling");
+        let before = fs::read_to_string(&p).ok().and_then(|t| {
+            let (s, n) = t.trim().split_once(' ')?;
+            (s == sha).then(|| n.parse::<u32>().ok()).flatten()
+        });
+        let n = before.unwrap_or(0) + 1;
+        // No fsync: what this guards against is the process dying, and the
+        // page cache outlives the process.
+        let _ = fs::write(&p, format!("{sha} {n}"));
+        n
+    }
+
+    /// The message in hand was handled (or quarantined): nothing to count.
+    fn attempted(&self) {
+        let _ = fs::remove_file(self.data.join("desk/handling"));
+    }
+
     pub fn run_once(&self, now: DateTime<Utc>) -> Result<PassReport, Error> {
         let _lock = self.lock()?;
         let mut report = PassReport::default();
@@ -880,7 +914,21 @@ impl Desk {
         open: &mut Open,
     ) -> Result<Handled, Error> {
         let game = handle::game_of(raw);
+        // A mail whose handling killed the process (out of memory, an
+        // abort) comes back after the restart; the third time it is
+        // quarantined unread, so one mail can never wedge the inbox.
+        let sha = dice::to_hex(&dice::sha256(raw));
+        if self.attempt(&sha) > 2 {
+            warn!(game = ?game, "handling this message stopped the daemon twice; quarantined unread");
+            if let Some(g) = &game {
+                open.games.remove(g);
+            }
+            report.quarantined += 1;
+            self.attempted();
+            return Ok(Handled::Failed(game));
+        }
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.handle(raw, source, now, report, open)));
+        self.attempted();
         match r {
             Ok(Ok(())) => Ok(Handled::Done(game)),
             Ok(Err(e @ (Error::Io { .. } | Error::Journal(_)))) => Err(e),

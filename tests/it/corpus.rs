@@ -9,7 +9,6 @@
 use crate::support::{temp_dir, ALICE, BOB, CAROL};
 use adjutant::config::Config;
 use adjutant::desk::{Desk, NewGame};
-use adjutant::mail::maildir::Maildir;
 use adjutant::mail::parse;
 use chrono::{TimeZone, Utc};
 use serde::Deserialize;
@@ -77,17 +76,7 @@ fn corpus_desk(tag: &str) -> (PathBuf, Desk) {
 
 /// The mails in Alice's outbox, newest last, as (subject, body).
 fn alice_mails(desk: &Desk) -> Vec<(String, String)> {
-    let md = Maildir::open(&desk.outbox_of(ALICE)).unwrap();
-    let mut files = md.list_new().unwrap();
-    files.sort_by_key(|f| std::fs::metadata(f).and_then(|m| m.modified()).ok());
-    files
-        .iter()
-        .map(|f| {
-            let raw = std::fs::read(f).unwrap();
-            let m = mail_parser::MessageParser::default().parse(&raw[..]).unwrap();
-            (m.subject().unwrap_or("").to_string(), m.body_text(0).map(|b| b.to_string()).unwrap_or_default())
-        })
-        .collect()
+    crate::support::outbox(desk, ALICE)
 }
 
 /// The accepted lines an acknowledgement lists.

@@ -96,3 +96,36 @@ fn no_mail_to_one_side_names_the_other_sides_blocks() {
         }
     }
 }
+
+#[test]
+fn a_strangers_mail_handled_again_after_a_crash_gets_one_refusal() {
+    let mut t = Table::new("refuse-once");
+    let raw = b"From: <stranger@example.org>\r\nTo: <game@adjutant.local>\r\nSubject: hello\r\nMessage-ID: <s1@example.org>\r\n\r\nhello\r\n";
+    t.post_raw(raw);
+    t.pass();
+    assert_eq!(t.mails("stranger@example.org").len(), 1);
+    // The daemon died after spooling the refusal and before marking the
+    // mail handled: the same mail is in the inbox again.
+    t.post_raw(raw);
+    t.pass();
+    assert_eq!(t.mails("stranger@example.org").len(), 1, "one refusal, not two");
+}
+
+#[test]
+fn a_mail_that_killed_the_daemon_twice_is_quarantined_unread() {
+    let mut t = Table::new("wedge");
+    let to = t.desk.reply_address("g1", "france");
+    let raw = format!("From: <{BOB}>\r\nTo: <{to}>\r\nSubject: x\r\nMessage-ID: <w1@example.org>\r\n\r\nPLACE Bonaparte AT Verona\r\n");
+    // Two earlier passes died while handling it (the count they left).
+    let sha = adjutant::dice::to_hex(&adjutant::dice::sha256(raw.as_bytes()));
+    std::fs::write(t.dir.join("desk/handling"), format!("{sha} 2")).unwrap();
+    let before = t.digest();
+    t.post_raw(raw.as_bytes());
+    let r = t.pass();
+    assert_eq!((r.quarantined, r.accepted), (1, 0));
+    assert_eq!(t.digest(), before);
+    assert!(!t.dir.join("desk/handling").exists());
+    // The inbox is not wedged: the next mail is handled.
+    t.send("france", BOB, "PLACE Bonaparte AT Verona");
+    assert_eq!(t.pass().accepted, 1);
+}

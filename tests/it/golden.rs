@@ -27,18 +27,25 @@ fn check(name: &str, got: &str) {
     }
 }
 
-#[test]
-fn views_at_the_start_of_every_game() {
+/// Every game's opening view for each role and the moderator, named
+/// `<ruleset>-<viewer>`.
+fn opening_views() -> Vec<(String, adjutant::engine::View)> {
+    let mut out = Vec::new();
     for rules in adjutant::rules::ALL {
         let info = rules.info();
         let game = Game::new("golden", *rules, &info.scenarios[0].name).unwrap();
         let mut viewers: Vec<Viewer> = game.roles.iter().map(|r| Viewer::Role(r.clone())).collect();
         viewers.push(Viewer::Moderator);
-        for v in viewers {
-            let view = game.view(&v);
-            check(&format!("{}-{}.txt", info.name, v.label()), &render::ascii::render(&view));
-            check(&format!("{}-{}.svg", info.name, v.label()), &render::svg::render(&view));
-        }
+        out.extend(viewers.iter().map(|v| (format!("{}-{}", info.name, v.label()), game.view(v))));
+    }
+    out
+}
+
+#[test]
+fn views_at_the_start_of_every_game() {
+    for (name, view) in opening_views() {
+        check(&format!("{name}.txt"), &render::ascii::render(&view));
+        check(&format!("{name}.svg"), &render::svg::render(&view));
     }
 }
 
@@ -49,30 +56,23 @@ fn views_at_the_start_of_every_game() {
 #[test]
 fn the_png_maps_decode_have_ink_and_stay_small() {
     const BOUND: usize = 64 * 1024;
-    for rules in adjutant::rules::ALL {
-        let info = rules.info();
-        let game = Game::new("golden", *rules, &info.scenarios[0].name).unwrap();
-        let mut viewers: Vec<Viewer> = game.roles.iter().map(|r| Viewer::Role(r.clone())).collect();
-        viewers.push(Viewer::Moderator);
-        for v in viewers {
-            let svg = render::svg::render(&game.view(&v));
-            let bytes = render::png::from_svg(&svg).unwrap();
-            let name = format!("{}-{}", info.name, v.label());
-            assert!(bytes.len() < BOUND, "{name}: {} bytes", bytes.len());
-            let mut decoder = png::Decoder::new(std::io::Cursor::new(&bytes));
-            decoder.set_transformations(png::Transformations::EXPAND);
-            let mut reader = decoder.read_info().unwrap();
-            let mut buf = vec![0; reader.output_buffer_size().unwrap()];
-            let frame = reader.next_frame(&mut buf).unwrap();
-            let width: f64 = svg.split("width=\"").nth(1).and_then(|w| w.split('"').next()).unwrap().parse().unwrap();
-            assert_eq!(frame.width as f64, width.min(1000.0).ceil(), "{name}");
-            let px: Vec<&[u8]> = buf[..frame.buffer_size()].chunks(frame.color_type.samples()).collect();
-            // The top-left corner is paper, on every map.
-            let paper = px[0];
-            let ink = px.iter().filter(|p| p[..3].iter().zip(&paper[..3]).any(|(a, b)| a.abs_diff(*b) > 60)).count();
-            let share = ink as f64 / px.len() as f64;
-            assert!(share > 0.005 && share < 0.5, "{name}: {:.3} of the pixels are ink", share);
-        }
+    for (name, view) in opening_views() {
+        let svg = render::svg::render(&view);
+        let bytes = render::png::from_svg(&svg).unwrap();
+        assert!(bytes.len() < BOUND, "{name}: {} bytes", bytes.len());
+        let mut decoder = png::Decoder::new(std::io::Cursor::new(&bytes));
+        decoder.set_transformations(png::Transformations::EXPAND);
+        let mut reader = decoder.read_info().unwrap();
+        let mut buf = vec![0; reader.output_buffer_size().unwrap()];
+        let frame = reader.next_frame(&mut buf).unwrap();
+        let width: f64 = svg.split("width=\"").nth(1).and_then(|w| w.split('"').next()).unwrap().parse().unwrap();
+        assert_eq!(frame.width as f64, width.min(1000.0).ceil(), "{name}");
+        let px: Vec<&[u8]> = buf[..frame.buffer_size()].chunks(frame.color_type.samples()).collect();
+        // The top-left corner is paper, on every map.
+        let paper = px[0];
+        let ink = px.iter().filter(|p| p[..3].iter().zip(&paper[..3]).any(|(a, b)| a.abs_diff(*b) > 60)).count();
+        let share = ink as f64 / px.len() as f64;
+        assert!(share > 0.005 && share < 0.5, "{name}: {:.3} of the pixels are ink", share);
     }
 }
 

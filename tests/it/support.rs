@@ -104,21 +104,7 @@ impl Table {
 
     /// Every mail a recipient has, oldest first, as (subject, text body).
     pub fn mails(&self, who: &str) -> Vec<(String, String)> {
-        let md = Maildir::open(&self.desk.outbox_of(who)).unwrap();
-        let mut files = md.list_new().unwrap();
-        files.sort_by_key(|p| {
-            let n = p.file_name().unwrap().to_string_lossy().to_string();
-            let parts: Vec<u64> = n.split('.').skip(1).take(2).map(|x| x.parse().unwrap_or(0)).collect();
-            parts
-        });
-        files
-            .iter()
-            .map(|f| {
-                let raw = std::fs::read(f).unwrap();
-                let m = mail_parser::MessageParser::default().parse(&raw[..]).unwrap();
-                (m.subject().unwrap_or("").to_string(), m.body_text(0).map(|b| b.to_string()).unwrap_or_default())
-            })
-            .collect()
+        outbox(&self.desk, who)
     }
 
     /// Every raw mail a recipient has.
@@ -182,6 +168,28 @@ impl Drop for Table {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.dir);
     }
+}
+
+/// Every mail in a recipient's outbox, oldest first, as (subject, text
+/// body).
+pub fn outbox(desk: &Desk, who: &str) -> Vec<(String, String)> {
+    let md = Maildir::open(&desk.outbox_of(who)).unwrap();
+    let mut files = md.list_new().unwrap();
+    // Delivery order: game mail is named <game>.<seq>.<n>, a refusal by
+    // the mail it answers, so the time each file was written decides.
+    files.sort_by_key(|p| {
+        let n = p.file_name().unwrap().to_string_lossy().to_string();
+        let parts: Vec<u64> = n.split('.').skip(1).take(2).map(|x| x.parse().unwrap_or(0)).collect();
+        (std::fs::metadata(p).and_then(|m| m.modified()).ok(), parts)
+    });
+    files
+        .iter()
+        .map(|f| {
+            let raw = std::fs::read(f).unwrap();
+            let m = mail_parser::MessageParser::default().parse(&raw[..]).unwrap();
+            (m.subject().unwrap_or("").to_string(), m.body_text(0).map(|b| b.to_string()).unwrap_or_default())
+        })
+        .collect()
 }
 
 /// A mail's text and its SVG maps, everything a leak could hide in (the PNG

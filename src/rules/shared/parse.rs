@@ -52,11 +52,16 @@ pub fn optional<'a>(text: &'a str, kw: &str) -> &'a str {
 /// Liptay", "Verona") for "Provera, Liptay TO Verona". The last, so a name
 /// that holds the word ("Castel to Nord") still splits at the keyword.
 pub fn split<'a>(text: &'a str, kw: &str) -> Option<(&'a str, &'a str)> {
+    split_at(text, kw, true)
+}
+
+/// Split at the first (or `last`) standalone keyword `kw`, any letter case.
+fn split_at<'a>(text: &'a str, kw: &str, last: bool) -> Option<(&'a str, &'a str)> {
     // ASCII lowercasing keeps byte offsets (full Unicode lowercasing can
     // change a character's length and slice the text off a boundary).
     let lower = format!(" {} ", text.to_ascii_lowercase());
     let pat = format!(" {} ", kw.to_ascii_lowercase());
-    let i = lower.rfind(&pat)?;
+    let i = if last { lower.rfind(&pat)? } else { lower.find(&pat)? };
     // `i` indexes the padded text: one byte ahead of `text`.
     let before = text.get(..i.saturating_sub(1)).unwrap_or("");
     let after = text.get((i + pat.len()).saturating_sub(1).min(text.len())..).unwrap_or("");
@@ -74,7 +79,7 @@ pub fn list_and(text: &str) -> Vec<&str> {
     let mut out = Vec::new();
     for item in list(text) {
         let mut rest = item;
-        while let Some((a, b)) = split_first(rest, "and") {
+        while let Some((a, b)) = split_at(rest, "and", false) {
             if !a.is_empty() {
                 out.push(a);
             }
@@ -85,16 +90,6 @@ pub fn list_and(text: &str) -> Vec<&str> {
         }
     }
     out
-}
-
-/// Split at the first standalone keyword `kw` (any letter case).
-fn split_first<'a>(text: &'a str, kw: &str) -> Option<(&'a str, &'a str)> {
-    let lower = format!(" {} ", text.to_ascii_lowercase());
-    let pat = format!(" {} ", kw.to_ascii_lowercase());
-    let i = lower.find(&pat)?;
-    let before = text.get(..i.saturating_sub(1)).unwrap_or("");
-    let after = text.get((i + pat.len()).saturating_sub(1).min(text.len())..).unwrap_or("");
-    Some((before.trim(), after.trim()))
 }
 
 /// A whole number in `range` (a leading `+` allowed); `what` names it in
