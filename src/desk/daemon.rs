@@ -47,6 +47,10 @@ impl Desk {
                         // nothing is marked handled before it is journaled.
                         Err(e) => {
                             warn!(error = %e, retry_in = backoff, "the pass failed; trying again");
+                            // What is already spooled still goes out.
+                            if let Err(e) = self.deliver() {
+                                warn!(error = %e, "delivery failed");
+                            }
                             sleep_unless(stop, backoff);
                             backoff = (backoff * 2).min(300);
                         }
@@ -102,6 +106,9 @@ impl Desk {
                     // waits and tries again rather than exit.
                     Err(e) => {
                         warn!(error = %e, retry_in = failing, "the pass failed; trying again");
+                        if let Err(e) = self.deliver() {
+                            warn!(error = %e, "delivery failed");
+                        }
                         sleep_unless(stop, failing);
                         failing = (failing * 2).min(300);
                         break;

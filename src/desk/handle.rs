@@ -214,7 +214,7 @@ fn moderator_command(l: &Loaded, n: usize, text: &str, w: &str, rest: &str) -> R
 
 /// The step a reply's subject names, as our subjects write it:
 /// `[<game>] step <k>...`.
-fn replied_step(subject: &str, game: &str) -> Option<u32> {
+pub(super) fn replied_step(subject: &str, game: &str) -> Option<u32> {
     let tag = format!("[{game}]");
     let rest = &subject[subject.find(&tag)? + tag.len()..];
     let rest = rest.trim_start().strip_prefix("step ")?;
@@ -329,7 +329,13 @@ impl Desk {
         open: &mut Open,
     ) -> Result<(), Error> {
         let too_big = raw.len() > self.cfg.limits.max_message_bytes;
-        let inb = if too_big { parse::parse(&raw[..raw.len().min(64 * 1024)]) } else { parse::parse(raw) };
+        let mut inb = if too_big { parse::parse(&raw[..raw.len().min(64 * 1024)]) } else { parse::parse(raw) };
+        // A mail without a Message-ID (sent straight to the server) gets one
+        // from its bytes, so the replies to it can be told apart and
+        // counted like any other.
+        if inb.message_id.is_none() {
+            inb.message_id = Some(format!("sha256-{}@adjutant.invalid", &dice::to_hex(&dice::sha256(raw))[..16]));
+        }
         if let Some(why) = &inb.automatic {
             info!(reason = %why, "automatic message dropped without reply");
             report.dropped += 1;
@@ -442,7 +448,7 @@ impl Desk {
                 Quota::JustOver => {
                     let mut kept: Vec<Letter> = batch.letters.drain(before..).filter(|x| !to_sender(x)).collect();
                     let text = format!(
-                        "You have had {} replies from this game in the last hour. Your mail is still read and your orders taken, but there will be no more replies to you until the hour is over.",
+                        "You have had {} replies from this game in the last hour. Your mail is still read, and orders that are accepted count, but there will be no more replies to you (not even to say an order was refused) until the hour is over. Send STATUS then to see what was accepted.",
                         self.cfg.limits.replies_per_hour
                     );
                     kept.push(Letter {
@@ -531,11 +537,13 @@ impl Desk {
         let limits = &self.cfg.limits;
         // A submission past the limit is refused unread: reading it is
         // what a flood would cost.
-        let lines: &[(usize, String)] = if inb.lines.len() > limits.max_lines {
+        // Lines after a stop line (END) are not read, so not counted.
+        let own = inb.lines.iter().position(|(_, t)| stops_reading(role, &unlisted(t))).unwrap_or(inb.lines.len());
+        let lines: &[(usize, String)] = if own > limits.max_lines {
             errors.push(problem(
                 0,
                 "",
-                format!("the message has {} lines of its own; at most {} are read", inb.lines.len(), limits.max_lines),
+                format!("the message has {own} lines of its own; at most {} are read", limits.max_lines),
                 Some("send fewer lines, or split them over several messages"),
             ));
             &[]

@@ -653,9 +653,13 @@ impl Desk {
         let letters = std::mem::take(&mut batch.letters);
         for (i, letter) in letters.iter().enumerate() {
             let (_, domain) = self.split_game_address();
-            // The step the game is at is part of the id, so a reply naming
-            // it (In-Reply-To, References) tells which step it answers.
-            let mid = format!("{}.{base}.{i}.s{}@{domain}", l.game.id, l.game.step);
+            // A letter about a step (its subject says "[game] step k")
+            // names it in its id too, so a reply (In-Reply-To, References)
+            // tells which step it answers; other letters name none.
+            let mid = match handle::replied_step(&letter.subject, &l.game.id) {
+                Some(k) => format!("{}.{base}.{i}.s{k}@{domain}", l.game.id),
+                None => format!("{}.{base}.{i}@{domain}", l.game.id),
+            };
             // A letter that cannot be written (an address lettre refuses)
             // is left out, never allowed to stop the batch it belongs to.
             let epoch = letter.role.as_ref().and_then(|r| l.desk.epochs.get(r)).copied().unwrap_or(0);
@@ -913,26 +917,29 @@ impl Desk {
         report: &mut PassReport,
         open: &mut Open,
     ) -> Result<Handled, Error> {
-        let game = handle::game_of(raw);
         // A mail whose handling killed the process (out of memory, an
-        // abort) comes back after the restart; the third time it is
-        // quarantined unread, so one mail can never wedge the inbox.
+        // abort) or failed the pass comes back; the third time it is
+        // quarantined unread, so one mail can never wedge the inbox. The
+        // count is taken before the mail is even parsed.
         let sha = dice::to_hex(&dice::sha256(raw));
         if self.attempt(&sha) > 2 {
-            warn!(game = ?game, "handling this message stopped the daemon twice; quarantined unread");
-            if let Some(g) = &game {
-                open.games.remove(g);
-            }
+            warn!("handling this message stopped the daemon or failed the pass twice; quarantined unread");
             report.quarantined += 1;
             self.attempted();
-            return Ok(Handled::Failed(game));
+            return Ok(Handled::Failed(None));
         }
+        let game = std::panic::catch_unwind(|| handle::game_of(raw)).ok().flatten();
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.handle(raw, source, now, report, open)));
-        self.attempted();
         match r {
-            Ok(Ok(())) => Ok(Handled::Done(game)),
+            Ok(Ok(())) => {
+                self.attempted();
+                Ok(Handled::Done(game))
+            }
+            // The desk's own disk failed: the pass stops, and the count
+            // stays, so a mail that fails it every time is set aside.
             Ok(Err(e @ (Error::Io { .. } | Error::Journal(_)))) => Err(e),
             Ok(Err(e)) => {
+                self.attempted();
                 warn!(game = ?game, error = %e, "message quarantined");
                 if let Some(g) = &game {
                     open.games.remove(g);
@@ -941,6 +948,7 @@ impl Desk {
                 Ok(Handled::Failed(game))
             }
             Err(_) => {
+                self.attempted();
                 warn!(game = ?game, "handling the message panicked; quarantined");
                 if let Some(g) = &game {
                     open.games.remove(g);

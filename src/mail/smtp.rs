@@ -57,12 +57,12 @@ pub fn sendmail(command: &str) -> Sender {
     Sender::Sendmail(lettre::SendmailTransport::new_with_command(command))
 }
 
-/// A permanent SMTP answer that is about the message or its recipient
-/// (no such mailbox, a refused address, too large, rejected content): the
-/// only ones that make a mail undeliverable. 530/534/535/538 (log-in and
-/// encryption) and the rest are about the connection.
-fn about_the_message(code: &str) -> bool {
-    ["550", "551", "552", "553", "554", "501", "555", "541"].contains(&code)
+/// A permanent SMTP answer about the account, not the message: the log-in
+/// refused or required, encryption required (530, 534, 535, 538). Fixed by
+/// the moderator, every reply then goes; any other 5xx (a refused address,
+/// a domain that takes no mail, a rejected message) is about that one mail.
+fn about_the_account(code: &str) -> bool {
+    ["530", "534", "535", "538"].contains(&code)
 }
 
 impl Sender {
@@ -75,7 +75,7 @@ impl Sender {
         match self {
             Sender::Smtp(t) => t.send_raw(&env, raw).map(|_| ()).map_err(|e| {
                 let code = e.status().map(|c| c.to_string()).unwrap_or_default();
-                if e.is_permanent() && about_the_message(&code) {
+                if e.is_permanent() && !about_the_account(&code) {
                     Failure::Permanent(e.to_string())
                 } else {
                     // Authentication, TLS, the connection, 4xx: the

@@ -514,7 +514,9 @@ fn nothing_read_says_what_was_found() {
 #[test]
 fn an_end_line_stops_reading() {
     let mut t = Table::new("end");
-    t.send("france", BOB, "PLACE Bonaparte AT Verona\nEND\nPLCE whatever\n");
+    // What follows END is not read, however long (a pasted original).
+    let pasted: String = (0..600).map(|i| format!("PLCE whatever {i}\n")).collect();
+    t.send("france", BOB, &format!("PLACE Bonaparte AT Verona\nEND\n{pasted}"));
     let r = t.pass();
     assert_eq!(r.accepted, 1);
 }
@@ -670,4 +672,28 @@ fn orders_in_a_numbered_list_are_orders() {
     let ack = t.last(BOB).1;
     assert!(ack.contains("PLACE Bonaparte AT Verona") && ack.contains("PLACE Masséna AT Caldiero"), "{ack}");
     assert!(ack.contains("Your salt for this step: numbered"), "{ack}");
+}
+
+#[test]
+fn a_reply_to_the_ack_of_the_orders_that_completed_a_step_is_stale() {
+    let mut t = Table::new("stale-ack");
+    t.setup();
+    // Bob's orders completed step 1: his acknowledgement is about step 1,
+    // though it left in the same commit as step 2's prompts.
+    let ack = t
+        .raw_mails(BOB)
+        .iter()
+        .filter_map(|r| {
+            let m = mail_parser::MessageParser::default().parse(&r[..])?;
+            m.subject().filter(|s| s.contains("step 1: accepted"))?;
+            m.message_id().map(String::from)
+        })
+        .next()
+        .expect("Bob's acknowledgement");
+    assert!(ack.contains(".s1@"), "{ack}");
+    let to = t.desk.reply_address("g1", "france");
+    let raw = format!("From: <{BOB}>\r\nTo: <{to}>\r\nSubject: Re: amended\r\nIn-Reply-To: <{ack}>\r\n\r\nPASS\r\n");
+    t.post_raw(raw.as_bytes());
+    assert_eq!(t.pass().rejected, 1);
+    assert!(t.last(BOB).1.contains("this replies to step 1"), "{}", t.last(BOB).1);
 }
