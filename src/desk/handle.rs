@@ -417,6 +417,7 @@ impl Desk {
         // Archive the raw message under the game before anything else.
         let archive = l.dir.join("mail").join(format!("{:06}-{}.eml", l.journal.last_seq + 1, &sha[..16]));
         archive_raw(&archive, raw, &sha, source)?;
+        super::crash_point("archived");
         l.desk.seen.insert(sha);
         if let Some(k) = mid_key {
             l.desk.seen.insert(k);

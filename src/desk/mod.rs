@@ -689,12 +689,15 @@ impl Desk {
             let d = self.data.join("spool/tmp");
             crate::journal::sync_filesystem(&d).map_err(io("sync", &d))?;
         }
+        crash_point("spooled");
         let items: Vec<(&str, &toml::Value)> = batch.entries.iter().map(|(k, v)| (k.as_str(), v)).collect();
         l.journal.append(&now.to_rfc3339(), &items)?;
+        crash_point("journaled");
         for name in spooled {
             let (a, b) = (self.data.join("spool/tmp").join(&name), self.data.join("spool/new").join(&name));
             fs::rename(&a, &b).map_err(io("release", &a))?;
         }
+        crash_point("released");
         l.save()?;
         Ok(())
     }
@@ -827,6 +830,7 @@ impl Desk {
             done.push(p);
             n += 1;
         }
+        crash_point("delivered");
         // Delivered copies are made durable together, then the spool let go;
         // a crash in between re-delivers to the same file names.
         if n > 0 {
@@ -898,6 +902,7 @@ impl Desk {
             }
         }
         self.flush(&mut open, now)?;
+        crash_point("flushed");
         for (p, _) in handled {
             inbox.mark_seen(&p).map_err(io("mark processed", &p))?;
         }
@@ -1235,6 +1240,28 @@ fn attachments(svgs: &[(String, String)]) -> Vec<compose::Attached> {
         });
     }
     out
+}
+
+/// For the crash tests: `ADJUTANT_CRASH_AT=<point>:<n>` aborts the
+/// process the n-th time it reaches `point` (one of "archived",
+/// "spooled", "journaled", "released", "flushed", "delivered"), as a
+/// power cut or an out-of-memory kill would at that moment. Unset, it
+/// costs one check of a value read once.
+pub(crate) fn crash_point(point: &str) {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    use std::sync::OnceLock;
+    static AT: OnceLock<Option<(String, u32)>> = OnceLock::new();
+    static SEEN: AtomicU32 = AtomicU32::new(0);
+    let at = AT.get_or_init(|| {
+        let v = std::env::var("ADJUTANT_CRASH_AT").ok()?;
+        let (p, n) = v.split_once(':')?;
+        Some((p.to_string(), n.parse().ok()?))
+    });
+    if let Some((p, n)) = at {
+        if p == point && SEEN.fetch_add(1, Ordering::SeqCst) + 1 == *n {
+            std::process::abort();
+        }
+    }
 }
 
 /// A folder made before the mask (or by hand) loses what the group and

@@ -129,3 +129,122 @@ fn a_mail_that_killed_the_daemon_twice_is_quarantined_unread() {
     t.send("france", BOB, "PLACE Bonaparte AT Verona");
     assert_eq!(t.pass().accepted, 1);
 }
+
+/// Every raw mail in a folder tree (a recipient's outbox: new/ and cur/).
+fn raw_files(dir: &std::path::Path) -> Vec<Vec<u8>> {
+    let mut out = Vec::new();
+    for sub in ["new", "cur"] {
+        if let Ok(rd) = std::fs::read_dir(dir.join(sub)) {
+            out.extend(rd.flatten().map(|e| std::fs::read(e.path()).unwrap()));
+        }
+    }
+    out
+}
+
+/// The daemon binary killed at chosen points of its pass — after a mail is
+/// archived and before its commit, with replies spooled but not journaled,
+/// after the journal and before the replies are released, after the commit
+/// and before the inbox is marked, mid-delivery — several times, and twice
+/// in a row at the same point, over two hundred mails: every mail ends
+/// journaled once with exactly one reply, or quarantined with none (a mail
+/// in hand when the daemon died twice is set aside by design); every
+/// stranger gets one refusal; the journal audits.
+#[test]
+fn crashes_injected_at_every_point_lose_and_repeat_nothing() {
+    let t = Table::new("inject");
+    let to = t.desk.reply_address("g1", "austria");
+    let mut ids = Vec::new();
+    let mut strangers = 0;
+    // One player sends two hundred mails in minutes: the hourly reply
+    // limit is not what this test is about.
+    let cfg = t.dir.join("adjutant.toml");
+    std::fs::write(&cfg, "[limits]\nreplies_per_hour = 100000\n").unwrap();
+    let run = |crash: Option<String>| {
+        let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_adjutant"));
+        c.arg("--config").arg(&cfg).arg("--data").arg(&t.dir).arg("run").arg("--once");
+        if let Some(at) = crash {
+            c.env("ADJUTANT_CRASH_AT", at);
+        }
+        // An aborted process leaves no core file behind.
+        use std::os::unix::process::CommandExt;
+        // SAFETY: only setrlimit, async-signal-safe, between fork and exec.
+        unsafe {
+            c.pre_exec(|| {
+                let zero = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+                libc::setrlimit(libc::RLIMIT_CORE, &zero);
+                Ok(())
+            });
+        }
+        c.stdout(std::process::Stdio::null()).stderr(std::process::Stdio::null()).status().unwrap()
+    };
+    let points = ["archived", "spooled", "journaled", "released", "flushed", "delivered"];
+    let mut crashes = 0;
+    for round in 0..24 {
+        // Eight more mails each round (and a stranger's every third).
+        for k in 0..8 {
+            let i = ids.len();
+            let at = if i % 2 == 0 { "Riva" } else { "Rovereto" };
+            let raw = format!("From: <{ALICE}>\r\nTo: <{to}>\r\nSubject: set-up {i}\r\nMessage-ID: <in{i}@example.org>\r\n\r\nPLACE Laudon AT {at}\r\n");
+            t.desk.post(raw.as_bytes(), t.now + chrono::Duration::seconds(k)).unwrap();
+            ids.push(format!("in{i}@example.org"));
+        }
+        if round % 3 == 0 {
+            let raw = format!("From: <stranger{strangers}@example.org>\r\nTo: <game@adjutant.local>\r\nSubject: hello\r\nMessage-ID: <st{strangers}@example.org>\r\n\r\nhello\r\n");
+            t.desk.post(raw.as_bytes(), t.now).unwrap();
+            strangers += 1;
+        }
+        // Each point twice in a row; a mail's archiving at a depth of one
+        // to five mails into the pass.
+        let point = points[(round / 2) % points.len()];
+        let n = if point == "archived" { 1 + (round * 7) % 5 } else { 1 };
+        if !run(Some(format!("{point}:{n}"))).success() {
+            crashes += 1;
+        }
+    }
+    assert!(crashes >= 20, "the injected crashes happened ({crashes})");
+    for _ in 0..5 {
+        assert!(run(None).success());
+    }
+    let inbox = Maildir::open(&t.desk.inbox_path()).unwrap();
+    assert!(inbox.list_new().unwrap().is_empty(), "every mail was handled");
+    // Journaled: each mail at most once.
+    let jp = t.dir.join("games/g1/journal.toml");
+    let entries = adjutant::journal::read(&jp).unwrap();
+    let mut journaled: std::collections::BTreeMap<String, usize> = Default::default();
+    for e in entries.iter().filter(|e| e.kind == "received") {
+        let r: adjutant::journal::kinds::Received = e.body().unwrap();
+        *journaled.entry(r.message_id.trim_matches(['<', '>']).to_string()).or_default() += 1;
+    }
+    // Replies: by the Message-ID each answers.
+    let mut replies: std::collections::BTreeMap<String, usize> = Default::default();
+    for raw in raw_files(&t.desk.outbox_of(ALICE)) {
+        let m = mail_parser::MessageParser::default().parse(&raw[..]).unwrap();
+        let irt = match m.in_reply_to() {
+            mail_parser::HeaderValue::Text(t) => Some(t.to_string()),
+            mail_parser::HeaderValue::TextList(l) => l.first().map(|x| x.to_string()),
+            _ => None,
+        };
+        if let Some(irt) = irt {
+            *replies.entry(irt.trim_matches(['<', '>']).to_string()).or_default() += 1;
+        }
+    }
+    let quarantined = std::fs::read_dir(t.dir.join("quarantine")).map(|d| d.count()).unwrap_or(0);
+    let mut set_aside = 0;
+    for id in &ids {
+        match (journaled.get(id).copied().unwrap_or(0), replies.get(id).copied().unwrap_or(0)) {
+            (1, 1) => {}
+            (0, 0) => set_aside += 1,
+            (j, r) => panic!("{id}: journaled {j} times, answered {r} times"),
+        }
+    }
+    for i in 0..strangers {
+        let n = raw_files(&t.desk.outbox_of(&format!("stranger{i}@example.org"))).len();
+        if n != 1 {
+            set_aside += 1;
+            assert_eq!(n, 0, "stranger{i} got {n} refusals");
+        }
+    }
+    assert!(set_aside <= quarantined, "{set_aside} mails unaccounted for, {quarantined} quarantined");
+    assert!(set_aside < 20, "most mails went through ({set_aside} set aside)");
+    assert_audits(&jp);
+}
