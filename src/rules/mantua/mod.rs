@@ -1004,7 +1004,7 @@ impl Rules for Mantua {
 
     fn vocabulary(&self, s: &State, role: &str) -> Vocabulary {
         Vocabulary {
-            verbs: orders::VERBS.iter().chain(battle::VERBS).map(|v| v.to_string()).collect(),
+            verbs: orders::verbs().chain(battle::VERBS.iter().copied()).map(|v| v.to_string()).collect(),
             // Only the role's own blocks: which enemy blocks exist where is
             // hidden.
             names: s.blocks.iter().filter(|b| b.side == role).map(|b| b.name.clone()).collect(),

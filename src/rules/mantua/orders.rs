@@ -127,31 +127,72 @@ impl fmt::Display for Order {
     }
 }
 
+/// One form of manoeuvre order. The prompt's syntax lines (also HELP),
+/// the ruleset's vocabulary and the parser's "not an order for this step"
+/// all come from this one table, so they cannot disagree.
+struct Form {
+    verb: &'static str,
+    /// The line as the prompt shows it, with `{a}`, `{b}`, `{place}` and
+    /// `{block}` filled with names of the player's own side.
+    line: &'static str,
+    phases: &'static [Phase],
+}
+
+const FORMS: &[Form] = &[
+    Form { verb: "PLACE", line: "PLACE <block> AT <city>      e.g. PLACE {block} AT {city}", phases: &[Phase::Setup] },
+    Form {
+        verb: "MOVE",
+        line: "MOVE <block>[, <block>...] TO <place>   e.g. MOVE {a}, {b} TO {place}",
+        phases: &[Phase::Turn],
+    },
+    Form {
+        verb: "SWAP",
+        line: "SWAP <block> WITH <block>               (Interior Lines special move)",
+        phases: &[Phase::Turn],
+    },
+    Form {
+        verb: "REASSIGN",
+        line: "REASSIGN <block> TO <block>             (Reassign special move)",
+        phases: &[Phase::Turn],
+    },
+    Form {
+        verb: "PASS",
+        line: "PASS                                    (move nothing this turn)",
+        phases: &[Phase::Turn],
+    },
+    Form { verb: "ESCAPE", line: "ESCAPE TO <city>   e.g. ESCAPE TO Caldiero", phases: &[Phase::Escape] },
+    Form { verb: "STAND", line: "STAND              (accept battle)", phases: &[Phase::Escape] },
+    Form {
+        verb: "STRENGTHEN",
+        line: "STRENGTHEN <block>[, <block>]   up to two blocks, e.g. STRENGTHEN Provera, Alvinczi",
+        phases: &[Phase::LiftSiege],
+    },
+    Form { verb: "PASS", line: "PASS", phases: &[Phase::LiftSiege] },
+];
+
 /// The syntax shown in prompts for each kind of step, with examples naming
 /// only the role's own blocks (a prompt names nothing of the enemy's).
 pub fn syntax(phase: &Phase, role: &str) -> Vec<String> {
     let (a, b, place) =
         if role == super::AUSTRIA { ("Provera", "Liptay", "Piave") } else { ("Masséna", "Rey", "Montebello") };
-    match phase {
-        Phase::Setup if role == super::AUSTRIA => {
-            vec!["PLACE <block> AT <city>      e.g. PLACE Davidovich AT Riva".into()]
-        }
-        Phase::Setup => vec!["PLACE <block> AT <city>      e.g. PLACE Bonaparte AT Verona".into()],
-        Phase::Turn => vec![
-            format!("MOVE <block>[, <block>...] TO <place>   e.g. MOVE {a}, {b} TO {place}"),
-            "SWAP <block> WITH <block>               (Interior Lines special move)".into(),
-            "REASSIGN <block> TO <block>             (Reassign special move)".into(),
-            "PASS                                    (move nothing this turn)".into(),
-        ],
-        Phase::Escape => {
-            vec!["ESCAPE TO <city>   e.g. ESCAPE TO Caldiero".into(), "STAND              (accept battle)".into()]
-        }
-        Phase::LiftSiege => vec![
-            "STRENGTHEN <block>[, <block>]   up to two blocks, e.g. STRENGTHEN Provera, Alvinczi".into(),
-            "PASS".into(),
-        ],
-        Phase::Battle | Phase::Over => vec![],
-    }
+    let (block, city) = if role == super::AUSTRIA { ("Davidovich", "Riva") } else { ("Bonaparte", "Verona") };
+    FORMS
+        .iter()
+        .filter(|f| f.phases.contains(phase))
+        .map(|f| {
+            f.line
+                .replace("{a}", a)
+                .replace("{b}", b)
+                .replace("{place}", place)
+                .replace("{block}", block)
+                .replace("{city}", city)
+        })
+        .collect()
+}
+
+/// Is `verb` an order of this phase (by the table)?
+fn belongs(verb: &str, phase: &Phase) -> bool {
+    FORMS.iter().any(|f| f.verb == verb && f.phases.contains(phase))
 }
 
 fn block_name(s: &State, role: &str, q: &str) -> Result<String, Problem> {
@@ -182,8 +223,10 @@ pub fn place_name(q: &str) -> Result<String, Problem> {
     names::find(&names, q, "place").map(|i| names[i].to_string())
 }
 
-/// The keywords of the manoeuvre orders below.
-pub const VERBS: &[&str] = &["PLACE", "MOVE", "SWAP", "REASSIGN", "ESCAPE", "STAND", "STRENGTHEN", "PASS"];
+/// The keywords of the manoeuvre orders (the table's verbs).
+pub fn verbs() -> impl Iterator<Item = &'static str> {
+    FORMS.iter().map(|f| f.verb)
+}
 
 pub fn parse(s: &State, role: &str, line: &str) -> Result<Order, Problem> {
     let line = line.trim();
@@ -193,6 +236,11 @@ pub fn parse(s: &State, role: &str, line: &str) -> Result<Order, Problem> {
     let Some(l) = Line::new(line) else { return Err(Problem::new("empty line")) };
     let (word, rest) = (l.key(), l.rest);
     let allowed = syntax(&s.phase, role);
+    // The table says first whether the verb is an order of this step; only
+    // then are its words read.
+    if !belongs(&word, &s.phase) {
+        return Err(Problem::new(format!("{:?} is not an order for this step", l.verb)).hint(allowed.join(" | ")));
+    }
     let usage = |what: &str| Problem::new(format!("cannot read this {what} order")).hint(allowed.join(" | "));
     let order = match word.as_str() {
         "PLACE" => {
@@ -219,15 +267,34 @@ pub fn parse(s: &State, role: &str, line: &str) -> Result<Order, Problem> {
             return Err(Problem::new(format!("{word:?} is not an order for this step")).hint(allowed.join(" | ")));
         }
     };
-    let fits = matches!(
-        (&s.phase, &order),
-        (Phase::Setup, Order::Place { .. })
-            | (Phase::Turn, Order::Move { .. } | Order::Swap { .. } | Order::Reassign { .. } | Order::Pass)
-            | (Phase::Escape, Order::Escape { .. } | Order::Stand)
-            | (Phase::LiftSiege, Order::Strengthen { .. } | Order::Pass)
-    );
-    if !fits {
-        return Err(Problem::new(format!("{word} is not an order for this step")).hint(allowed.join(" | ")));
-    }
     Ok(order)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::Rules;
+
+    /// The table, the prompt and the parser agree: every form's verb is
+    /// read as an order of its phases (a missing argument is a usage
+    /// problem, never "not an order for this step"), and of no other.
+    #[test]
+    fn the_forms_table_drives_prompt_and_parser() {
+        let mut s = super::super::Mantua.setup("standard").unwrap();
+        for phase in [Phase::Setup, Phase::Turn, Phase::Escape, Phase::LiftSiege] {
+            s.phase = phase.clone();
+            for role in [super::super::AUSTRIA, super::super::FRANCE] {
+                let shown: Vec<String> = syntax(&phase, role);
+                for f in FORMS {
+                    let here = FORMS.iter().any(|g| g.verb == f.verb && g.phases.contains(&phase));
+                    assert_eq!(here, shown.iter().any(|l| l.starts_with(f.verb)), "{} in {phase:?}", f.verb);
+                    let refused = match parse(&s, role, f.verb) {
+                        Err(p) => p.reason.contains("is not an order for this step"),
+                        Ok(_) => false,
+                    };
+                    assert_eq!(refused, !here, "{} in {phase:?} for {role}", f.verb);
+                }
+            }
+        }
+    }
 }
