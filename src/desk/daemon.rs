@@ -52,7 +52,7 @@ impl Desk {
                                 warn!(error = %e, "delivery failed");
                             }
                             sleep_unless(stop, backoff);
-                            backoff = (backoff * 2).min(300);
+                            backoff = (backoff * 2).min(60);
                         }
                     }
                 }
@@ -77,7 +77,9 @@ impl Desk {
                         warn!(error = %e, "delivery failed");
                     }
                     sleep_unless(stop, backoff);
-                    backoff = (backoff * 2).min(300);
+                    // At most a minute between attempts: a restarted
+                    // server is found again within a minute.
+                    backoff = (backoff * 2).min(60);
                     continue;
                 }
             };
@@ -87,7 +89,7 @@ impl Desk {
                 warn!(error = %e, retry_in = backoff, "cannot create the processed folder");
                 let _ = s.logout();
                 sleep_unless(stop, backoff);
-                backoff = (backoff * 2).min(300);
+                backoff = (backoff * 2).min(60);
                 continue;
             }
             while !stop.load(Ordering::SeqCst) {
