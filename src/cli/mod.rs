@@ -309,7 +309,11 @@ fn run(cli: Cli) -> Result<i32> {
             Ok(if failed > 0 { 1 } else { 0 })
         }
         Cmd::Verify { mails } => verify(&mails),
-        Cmd::Demo { ruleset } => demo::run(&cli.data, cfg, ruleset.as_deref().unwrap_or("mantua")),
+        // Without a name, the first game registered (rules::ALL decides).
+        Cmd::Demo { ruleset } => {
+            let first = crate::rules::ALL.first().map(|r| r.info().name).unwrap_or_default();
+            demo::run(&cli.data, cfg, ruleset.as_deref().unwrap_or(first))
+        }
     }
 }
 
