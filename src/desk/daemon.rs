@@ -3,17 +3,15 @@
 //! back-off, and a clean stop on SIGINT/SIGTERM that finishes the message
 //! in hand. Also `adjutant run --check`.
 
-use super::{Desk, Error, Handled, Open, PassReport};
-
-/// The IMAP folder for messages that could not be handled.
-const QUARANTINE: &str = "adjutant-quarantine";
+use super::pass::{ImapInbox, MaildirInbox};
+use super::{Desk, Error, PassReport};
 use crate::config::{ImapConfig, Inbound, Outbound};
 use crate::mail::imap;
 use chrono::Utc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
-use tracing::{info, instrument, warn};
+use tracing::{info, warn};
 
 /// The longest an IDLE (or a poll sleep) lasts before the stop flag and
 /// the deadlines are looked at again.
@@ -28,32 +26,45 @@ fn sleep_unless(stop: &AtomicBool, secs: u64) {
     }
 }
 
+/// A wait that doubles after each failure up to a cap, and starts again
+/// from a second after a success.
+struct Backoff {
+    secs: u64,
+    cap: u64,
+}
+
+impl Backoff {
+    fn new(cap: u64) -> Self {
+        Backoff { secs: 1, cap }
+    }
+    fn reset(&mut self) {
+        self.secs = 1;
+    }
+    /// Wait (unless stopped), then lengthen the next wait.
+    fn wait(&mut self, stop: &AtomicBool) {
+        sleep_unless(stop, self.secs);
+        self.secs = (self.secs * 2).min(self.cap);
+    }
+}
+
 impl Desk {
     /// Run until `stop` is set.
     pub fn serve(&self, stop: &Arc<AtomicBool>) -> Result<(), Error> {
         match self.cfg.inbound.clone() {
             Inbound::Maildir { .. } => {
-                let mut backoff = 1u64;
+                let mut failing = Backoff::new(60);
                 while !stop.load(Ordering::SeqCst) {
-                    match self.run_once(Utc::now()) {
+                    let r = MaildirInbox::open(&self.inbox_path())
+                        .and_then(|mut inbox| self.pass(&mut inbox, &Utc::now, stop));
+                    match r {
                         Ok(r) => {
-                            backoff = 1;
-                            if r.messages > 0 || r.resolved > 0 {
-                                info!(?r, "pass");
-                            }
+                            failing.reset();
+                            self.after_pass(&r);
                             sleep_unless(stop, self.cfg.limits.poll_seconds);
                         }
                         // A full disk, a folder gone: wait and try again;
                         // nothing is marked handled before it is journaled.
-                        Err(e) => {
-                            warn!(error = %e, retry_in = backoff, "the pass failed; trying again");
-                            // What is already spooled still goes out.
-                            if let Err(e) = self.deliver() {
-                                warn!(error = %e, "delivery failed");
-                            }
-                            sleep_unless(stop, backoff);
-                            backoff = (backoff * 2).min(60);
-                        }
+                        Err(e) => self.pass_failed(&e, &mut failing, stop),
                     }
                 }
                 Ok(())
@@ -62,43 +73,55 @@ impl Desk {
         }
     }
 
+    fn after_pass(&self, r: &PassReport) {
+        if r.messages > 0 || r.resolved > 0 {
+            info!(?r, "pass");
+        }
+    }
+
+    /// A pass failed for a local reason (a full disk): log, deliver what is
+    /// already spooled, and wait longer each time.
+    fn pass_failed(&self, e: &Error, failing: &mut Backoff, stop: &AtomicBool) {
+        warn!(error = %e, retry_in = failing.secs, "the pass failed; trying again");
+        if let Err(e) = self.deliver() {
+            warn!(error = %e, "delivery failed");
+        }
+        failing.wait(stop);
+    }
+
     fn serve_imap(&self, c: &ImapConfig, stop: &Arc<AtomicBool>) -> Result<(), Error> {
-        let mut backoff = 1u64;
+        // At most a minute between connection attempts: a restarted server
+        // is found again within a minute.
+        let mut connecting = Backoff::new(60);
         // The wait after a failed pass (a full disk), kept across
         // reconnections: it grows until a pass succeeds.
-        let mut failing = 1u64;
+        let mut failing = Backoff::new(300);
         while !stop.load(Ordering::SeqCst) {
             let mut s = match imap::connect_until(c, Some(stop.clone())) {
                 Ok(s) => s,
                 Err(e) => {
-                    warn!(error = %e, retry_in = backoff, "IMAP connection failed");
+                    warn!(error = %e, retry_in = connecting.secs, "IMAP connection failed");
                     // Mail may still be spooled for sending meanwhile.
                     if let Err(e) = self.deliver() {
                         warn!(error = %e, "delivery failed");
                     }
-                    sleep_unless(stop, backoff);
-                    // At most a minute between attempts: a restarted
-                    // server is found again within a minute.
-                    backoff = (backoff * 2).min(60);
+                    connecting.wait(stop);
                     continue;
                 }
             };
             info!(host = %c.host, "IMAP connected");
-            backoff = 1;
             if let Err(e) = imap::ensure_folder(&mut s, &c.processed_folder) {
-                warn!(error = %e, retry_in = backoff, "cannot create the processed folder");
+                warn!(error = %e, retry_in = connecting.secs, "cannot create the processed folder");
                 let _ = s.logout();
-                sleep_unless(stop, backoff);
-                backoff = (backoff * 2).min(60);
+                connecting.wait(stop);
                 continue;
             }
+            connecting.reset();
             while !stop.load(Ordering::SeqCst) {
                 match self.imap_pass(&mut s, c, stop) {
                     Ok(r) => {
-                        failing = 1;
-                        if r.messages > 0 || r.resolved > 0 {
-                            info!(?r, "pass");
-                        }
+                        failing.reset();
+                        self.after_pass(&r);
                     }
                     Err(Error::Imap(e)) => {
                         warn!(error = %e, "IMAP session lost; reconnecting");
@@ -107,12 +130,7 @@ impl Desk {
                     // A full disk or another local failure: the daemon
                     // waits and tries again rather than exit.
                     Err(e) => {
-                        warn!(error = %e, retry_in = failing, "the pass failed; trying again");
-                        if let Err(e) = self.deliver() {
-                            warn!(error = %e, "delivery failed");
-                        }
-                        sleep_unless(stop, failing);
-                        failing = (failing * 2).min(300);
+                        self.pass_failed(&e, &mut failing, stop);
                         break;
                     }
                 }
@@ -131,55 +149,14 @@ impl Desk {
         Ok(())
     }
 
-    /// One pass over an IMAP folder: fetch in batches, handle, commit (the
-    /// journal is fsynced), and only then move the batch to the processed
-    /// folder; then deadlines and delivery. A message handled but not yet
-    /// moved when the daemon dies is seen again, recognised by its SHA-256,
-    /// and only moved.
-    #[instrument(skip_all, fields(folder = %c.folder))]
+    /// One pass over an IMAP folder (see [`Desk::pass`]).
     pub fn imap_pass(&self, s: &mut imap::Session, c: &ImapConfig, stop: &AtomicBool) -> Result<PassReport, Error> {
-        let _lock = self.lock()?;
-        let mut report = PassReport::default();
-        self.recover_spool()?;
-        let (validity, uids) = imap::pending(s, &c.folder)?;
-        self.note_validity(validity);
-        for chunk in uids.chunks(c.batch.max(1)) {
-            let msgs = imap::fetch(s, chunk)?;
-            let mut open = Open::default();
-            let mut done = Vec::new();
-            let mut failed = Vec::new();
-            for (uid, raw) in msgs {
-                report.messages += 1;
-                match self.handle_safely(&raw, None, Utc::now(), &mut report, &mut open)? {
-                    Handled::Done(g) => done.push((uid, g)),
-                    Handled::Failed(g) => {
-                        // Quarantined; the game's earlier messages in this
-                        // batch stay in the folder for the next pass.
-                        if let Some(g) = &g {
-                            done.retain(|(_, x)| x.as_ref() != Some(g));
-                        }
-                        self.quarantine(&raw)?;
-                        failed.push(uid);
-                    }
-                }
-                if stop.load(Ordering::SeqCst) {
-                    break;
-                }
-            }
-            self.flush(&mut open, Utc::now())?;
-            let uids: Vec<u32> = done.iter().map(|d| d.0).collect();
-            imap::move_to(s, &uids, &c.processed_folder)?;
-            if !failed.is_empty() {
-                imap::ensure_folder(s, QUARANTINE)?;
-                imap::move_to(s, &failed, QUARANTINE)?;
-            }
-            if stop.load(Ordering::SeqCst) {
-                break;
-            }
+        let mut inbox = ImapInbox { session: s, cfg: c, validity: None };
+        let r = self.pass(&mut inbox, &Utc::now, stop);
+        if let Some(v) = inbox.validity {
+            self.note_validity(v);
         }
-        self.deadlines(Utc::now(), &mut report)?;
-        report.sent += self.deliver()?;
-        Ok(report)
+        r
     }
 
     /// Remember the folder's UIDVALIDITY; a change means the server rebuilt

@@ -2,6 +2,7 @@
 //! commands (HELP, STATUS, VIEW, SALT, PRESS, RESIGN), moderator commands,
 //! and all-or-nothing order submissions.
 
+use super::hourly::{Counts, Quota};
 use super::{letters, store, Batch, Desk, Error, Letter, Loaded, Open, PassReport};
 use crate::dice;
 use crate::engine::LineError;
@@ -10,16 +11,7 @@ use crate::mail::{parse, same_address, split_address};
 use crate::rules::shared::names;
 use chrono::{DateTime, Utc};
 use minijinja::context;
-use std::collections::BTreeMap;
 use tracing::{info, instrument};
-
-/// Where a player stands against the hourly limit of replies.
-enum Quota {
-    Within,
-    /// This reply is the first past the limit: a notice instead.
-    JustOver,
-    Over,
-}
 
 /// A general or moderator command found among the lines of a message.
 #[derive(Debug, Clone, PartialEq)]
@@ -355,6 +347,7 @@ impl Desk {
         if too_big {
             report.refused += 1;
             return self.refuse(
+                &mut open.counts,
                 &from,
                 &inb,
                 raw,
@@ -365,6 +358,7 @@ impl Desk {
         let Some((gid, token)) = credential(&inb) else {
             report.refused += 1;
             return self.refuse(
+                &mut open.counts,
                 &from,
                 &inb,
                 raw,
@@ -379,7 +373,14 @@ impl Desk {
                 }
                 Err(Error::Store(store::Error::NoGame(_))) => {
                     report.refused += 1;
-                    return self.refuse(&from, &inb, raw, &format!("there is no game {gid:?} here"), now);
+                    return self.refuse(
+                        &mut open.counts,
+                        &from,
+                        &inb,
+                        raw,
+                        &format!("there is no game {gid:?} here"),
+                        now,
+                    );
                 }
                 Err(e) => return Err(e),
             }
@@ -425,7 +426,7 @@ impl Desk {
         if let Some(why) = refusal {
             report.refused += 1;
             batch.entry("received", &received);
-            if self.may_reply(&from, now) {
+            if self.may_reply(&mut open.counts, &from, now) {
                 batch.letters.push(Letter {
                     role: None,
                     to: from.clone(),
@@ -444,7 +445,11 @@ impl Desk {
         // the hourly limit: one notice, then silence until the hour is over.
         let to_sender = |x: &Letter| x.in_reply_to.is_some() && x.in_reply_to == inb.message_id;
         if batch.letters[before..].iter().any(to_sender) {
-            match self.reply_quota(&from, now) {
+            match Counts::of(&mut open.counts, &self.data).replies.count(
+                &from,
+                now.timestamp(),
+                self.cfg.limits.replies_per_hour,
+            ) {
                 Quota::Within => {}
                 Quota::JustOver => {
                     let mut kept: Vec<Letter> = batch.letters.drain(before..).filter(|x| !to_sender(x)).collect();
@@ -469,37 +474,6 @@ impl Desk {
             }
         }
         Ok(())
-    }
-
-    /// Count a reply to an identified player against the hourly limit
-    /// (`DATA/desk/replies.toml`).
-    fn reply_quota(&self, to: &str, now: DateTime<Utc>) -> Quota {
-        let p = self.data.join("desk/replies.toml");
-        let mut m: BTreeMap<String, Vec<i64>> =
-            std::fs::read_to_string(&p).ok().and_then(|t| toml::from_str(&t).ok()).unwrap_or_default();
-        let t = now.timestamp();
-        for v in m.values_mut() {
-            v.retain(|&x| t - x < 3600);
-        }
-        m.retain(|_, v| !v.is_empty());
-        let v = m.entry(to.to_lowercase()).or_default();
-        let limit = self.cfg.limits.replies_per_hour as usize;
-        // Past the limit nothing more is counted: the hour runs out from
-        // the replies that were sent.
-        let q = if v.len() > limit {
-            Quota::Over
-        } else {
-            v.push(t);
-            if v.len() > limit {
-                Quota::JustOver
-            } else {
-                Quota::Within
-            }
-        };
-        // No fsync: a count lost with the power is harmless, and a flood
-        // must not cost a disk sync a mail.
-        let _ = std::fs::write(&p, toml::to_string(&m).unwrap_or_default());
-        q
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -959,8 +933,16 @@ impl Desk {
     }
 
     /// Refuse a message that belongs to no game we can name.
-    fn refuse(&self, from: &str, inb: &parse::Inbound, raw: &[u8], why: &str, now: DateTime<Utc>) -> Result<(), Error> {
-        if from.is_empty() || from.parse::<lettre::Address>().is_err() || !self.may_reply(from, now) {
+    fn refuse(
+        &self,
+        counts: &mut Option<Counts>,
+        from: &str,
+        inb: &parse::Inbound,
+        raw: &[u8],
+        why: &str,
+        now: DateTime<Utc>,
+    ) -> Result<(), Error> {
+        if from.is_empty() || from.parse::<lettre::Address>().is_err() || !self.may_reply(counts, from, now) {
             return Ok(());
         }
         let letter = Letter {
@@ -976,23 +958,9 @@ impl Desk {
 
     /// Rate limit on replies to unidentified or refused senders, kept in
     /// `DATA/desk/refusals.toml`: a loop with another robot dies out.
-    fn may_reply(&self, from: &str, now: DateTime<Utc>) -> bool {
-        let p = self.data.join("desk/refusals.toml");
-        let mut m: BTreeMap<String, Vec<i64>> =
-            std::fs::read_to_string(&p).ok().and_then(|t| toml::from_str(&t).ok()).unwrap_or_default();
-        let t = now.timestamp();
-        let key = from.to_lowercase();
-        for v in m.values_mut() {
-            v.retain(|&x| t - x < 3600);
-        }
-        m.retain(|_, v| !v.is_empty());
-        let v = m.entry(key).or_default();
-        let ok = (v.len() as u32) < self.cfg.limits.refusals_per_hour;
-        if ok {
-            v.push(t);
-        }
-        let _ = crate::journal::write_atomic(&p, toml::to_string(&m).unwrap_or_default().as_bytes(), None);
-        ok
+    fn may_reply(&self, counts: &mut Option<Counts>, from: &str, now: DateTime<Utc>) -> bool {
+        let limit = self.cfg.limits.refusals_per_hour;
+        Counts::of(counts, &self.data).refusals.count(from, now.timestamp(), limit) == Quota::Within
     }
 }
 

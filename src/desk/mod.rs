@@ -14,7 +14,9 @@
 mod daemon;
 pub mod deadlines;
 mod handle;
+pub mod hourly;
 pub mod letters;
+pub mod pass;
 pub mod store;
 
 use crate::config::{Config, Inbound as InCfg, Outbound as OutCfg};
@@ -85,6 +87,8 @@ impl Batch {
 #[derive(Default)]
 pub struct Open {
     pub games: BTreeMap<String, (Loaded, Batch)>,
+    /// The hourly reply and refusal counts, written with the commit.
+    pub counts: Option<hourly::Counts>,
 }
 
 /// What became of one message.
@@ -99,9 +103,6 @@ pub enum Handled {
 pub struct DeskLock {
     _file: fs::File,
 }
-
-/// How many inbound messages a group commit covers at most.
-const GROUP: usize = 256;
 
 /// What one pass did, for logs and tests.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -129,6 +130,14 @@ pub struct NewGame {
     pub id: Option<String>,
 }
 
+/// The process's file-creation mask before the desk narrowed it.
+static OPERATOR_UMASK: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
+
+/// The operator's umask, as it was before the first desk was opened.
+pub fn operator_umask() -> u32 {
+    OPERATOR_UMASK.get().copied().unwrap_or(0o022)
+}
+
 pub struct Desk {
     pub data: PathBuf,
     pub cfg: Config,
@@ -142,7 +151,10 @@ impl Desk {
         // token: nothing in it is for the group or others. The mask is the
         // process's, so every file the desk writes (journal, snapshot,
         // spool, outboxes, archive) is created 0600 and every folder 0700.
+        // The operator's own mask is kept first, for what lives outside the
+        // data folder (an outbox another user's client reads).
         // SAFETY: umask only sets the process's file-creation mask.
+        OPERATOR_UMASK.get_or_init(|| unsafe { libc::umask(0o077) } as u32);
         unsafe {
             libc::umask(0o077);
         }
@@ -195,6 +207,30 @@ impl Desk {
     /// The outbox Maildir of one recipient.
     pub fn outbox_of(&self, addr: &str) -> PathBuf {
         self.outbox_root().join(safe_name(&addr.to_lowercase()))
+    }
+
+    /// Open a recipient's outbox: under the data folder it is as private
+    /// as the rest; one the operator put elsewhere follows the operator's
+    /// umask, so a local mail client of another user can read it.
+    fn open_outbox(&self, addr: &str) -> Result<Maildir, Error> {
+        let p = self.outbox_of(addr);
+        let root = self.outbox_root();
+        let r = if root.starts_with(&self.data) {
+            Maildir::open(&p)
+        } else {
+            let umask = operator_umask();
+            // A folder the operator made keeps its mode; one made here
+            // gets the operator's.
+            let made = if root.exists() {
+                Ok(())
+            } else {
+                use std::os::unix::fs::PermissionsExt;
+                fs::create_dir_all(&root)
+                    .and_then(|_| fs::set_permissions(&root, fs::Permissions::from_mode(0o777 & !umask)))
+            };
+            made.and_then(|_| Maildir::open_shared(&p, umask))
+        };
+        r.map_err(io("open outbox", &p))
     }
 
     /// The reply token of a role: an HMAC of game and role under the server
@@ -702,8 +738,9 @@ impl Desk {
         Ok(())
     }
 
-    /// Spool a letter that belongs to no game (a refusal to a stranger),
-    /// once for the inbound mail `key` (its digest): the Message-ID and the
+    /// Spool a letter that belongs to no game (a refusal to a stranger, a
+    /// notice about the transport), once for `key` (the inbound mail's
+    /// digest, the outage's start and recipient): the Message-ID and the
     /// spool file are named by it, and a record of what was spooled
     /// (`DATA/desk/refused`, a day's worth) keeps a mail handled again
     /// after a crash from being answered twice.
@@ -721,7 +758,7 @@ impl Desk {
         if done.iter().any(|(k, _)| k == key) {
             return Ok(());
         }
-        let mid = format!("refusal.{key}@{domain}");
+        let mid = format!("desk.{key}@{domain}");
         let bytes = self.render("-", 0, 0, letter, &mid, now)?;
         let p = self.data.join("spool/new").join(format!("0~000~{}.eml", safe_name(&mid)));
         write_synced(&p, &bytes).map_err(io("spool", &p))?;
@@ -824,7 +861,7 @@ impl Desk {
             // clients (s-nail, mutt) expect.
             let local = crlf_to_lf(&bytes);
             for to in &parsed.to {
-                let md = Maildir::open(&self.outbox_of(to)).map_err(io("open outbox", &self.outbox_of(to)))?;
+                let md = self.open_outbox(to)?;
                 md.deliver_with(&mid, &local, false).map_err(io("deliver", &md.root))?;
             }
             done.push(p);
@@ -843,8 +880,6 @@ impl Desk {
         Ok(n)
     }
 
-    /// One pass: recover the spool, handle every waiting message, resolve
-    /// steps past their deadline, deliver.
     /// Note that the message `sha` is being handled; how many times it
     /// has been (a count kept across a crash, in `DATA/desk/handling`).
     fn attempt(&self, sha: &str) -> u32 {
@@ -863,52 +898,6 @@ impl Desk {
     /// The message in hand was handled (or quarantined): nothing to count.
     fn attempted(&self) {
         let _ = fs::remove_file(self.data.join("desk/handling"));
-    }
-
-    pub fn run_once(&self, now: DateTime<Utc>) -> Result<PassReport, Error> {
-        let _lock = self.lock()?;
-        let mut report = PassReport::default();
-        self.recover_spool()?;
-        let inbox = Maildir::open(&self.inbox_path()).map_err(io("open inbox", &self.inbox_path()))?;
-        let mut open = Open::default();
-        let mut handled: Vec<(PathBuf, Option<String>)> = Vec::new();
-        for path in inbox.list_new().map_err(io("read inbox", &self.inbox_path()))? {
-            let raw = match fs::read(&path) {
-                Ok(r) => r,
-                Err(e) => {
-                    warn!(file = %path.display(), error = %e, "cannot read inbound message; leaving it");
-                    continue;
-                }
-            };
-            report.messages += 1;
-            match self.handle_safely(&raw, Some(&path), now, &mut report, &mut open)? {
-                Handled::Done(g) => handled.push((path, g)),
-                Handled::Failed(g) => {
-                    // The failing message leaves the inbox for quarantine;
-                    // its game's uncommitted work is dropped, and that
-                    // game's earlier messages stay for the next pass.
-                    if let Some(g) = &g {
-                        handled.retain(|(_, x)| x.as_ref() != Some(g));
-                    }
-                    self.quarantine(&raw)?;
-                    inbox.mark_seen(&path).map_err(io("mark processed", &path))?;
-                }
-            }
-            if handled.len() >= GROUP {
-                self.flush(&mut open, now)?;
-                for (p, _) in handled.drain(..) {
-                    inbox.mark_seen(&p).map_err(io("mark processed", &p))?;
-                }
-            }
-        }
-        self.flush(&mut open, now)?;
-        crash_point("flushed");
-        for (p, _) in handled {
-            inbox.mark_seen(&p).map_err(io("mark processed", &p))?;
-        }
-        self.deadlines(now, &mut report)?;
-        report.sent += self.deliver()?;
-        Ok(report)
     }
 
     /// Handle one message, catching what must not stop the daemon: a bug
@@ -994,6 +983,9 @@ impl Desk {
         for (_, (l, batch)) in open.games.iter_mut() {
             let b = std::mem::take(batch);
             self.commit(l, b, now)?;
+        }
+        if let Some(c) = open.counts.take() {
+            c.save();
         }
         Ok(())
     }
@@ -1132,6 +1124,9 @@ struct Backoff {
     failures: u32,
     next: i64,
     last_error: String,
+    /// When the failures began (Unix seconds).
+    #[serde(default)]
+    since: i64,
 }
 
 impl Desk {
@@ -1156,6 +1151,7 @@ impl Desk {
             fs::read_dir(&dir).map_err(io("read", &dir))?.flatten().map(|e| e.path()).collect();
         names.sort();
         let mut n = 0;
+        let mut outage = None;
         for p in names {
             let bytes = fs::read(&p).map_err(io("read", &p))?;
             let parsed = crate::mail::parse::parse(&bytes);
@@ -1165,9 +1161,14 @@ impl Desk {
                 Ok(()) => {
                     fs::remove_file(&p).map_err(io("remove", &p))?;
                     n += 1;
-                    back = Backoff::default();
+                    if back.failures > 0 {
+                        outage = Some(std::mem::take(&mut back));
+                    }
                 }
                 Err(crate::mail::smtp::Failure::Temporary(e)) => {
+                    if back.failures == 0 {
+                        back.since = now.timestamp();
+                    }
                     back.failures += 1;
                     let wait = (5u64 << back.failures.min(20)).min(max_wait.max(5));
                     back.next = now.timestamp() + wait as i64;
@@ -1185,7 +1186,48 @@ impl Desk {
             }
         }
         let _ = crate::journal::write_atomic(&bp, toml::to_string(&back).unwrap_or_default().as_bytes(), None);
+        if let Some(o) = outage {
+            self.outage_over(&o, now)?;
+        }
         Ok(n)
+    }
+
+    /// Sending works again after a transport failure (a refused log-in, a
+    /// server down): one notice to each running game's moderator, who could
+    /// not be told while it lasted. Spooled like a refusal, once per outage.
+    fn outage_over(&self, o: &Backoff, now: DateTime<Utc>) -> Result<(), Error> {
+        let since = DateTime::from_timestamp(o.since, 0).unwrap_or(now);
+        info!(since = %since, attempts = o.failures, "sending works again");
+        let mut moderators: Vec<String> = Vec::new();
+        for id in self.game_ids()? {
+            if let Ok(l) = self.load(&id) {
+                if let Some(gm) = l.desk.gm.filter(|_| !l.game.ended) {
+                    if !moderators.iter().any(|m| crate::mail::same_address(m, &gm)) {
+                        moderators.push(gm);
+                    }
+                }
+            }
+        }
+        let text = format!(
+            "Mail could not be sent from {} until {} ({} attempts). The last answer was:\n  {}\nNothing was lost: the replies waited and are going out now, in order.",
+            since.format("%Y-%m-%d %H:%M UTC"),
+            now.format("%Y-%m-%d %H:%M UTC"),
+            o.failures,
+            o.last_error
+        );
+        for gm in moderators {
+            let letter = Letter {
+                role: None,
+                to: gm.clone(),
+                subject: "sending mail failed for a while".into(),
+                body: letters::fill("reply", context! { text => text }),
+                svg: Vec::new(),
+                in_reply_to: None,
+            };
+            let key = dice::to_hex(&dice::sha256(format!("outage {} {gm}", o.since).as_bytes()));
+            self.send_loose(&letter, &key, now)?;
+        }
+        Ok(())
     }
 
     /// Journal a permanent delivery failure in its game and tell the

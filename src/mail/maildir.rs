@@ -7,6 +7,9 @@ use std::path::{Path, PathBuf};
 
 pub struct Maildir {
     pub root: PathBuf,
+    /// The mode of delivered files, when not the process's default: an
+    /// outbox outside the data folder is read by other users' clients.
+    mode: Option<u32>,
 }
 
 impl Maildir {
@@ -14,7 +17,23 @@ impl Maildir {
         for d in ["new", "cur", "tmp"] {
             fs::create_dir_all(root.join(d))?;
         }
-        Ok(Maildir { root: root.to_path_buf() })
+        Ok(Maildir { root: root.to_path_buf(), mode: None })
+    }
+
+    /// Open (creating) a Maildir whose folders and files follow `umask`
+    /// rather than the process's mask.
+    #[cfg(unix)]
+    pub fn open_shared(root: &Path, umask: u32) -> std::io::Result<Maildir> {
+        use std::os::unix::fs::PermissionsExt;
+        let mut md = Maildir::open(root)?;
+        let dirs = 0o777 & !umask;
+        for d in [root.to_path_buf(), root.join("new"), root.join("cur"), root.join("tmp")] {
+            if fs::metadata(&d)?.permissions().mode() & 0o777 != dirs {
+                fs::set_permissions(&d, fs::Permissions::from_mode(dirs))?;
+            }
+        }
+        md.mode = Some(0o666 & !umask);
+        Ok(md)
     }
 
     /// Messages waiting in new/, oldest name first (names start with the
@@ -51,6 +70,11 @@ impl Maildir {
         let tmp = self.root.join("tmp").join(name);
         {
             let mut f = fs::File::create(&tmp)?;
+            #[cfg(unix)]
+            if let Some(m) = self.mode {
+                use std::os::unix::fs::PermissionsExt;
+                f.set_permissions(fs::Permissions::from_mode(m))?;
+            }
             f.write_all(data)?;
             if sync {
                 f.sync_all()?;

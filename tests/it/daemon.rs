@@ -344,5 +344,16 @@ fn a_wrong_smtp_password_keeps_every_reply_until_it_is_fixed() {
         spooled() == 0
     }));
     assert!(wait(20, || st.count("alice", "INBOX") >= 2));
+    // The moderator, who could not be told while it lasted, is told once.
+    assert!(wait(30, || {
+        let _ = desk.deliver();
+        st.inbox("carol").iter().any(|m| subject(m).contains("sending mail failed"))
+    }));
+    let notice = st.inbox("carol").into_iter().find(|m| subject(m).contains("sending mail failed")).unwrap();
+    let text = body(&notice);
+    assert!(text.contains("535") || text.to_lowercase().contains("auth"), "the notice says why: {text}");
+    let _ = desk.deliver();
+    let notices = st.inbox("carol").iter().filter(|m| subject(m).contains("sending mail failed")).count();
+    assert_eq!(notices, 1, "one notice for the outage");
     let _ = std::fs::remove_dir_all(&dir);
 }

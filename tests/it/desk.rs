@@ -572,6 +572,33 @@ fn nothing_in_the_data_folder_is_readable_by_group_or_others() {
 }
 
 #[test]
+fn an_outbox_the_operator_put_outside_the_data_folder_follows_the_operator_umask() {
+    use std::os::unix::fs::PermissionsExt;
+    let outside = std::env::temp_dir().join(format!("adjutant-outside-outbox-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&outside);
+    let cfg = adjutant::config::Config {
+        outbound: adjutant::config::Outbound::File { path: Some(outside.to_string_lossy().to_string()) },
+        ..Default::default()
+    };
+    let t = Table::configured("outside", Some("72h"), "committed", cfg);
+    let umask = adjutant::desk::operator_umask();
+    let mut files = 0;
+    for who in std::fs::read_dir(&outside).unwrap().flatten() {
+        let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&who.path()), 0o777 & !umask, "{}", who.path().display());
+        for m in std::fs::read_dir(who.path().join("new")).unwrap().flatten() {
+            assert_eq!(mode(&m.path()), 0o666 & !umask, "{}", m.path().display());
+            files += 1;
+        }
+    }
+    assert!(files >= 3, "the welcome mails are there");
+    // The data folder itself stays private.
+    let key = std::fs::metadata(t.dir.join("server.key")).unwrap().permissions().mode();
+    assert_eq!(key & 0o077, 0);
+    let _ = std::fs::remove_dir_all(&outside);
+}
+
+#[test]
 fn a_flood_from_a_player_gets_one_notice_then_silence_and_limits_are_clear() {
     let mut t = Table::new("flood");
     let before = t.mails(BOB).len();

@@ -1,0 +1,181 @@
+//! One pass over an inbox, written once for every kind of inbox: a local
+//! Maildir or an IMAP folder. The crash-safety order lives here: handle a
+//! batch, commit it (journal fsynced, replies released), and only then mark
+//! its messages handled; a message seen again after a crash is recognised
+//! by its digest or Message-ID and only marked.
+
+use super::{crash_point, io, Desk, Error, Handled, Open, PassReport};
+use crate::config::ImapConfig;
+use crate::mail::{imap, maildir::Maildir};
+use chrono::{DateTime, Utc};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use tracing::{instrument, warn};
+
+/// The IMAP folder for messages that could not be handled.
+pub const QUARANTINE: &str = "adjutant-quarantine";
+
+/// How many inbound Maildir messages a group commit covers at most.
+const GROUP: usize = 256;
+
+/// Messages fetched from an inbox: (id, raw bytes).
+pub type Fetched<Id> = Vec<(Id, Vec<u8>)>;
+
+/// Where waiting mail comes from. Marking is the last thing a pass does to
+/// a message, after its batch is committed.
+pub trait Inbox {
+    type Id: Clone;
+    /// Every waiting message, oldest first.
+    fn pending(&mut self) -> Result<Vec<Self::Id>, Error>;
+    /// How many messages one commit covers.
+    fn batch(&self) -> usize;
+    /// The raw bytes of some waiting messages; one that cannot be read is
+    /// left where it is (logged) and missing from the answer.
+    fn fetch(&mut self, ids: &[Self::Id]) -> Result<Fetched<Self::Id>, Error>;
+    /// The message's file, when it has one (the archive links to it).
+    fn file<'a>(&self, id: &'a Self::Id) -> Option<&'a Path>;
+    /// Handled and committed: never to be handled again.
+    fn mark_handled(&mut self, ids: &[Self::Id]) -> Result<(), Error>;
+    /// Could not be handled: out of the way (a copy is in quarantine).
+    fn set_aside(&mut self, ids: &[Self::Id]) -> Result<(), Error>;
+}
+
+/// The local Maildir: handled messages move from `new/` to `cur/`.
+pub struct MaildirInbox {
+    md: Maildir,
+}
+
+impl MaildirInbox {
+    pub fn open(path: &Path) -> Result<Self, Error> {
+        Ok(MaildirInbox { md: Maildir::open(path).map_err(io("open inbox", path))? })
+    }
+}
+
+impl Inbox for MaildirInbox {
+    type Id = PathBuf;
+    fn pending(&mut self) -> Result<Vec<PathBuf>, Error> {
+        self.md.list_new().map_err(io("read inbox", &self.md.root))
+    }
+    fn batch(&self) -> usize {
+        GROUP
+    }
+    fn fetch(&mut self, ids: &[PathBuf]) -> Result<Fetched<PathBuf>, Error> {
+        Ok(ids
+            .iter()
+            .filter_map(|p| match std::fs::read(p) {
+                Ok(raw) => Some((p.clone(), raw)),
+                Err(e) => {
+                    warn!(file = %p.display(), error = %e, "cannot read inbound message; leaving it");
+                    None
+                }
+            })
+            .collect())
+    }
+    fn file<'a>(&self, id: &'a PathBuf) -> Option<&'a Path> {
+        Some(id)
+    }
+    fn mark_handled(&mut self, ids: &[PathBuf]) -> Result<(), Error> {
+        ids.iter().try_for_each(|p| self.md.mark_seen(p).map_err(io("mark processed", p)))
+    }
+    fn set_aside(&mut self, ids: &[PathBuf]) -> Result<(), Error> {
+        self.mark_handled(ids)
+    }
+}
+
+/// An IMAP folder: handled messages move to the processed folder, those
+/// that could not be handled to [`QUARANTINE`].
+pub struct ImapInbox<'s> {
+    pub session: &'s mut imap::Session,
+    pub cfg: &'s ImapConfig,
+    /// The folder's UIDVALIDITY, once selected.
+    pub validity: Option<u32>,
+}
+
+impl Inbox for ImapInbox<'_> {
+    type Id = u32;
+    fn pending(&mut self) -> Result<Vec<u32>, Error> {
+        let (v, uids) = imap::pending(self.session, &self.cfg.folder)?;
+        self.validity = Some(v);
+        Ok(uids)
+    }
+    fn batch(&self) -> usize {
+        self.cfg.batch.max(1)
+    }
+    fn fetch(&mut self, ids: &[u32]) -> Result<Fetched<u32>, Error> {
+        Ok(imap::fetch(self.session, ids)?)
+    }
+    fn file<'a>(&self, _: &'a u32) -> Option<&'a Path> {
+        None
+    }
+    fn mark_handled(&mut self, ids: &[u32]) -> Result<(), Error> {
+        Ok(imap::move_to(self.session, ids, &self.cfg.processed_folder)?)
+    }
+    fn set_aside(&mut self, ids: &[u32]) -> Result<(), Error> {
+        if !ids.is_empty() {
+            imap::ensure_folder(self.session, QUARANTINE)?;
+            imap::move_to(self.session, ids, QUARANTINE)?;
+        }
+        Ok(())
+    }
+}
+
+impl Desk {
+    /// One pass: recover the spool, handle every waiting message in
+    /// batches (each committed before its messages are marked), resolve
+    /// steps past their deadline, deliver. `now` is read for each message;
+    /// `stop` ends the pass after the message in hand.
+    #[instrument(skip_all)]
+    pub fn pass<I: Inbox>(
+        &self,
+        inbox: &mut I,
+        now: &dyn Fn() -> DateTime<Utc>,
+        stop: &AtomicBool,
+    ) -> Result<PassReport, Error> {
+        let _lock = self.lock()?;
+        let mut report = PassReport::default();
+        self.recover_spool()?;
+        let ids = inbox.pending()?;
+        for chunk in ids.chunks(inbox.batch().max(1)) {
+            let mut open = Open::default();
+            let mut done: Vec<(I::Id, Option<String>)> = Vec::new();
+            let mut failed = Vec::new();
+            for (id, raw) in inbox.fetch(chunk)? {
+                report.messages += 1;
+                match self.handle_safely(&raw, inbox.file(&id), now(), &mut report, &mut open)? {
+                    Handled::Done(g) => done.push((id, g)),
+                    Handled::Failed(g) => {
+                        // The failing message goes to quarantine; its
+                        // game's uncommitted work is dropped, and that
+                        // game's earlier messages stay for the next pass.
+                        if let Some(g) = &g {
+                            done.retain(|(_, x)| x.as_ref() != Some(g));
+                        }
+                        self.quarantine(&raw)?;
+                        failed.push(id);
+                    }
+                }
+                if stop.load(Ordering::SeqCst) {
+                    break;
+                }
+            }
+            self.flush(&mut open, now())?;
+            crash_point("flushed");
+            let done: Vec<I::Id> = done.into_iter().map(|d| d.0).collect();
+            inbox.mark_handled(&done)?;
+            inbox.set_aside(&failed)?;
+            if stop.load(Ordering::SeqCst) {
+                break;
+            }
+        }
+        self.deadlines(now(), &mut report)?;
+        report.sent += self.deliver()?;
+        Ok(report)
+    }
+
+    /// One pass over the local Maildir at the time `now` (tests and the
+    /// simulated clock use a fixed time).
+    pub fn run_once(&self, now: DateTime<Utc>) -> Result<PassReport, Error> {
+        let mut inbox = MaildirInbox::open(&self.inbox_path())?;
+        self.pass(&mut inbox, &|| now, &AtomicBool::new(false))
+    }
+}
