@@ -10,7 +10,9 @@ Python 3.11+ standard library only; shares no code with the Rust crate.
 JOURNAL.toml (a game whose `created.dice` is "committed"): checks
   * the journal's entry hash chain: seq = 1, 2, ...; each `prev` is the previous
     entry's `hash` (64 zeros for the first); each `hash` is SHA-256(prev + "\n" +
-    canonical TOML of the entry without `hash`).  The canonical TOML is
+    canonical text of the entry without `hash`).  A journal whose first entry
+    has `format = "adjutant-journal-1"` is hashed over canonical JSON
+    (docs/journal-v1.md); an older one over canonical TOML, which is
     re-created here by a port of what the Rust `toml` 0.8 crate (toml_edit
     0.22, toml_write 0.1) writes for a table with sorted keys; rewriting
     journals the binary wrote (strings with quotes, backslashes, tabs,
@@ -44,7 +46,7 @@ It prints each step's salts so the reader can check their own.
 Exit status: 0 everything verified, 1 a mismatch (named by step, stream and
 draw, or entry seq), 2 bad usage or unreadable input (or declared dice).
 """
-import argparse, email, email.policy, hashlib, math, os, re, struct, sys, tomllib
+import argparse, email, email.policy, hashlib, json, math, os, re, struct, sys, tomllib
 from decimal import Decimal
 
 SCHEME = b"adjutant/dice-v1"
@@ -257,9 +259,31 @@ def canonical_toml(table):
     visit(table, [], False)
     return "".join(out)
 
-def entry_hash(e):
+FORMAT_V1 = "adjutant-journal-1"
+
+def canonical_json(table):
+    """journal-1 (docs/journal-v1.md): canonical JSON, keys in code point
+    (= UTF-8 byte) order, no white space, RFC 8785 string escapes, integers
+    in decimal; floats and dates never appear."""
+    def check(v):
+        if isinstance(v, bool) or isinstance(v, (int, str)):
+            return
+        if isinstance(v, list):
+            for x in v:
+                check(x)
+            return
+        if isinstance(v, dict):
+            for x in v.values():
+                check(x)
+            return
+        raise Unsupported(type(v).__name__)
+    check(table)
+    return json.dumps(table, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+def entry_hash(e, fmt=None):
     body = {k: v for k, v in e.items() if k != "hash"}
-    return hashlib.sha256((str(e.get("prev", "")) + "\n" + canonical_toml(body)).encode()).hexdigest()
+    text = canonical_json(body) if fmt == FORMAT_V1 else canonical_toml(body)
+    return hashlib.sha256((str(e.get("prev", "")) + "\n" + text).encode()).hexdigest()
 
 # ------------------------------------------------------------ journal mode
 
@@ -275,7 +299,11 @@ def verify_journal(path):
     if not isinstance(entries, list) or not entries or not all(isinstance(e, dict) for e in entries):
         return usage_error(f"{path}: no [[entry]] tables: not an adjutant journal")
     fails, notes = [], []
-    # 1. The entry hash chain.
+    # 1. The entry hash chain, in the format the first entry names (none:
+    # the canonical TOML of journals from before the format was pinned).
+    fmt = entries[0].get("format")
+    if fmt is not None and fmt != FORMAT_V1:
+        return usage_error(f"{path}: journal format {fmt!r} is not one this script knows")
     prev, unchecked = GENESIS, 0
     for i, e in enumerate(entries):
         seq = e.get("seq")
@@ -284,7 +312,7 @@ def verify_journal(path):
         if e.get("prev") != prev:
             fails.append(f"entry seq {seq}: prev does not point to the previous entry's hash {prev[:16]}...")
         try:
-            h = entry_hash(e)
+            h = entry_hash(e, fmt)
             if h != e.get("hash"):
                 fails.append(f"entry seq {seq} ({e.get('kind')}): hash mismatch: recorded {e.get('hash')}, computed {h}")
         except Unsupported as u:

@@ -77,11 +77,12 @@ pub fn export_public(entries: &[Entry]) -> Result<Vec<Entry>, String> {
             });
         }
     }
+    let format = journal::Format::of(&out)?;
     let mut prev = journal::GENESIS.to_string();
     for (i, e) in out.iter_mut().enumerate() {
         e.seq = i as u64 + 1;
         e.prev = prev.clone();
-        e.hash = e.compute_hash();
+        e.hash = e.compute_hash(format);
         prev = e.hash.clone();
     }
     Ok(out)

@@ -71,6 +71,10 @@ pub struct Snapshot {
     pub seq: u64,
     pub hash: String,
     pub journal_len: u64,
+    /// The journal's format (a snapshot from before it was pinned is of a
+    /// legacy journal).
+    #[serde(default = "legacy")]
+    pub format: journal::Format,
     pub desk: DeskState,
     pub envelope: Envelope,
     pub state: String,
@@ -142,6 +146,10 @@ pub enum Error {
     Io { path: PathBuf, source: std::io::Error },
 }
 
+fn legacy() -> journal::Format {
+    journal::Format::Legacy
+}
+
 pub fn game_dir(data: &Path, id: &str) -> PathBuf {
     data.join("games").join(id)
 }
@@ -177,6 +185,7 @@ impl Loaded {
             seq: self.journal.last_seq,
             hash: self.journal.last_hash.clone(),
             journal_len,
+            format: self.journal.format,
             desk: self.desk.clone(),
             envelope: self.game.envelope(),
             state: self.game.state_text(),
@@ -203,7 +212,7 @@ pub fn load(data: &Path, id: &str) -> Result<Loaded, Error> {
                 if let Some(rules) = crate::rules::find(&snap.envelope.ruleset) {
                     if let Ok(game) = Game::from_parts(snap.envelope, rules, &snap.state) {
                         return Ok(Loaded {
-                            journal: Journal::with_tip(&jp, snap.seq, snap.hash),
+                            journal: Journal::with_tip(&jp, snap.seq, snap.hash, snap.format),
                             dir,
                             game,
                             desk: snap.desk,

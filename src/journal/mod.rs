@@ -36,23 +36,124 @@ pub struct Entry {
     pub body: toml::Table,
 }
 
+/// The journal formats adjutant reads. The first entry says which one a
+/// journal is in (`format`, see `docs/journal-v1.md`); a journal without it
+/// is from before the format was pinned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, serde::Deserialize)]
+pub enum Format {
+    /// Before the format was pinned: an entry is hashed over what the
+    /// `toml` 0.8 crate prints for it with sorted keys.
+    #[serde(rename = "legacy")]
+    Legacy,
+    /// `adjutant-journal-1`: an entry is hashed over its canonical JSON
+    /// (RFC 8785 key order and string escapes, integers in decimal, no
+    /// floats), written by this module and nothing else.
+    #[default]
+    #[serde(rename = "adjutant-journal-1")]
+    V1,
+}
+
+/// The `format` value of the first entry of a journal in [`Format::V1`].
+pub const FORMAT_V1: &str = "adjutant-journal-1";
+
+impl Format {
+    /// The format of a journal, from its first entry.
+    pub fn of(entries: &[Entry]) -> Result<Format, String> {
+        match entries.first().map(|e| e.body.get("format")) {
+            None | Some(None) => Ok(Format::Legacy),
+            Some(Some(toml::Value::String(s))) if s == FORMAT_V1 => Ok(Format::V1),
+            Some(Some(v)) => Err(format!(
+                "the journal is in format {v}, which this adjutant does not know (a later version wrote it)"
+            )),
+        }
+    }
+}
+
+/// The canonical JSON of a TOML value (journal-1): objects with keys in
+/// ascending UTF-8 byte order, no white space, strings with RFC 8785's
+/// escapes, integers in decimal. Floats and dates never appear in a journal.
+pub fn canonical_json(v: &toml::Value, out: &mut String) {
+    match v {
+        toml::Value::String(s) => json_string(s, out),
+        toml::Value::Integer(i) => out.push_str(&i.to_string()),
+        toml::Value::Boolean(b) => out.push_str(if *b { "true" } else { "false" }),
+        toml::Value::Array(a) => {
+            out.push('[');
+            for (i, x) in a.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                canonical_json(x, out);
+            }
+            out.push(']');
+        }
+        toml::Value::Table(t) => {
+            let mut keys: Vec<&String> = t.keys().collect();
+            keys.sort_by(|a, b| a.as_bytes().cmp(b.as_bytes()));
+            out.push('{');
+            for (i, k) in keys.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                json_string(k, out);
+                out.push(':');
+                canonical_json(&t[k], out);
+            }
+            out.push('}');
+        }
+        toml::Value::Float(_) | toml::Value::Datetime(_) => {
+            panic!("a journal entry holds a float or a date, which journal-1 does not allow: {v}")
+        }
+    }
+}
+
+fn json_string(s: &str, out: &mut String) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\u{8}' => out.push_str("\\b"),
+            '\t' => out.push_str("\\t"),
+            '\n' => out.push_str("\\n"),
+            '\u{c}' => out.push_str("\\f"),
+            '\r' => out.push_str("\\r"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
 impl Entry {
-    /// The canonical TOML of the entry without its hash: sorted keys, the
-    /// toml crate's formatting. What the hash covers.
-    pub fn canonical(&self) -> String {
+    /// The entry without its hash, as a table: what the hash covers.
+    fn unhashed(&self) -> toml::Table {
         let mut t = self.body.clone();
         t.insert("seq".into(), toml::Value::Integer(self.seq as i64));
         t.insert("at".into(), toml::Value::String(self.at.clone()));
         t.insert("kind".into(), toml::Value::String(self.kind.clone()));
         t.insert("prev".into(), toml::Value::String(self.prev.clone()));
-        toml::to_string(&t).expect("a TOML table serializes")
+        t
     }
 
-    pub fn compute_hash(&self) -> String {
+    /// The canonical text of the entry without its hash, in `format`.
+    pub fn canonical(&self, format: Format) -> String {
+        match format {
+            Format::Legacy => toml::to_string(&self.unhashed()).expect("a TOML table serializes"),
+            Format::V1 => {
+                let mut out = String::new();
+                canonical_json(&toml::Value::Table(self.unhashed()), &mut out);
+                out
+            }
+        }
+    }
+
+    /// SHA-256 over `prev`, a line feed and the canonical text.
+    pub fn compute_hash(&self, format: Format) -> String {
         let mut h = Sha256::new();
         h.update(self.prev.as_bytes());
         h.update(b"\n");
-        h.update(self.canonical().as_bytes());
+        h.update(self.canonical(format).as_bytes());
         hex::encode(h.finalize())
     }
 
@@ -101,6 +202,7 @@ pub struct Journal {
     path: PathBuf,
     pub last_seq: u64,
     pub last_hash: String,
+    pub format: Format,
 }
 
 impl Journal {
@@ -109,13 +211,16 @@ impl Journal {
     pub fn open(path: &Path) -> Result<Journal, Error> {
         let entries = if path.exists() { read(path)? } else { Vec::new() };
         let (last_seq, last_hash) = entries.last().map(|e| (e.seq, e.hash.clone())).unwrap_or((0, GENESIS.to_string()));
-        Ok(Journal { path: path.to_path_buf(), last_seq, last_hash })
+        // A new journal is written in the current format.
+        let format = Format::of(&entries).map_err(|message| Error::Parse { path: path.to_path_buf(), message })?;
+        let format = if entries.is_empty() { Format::V1 } else { format };
+        Ok(Journal { path: path.to_path_buf(), last_seq, last_hash, format })
     }
 
     /// Open with a known tip, without reading the file (fast path for the
     /// desk, which keeps the tip in the snapshot).
-    pub fn with_tip(path: &Path, last_seq: u64, last_hash: String) -> Journal {
-        Journal { path: path.to_path_buf(), last_seq, last_hash }
+    pub fn with_tip(path: &Path, last_seq: u64, last_hash: String, format: Format) -> Journal {
+        Journal { path: path.to_path_buf(), last_seq, last_hash, format }
     }
 
     pub fn path(&self) -> &Path {
@@ -127,12 +232,16 @@ impl Journal {
         let mut text = String::new();
         let mut out = Vec::new();
         for (kind, body) in items {
-            let body = match toml::Value::try_from(body) {
+            let mut body = match toml::Value::try_from(body) {
                 Ok(toml::Value::Table(t)) => t,
                 Ok(_) | Err(_) => toml::Table::new(),
             };
-            for k in ["seq", "at", "kind", "prev", "hash"] {
+            for k in ["seq", "at", "kind", "prev", "hash", "format"] {
                 assert!(!body.contains_key(k), "journal body of {kind} uses the reserved field {k}");
+            }
+            // The first entry names the format the whole journal is in.
+            if self.last_seq == 0 && self.format == Format::V1 {
+                body.insert("format".into(), toml::Value::String(FORMAT_V1.into()));
             }
             let mut e = Entry {
                 seq: self.last_seq + 1,
@@ -142,7 +251,7 @@ impl Journal {
                 hash: String::new(),
                 body,
             };
-            e.hash = e.compute_hash();
+            e.hash = e.compute_hash(self.format);
             text.push_str(&e.to_text());
             self.last_seq = e.seq;
             self.last_hash = e.hash.clone();
@@ -210,8 +319,10 @@ pub fn repair(path: &Path) -> Result<Option<usize>, Error> {
     Ok(Some(text.len() - cut))
 }
 
-/// Check sequence numbers and the hash chain; the first bad entry is named.
+/// Check sequence numbers and the hash chain, in the format the first entry
+/// names; the first bad entry is named.
 pub fn verify_chain(entries: &[Entry]) -> Result<(), (u64, String)> {
+    let format = Format::of(entries).map_err(|m| (1, m))?;
     let mut prev = GENESIS.to_string();
     for (i, e) in entries.iter().enumerate() {
         if e.seq != i as u64 + 1 {
@@ -220,7 +331,7 @@ pub fn verify_chain(entries: &[Entry]) -> Result<(), (u64, String)> {
         if e.prev != prev {
             return Err((e.seq, "does not point back to the previous entry's hash".into()));
         }
-        let h = e.compute_hash();
+        let h = e.compute_hash(format);
         if h != e.hash {
             return Err((e.seq, format!("hash mismatch: recorded {}, computed {h}", e.hash)));
         }

@@ -43,11 +43,12 @@ fn bump_first_die(es: &mut [Entry]) {
 
 /// Rewrite entries and recompute the chain, as a forger would.
 fn rechain(entries: &mut [Entry]) -> String {
+    let format = journal::Format::of(entries).unwrap();
     let mut prev = journal::GENESIS.to_string();
     let mut text = String::new();
     for e in entries.iter_mut() {
         e.prev = prev.clone();
-        e.hash = e.compute_hash();
+        e.hash = e.compute_hash(format);
         prev = e.hash.clone();
     }
     for e in entries.iter() {

@@ -11,6 +11,7 @@ mod desk;
 mod dice_vectors;
 mod fullgame;
 mod golden;
+mod journal_format;
 mod leaguer;
 mod realmail;
 mod stack;
