@@ -67,6 +67,12 @@ pub fn export_public(entries: &[Entry]) -> Result<Vec<Entry>, String> {
             _ => true,
         };
         if keep {
+            // Where the entry stands in the game's own journal: the tips
+            // players received in their mails are checked against it.
+            let mut src = toml::Table::new();
+            src.insert("seq".into(), toml::Value::Integer(e.seq as i64));
+            src.insert("hash".into(), toml::Value::String(e.hash.clone()));
+            b.insert("source".into(), toml::Value::Table(src));
             out.push(Entry {
                 seq: 0,
                 at: e.at.clone(),

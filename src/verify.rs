@@ -34,6 +34,8 @@ struct Gathered {
     /// step -> (salt the player was told was accepted, mail)
     own_salts: BTreeMap<u32, (String, String)>,
     first_order: Option<(i64, String)>,
+    /// Journal tips named by results mails: (entry, hash, mail).
+    tips: Vec<(u64, String, String)>,
 }
 
 #[derive(Debug, Default, Clone)]
@@ -168,6 +170,22 @@ fn gather(mails: &[Mail], r: &mut Report) -> Gathered {
                 }
             }
         }
+        for b in block(&body, "JOURNAL") {
+            let (mut seq, mut hash) = (None, None);
+            for l in b.lines() {
+                if let Some(v) = field(l, "entry") {
+                    seq = v.parse::<u64>().ok();
+                } else if let Some(v) = field(l, "hash") {
+                    hash = Some(v.to_string());
+                }
+            }
+            match (seq, hash) {
+                (Some(k), Some(h)) if h.len() == 64 && h.bytes().all(|c| c.is_ascii_hexdigit()) => {
+                    g.tips.push((k, h, m.name.clone()))
+                }
+                _ => r.fail(format!("{}: cannot read its JOURNAL block", m.name)),
+            }
+        }
         // The acknowledgement of an order mail: "[g] step k: accepted".
         if let Some(k) = step_of_ack(&m.subject) {
             if let Some(d) = m.date {
@@ -192,8 +210,64 @@ fn step_of_ack(subject: &str) -> Option<u32> {
 
 /// Check everything the mails allow.
 pub fn verify(mails: &[Mail]) -> Report {
+    verify_against(mails, None)
+}
+
+/// The entry `seq` of the game's journal as published: in a public export
+/// the entry carries its place in the game's own journal (`source`); in the
+/// journal itself it is the entry.
+fn published_hash(journal: &[crate::journal::Entry], seq: u64) -> Option<String> {
+    let exported = journal.first().is_some_and(|e| e.body.contains_key("export"));
+    journal.iter().find_map(|e| {
+        if exported {
+            let src = e.body.get("source")?;
+            (src.get("seq")?.as_integer()? as u64 == seq).then(|| src.get("hash")?.as_str().map(str::to_string))?
+        } else {
+            (e.seq == seq).then(|| e.hash.clone())
+        }
+    })
+}
+
+/// [`verify`], and with the journal the moderator published (a public
+/// export, or the whole journal once the game is over): every journal tip
+/// the mails named must be in it with the same hash, so a history rewritten
+/// after the mails went out is caught even if its chain was re-hashed.
+pub fn verify_against(mails: &[Mail], journal: Option<&[crate::journal::Entry]>) -> Report {
     let mut r = Report::default();
     let g = gather(mails, &mut r);
+    let mut last: Option<(u64, &str)> = None;
+    for (seq, hash, m) in &g.tips {
+        if let Some((k, lm)) = last {
+            if *seq < k {
+                r.fail(format!("{m} names journal entry {seq}, before entry {k} named by the earlier {lm}: the journal went backwards"));
+            }
+        }
+        last = Some((*seq, m));
+        match journal {
+            None => {}
+            Some(j) => match published_hash(j, *seq) {
+                Some(h) if h == *hash => {}
+                Some(_) => r.fail(format!(
+                    "{m} names journal entry {seq} with hash {}…, but the published journal has another: the history was changed after this mail went out",
+                    &hash[..16]
+                )),
+                None => r.fail(format!(
+                    "{m} names journal entry {seq} ({}…), which the published journal does not hold: entries were removed or the history rewritten",
+                    &hash[..16]
+                )),
+            },
+        }
+    }
+    if !g.tips.is_empty() {
+        match journal {
+            Some(_) => r.ok(format!("{} journal tip(s) from these mails found in the published journal", g.tips.len())),
+            None => r.ok(format!(
+                "{} journal tip(s) in these mails (latest: entry {}); give the published journal with --journal to hold it to them",
+                g.tips.len(),
+                g.tips.last().map(|t| t.0).unwrap_or(0)
+            )),
+        }
+    }
     let Some(game) = g.game.clone() else {
         r.fail("no welcome mail with the ANCHORS block among these mails: nothing to check against".into());
         return r;

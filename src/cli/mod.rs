@@ -101,7 +101,14 @@ enum Cmd {
         report: Option<PathBuf>,
     },
     /// Check the dice from the mails adjutant sent you (.eml files or Maildirs).
-    Verify { mails: Vec<PathBuf> },
+    Verify {
+        mails: Vec<PathBuf>,
+        /// The journal the moderator published (`audit --export-public`, or
+        /// the whole journal after the game): the journal tips in the mails
+        /// must all be in it.
+        #[arg(long, value_name = "FILE")]
+        journal: Option<PathBuf>,
+    },
     /// Run adjudication case files.
     Case { files: Vec<PathBuf> },
     /// Play a scripted game through the real pipeline on the embedded default.
@@ -232,7 +239,7 @@ fn run(cli: Cli) -> Result<i32> {
         Cmd::Games => {
             let desk = Desk::open(&cli.data, cfg)?;
             for id in desk.game_ids()? {
-                match desk.load(&id) {
+                match desk.peek(&id) {
                     Ok(l) => {
                         let a = l.game.awaiting();
                         let waits: Vec<String> = a
@@ -261,7 +268,7 @@ fn run(cli: Cli) -> Result<i32> {
         }
         Cmd::Show { game, role, gm, public, svg, png } => {
             let desk = Desk::open(&cli.data, cfg)?;
-            let l = desk.load(&game)?;
+            let l = desk.peek(&game)?;
             let viewer = match (role, gm, public) {
                 (Some(r), false, false) if l.game.roles.contains(&r) => Viewer::Role(r),
                 (Some(r), false, false) => bail!("{r:?} is not a role of {game}; roles: {}", l.game.roles.join(", ")),
@@ -308,7 +315,7 @@ fn run(cli: Cli) -> Result<i32> {
             println!("{} passed, {failed} failed", files.len() - failed);
             Ok(if failed > 0 { 1 } else { 0 })
         }
-        Cmd::Verify { mails } => verify(&mails),
+        Cmd::Verify { mails, journal } => verify(&mails, journal.as_deref()),
         // Without a name, the first game registered (rules::ALL decides).
         Cmd::Demo { ruleset } => {
             let first = crate::rules::ALL.first().map(|r| r.info().name).unwrap_or_default();
@@ -351,11 +358,40 @@ fn audit(data: &Path, game: &str, json: bool, export: Option<&Path>) -> Result<i
         bail!("no journal at {} (give a game id in {} or a journal file)", path.display(), data.display());
     }
     let entries = crate::journal::read(&path)?;
-    if crate::export::redacted(&entries) {
+    let given_as_file = p.is_file();
+    if !given_as_file {
+        // A game of this data folder: its journal must reach the tip
+        // adjutant wrote last (kept apart, in DATA/secrets/).
+        if let Some(t) = crate::desk::store::read_tip(data, game) {
+            let at = entries.get((t.seq as usize).wrapping_sub(1));
+            if t.seq > 0 && at.map(|e| &e.hash) != Some(&t.hash) {
+                println!(
+                    "audit of {}: FAILED: adjutant last wrote entry {} ({}…), which this journal {}: entries were cut off or replaced",
+                    path.display(),
+                    t.seq,
+                    &t.hash[..t.hash.len().min(16)],
+                    if at.is_none() { format!("does not reach (it ends at entry {})", entries.len()) } else { "holds with another hash".into() }
+                );
+                return Ok(1);
+            }
+        }
+        if crate::export::redacted(&entries) {
+            println!(
+                "audit of {}: FAILED: the journal of game {game} in the data folder says it is a public export; a game's own journal never does",
+                path.display()
+            );
+            return Ok(1);
+        }
+    }
+    if given_as_file && crate::export::redacted(&entries) {
         // A public export of a game in progress: what can be checked is.
         return Ok(match crate::export::verify_public(&entries) {
             Ok(c) => {
-                println!("audit of the public export of {} ({}): OK as far as it goes", c.game, path.display());
+                println!(
+                    "audit of {} as a public export of game {} in progress (the file says so): OK as far as it goes",
+                    path.display(),
+                    c.game
+                );
                 println!(
                     "  hash chain, {} public links against the public anchor and {} public draws over {} steps verified",
                     c.links, c.draws, c.steps
@@ -435,7 +471,7 @@ fn audit(data: &Path, game: &str, json: bool, export: Option<&Path>) -> Result<i
 }
 
 /// Read .eml files and Maildirs (new/ and cur/) into mails, oldest first.
-fn verify(paths: &[PathBuf]) -> Result<i32> {
+fn verify(paths: &[PathBuf], journal: Option<&Path>) -> Result<i32> {
     if paths.is_empty() {
         bail!("name the mails adjutant sent you: .eml files, or a Maildir folder");
     }
@@ -463,7 +499,11 @@ fn verify(paths: &[PathBuf]) -> Result<i32> {
         });
     }
     mails.sort_by_key(|m| m.date.unwrap_or(i64::MIN));
-    let r = crate::verify::verify(&mails);
+    let published = match journal {
+        Some(p) => Some(crate::journal::read(p)?),
+        None => None,
+    };
+    let r = crate::verify::verify_against(&mails, published.as_deref());
     for l in &r.lines {
         println!("{l}");
     }

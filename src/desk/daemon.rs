@@ -50,6 +50,7 @@ impl Backoff {
 impl Desk {
     /// Run until `stop` is set.
     pub fn serve(&self, stop: &Arc<AtomicBool>) -> Result<(), Error> {
+        self.check_games()?;
         match self.cfg.inbound.clone() {
             Inbound::Maildir { .. } => {
                 let mut failing = Backoff::new(60);
@@ -71,6 +72,22 @@ impl Desk {
             }
             Inbound::Imap(c) => self.serve_imap(&c, stop),
         }
+    }
+
+    /// Before serving: every game has the secrets it cannot do without. A
+    /// missing file stops the daemon with its name, rather than turning
+    /// each valid order into a quarantined mail.
+    pub fn check_games(&self) -> Result<(), Error> {
+        for id in self.game_ids()? {
+            let p = super::store::game_dir(&self.data, &id).join("secrets.toml");
+            if !p.exists() {
+                return Err(Error::Bad(format!(
+                    "{} is missing: it holds game {id}'s dice chains, and no step of it can resolve without them. Restore it from a backup",
+                    p.display()
+                )));
+            }
+        }
+        Ok(())
     }
 
     fn after_pass(&self, r: &PassReport) {

@@ -166,6 +166,14 @@ impl Desk {
         let kp = data.join("server.key");
         let key = match fs::read_to_string(&kp) {
             Ok(k) => hex::decode(k.trim()).map_err(|_| Error::Bad(format!("cannot read {}: not hex", kp.display())))?,
+            // Every player's reply token hangs on the key: a new one would
+            // silently lock every player of every game out.
+            Err(_) if store::any_game(data) => {
+                return Err(Error::Bad(format!(
+                    "{} is missing, but this data folder holds games: every player's reply token depends on it. Restore it from a backup; adjutant makes a new key only for an empty data folder",
+                    kp.display()
+                )))
+            }
             Err(_) => {
                 let k = os_random();
                 crate::journal::write_atomic(&kp, hex::encode(k).as_bytes(), Some(0o600)).map_err(io("write", &kp))?;
@@ -411,14 +419,15 @@ impl Desk {
         }
     }
 
-    /// The anchors of a game's streams, from its secrets.
+    /// The anchors of a game's streams, as its journal committed them
+    /// (never recomputed from the secrets, which could have changed).
     pub fn anchors(&self, l: &Loaded) -> Result<BTreeMap<String, String>, Error> {
-        let sec = store::read_secrets(&l.dir)?;
-        Ok(sec
-            .tops
-            .keys()
-            .filter_map(|s| sec.link(s, l.desk.chain_len, 0).map(|a| (s.clone(), dice::to_hex(&a))))
-            .collect())
+        let first = crate::journal::read_first(l.journal.path())?;
+        let c: kinds::Created = first
+            .ok_or_else(|| Error::Bad(format!("the journal of {} is empty", l.game.id)))?
+            .body()
+            .map_err(Error::Bad)?;
+        Ok(c.anchors)
     }
 
     /// Every (role, address) that receives a game's mail: players, then the
@@ -560,10 +569,20 @@ impl Desk {
                     l.game.id, l.desk.chain_len
                 )));
             }
+            // A link is published only if it hashes back to the anchor the
+            // journal committed: a changed secrets.toml is refused here,
+            // before players are sent links that do not verify.
+            let anchors = self.anchors(l)?;
             for stream in secrets.tops.keys() {
                 let link = secrets
                     .link(stream, l.desk.chain_len, k)
                     .ok_or_else(|| Error::Bad(format!("secrets of {}: bad chain top for {stream}", l.game.id)))?;
+                if anchors.get(stream).and_then(|a| dice::from_hex(a)) != Some(dice::link_at(&link, k, 0)) {
+                    return Err(Error::Bad(format!(
+                        "the dice chain of stream {stream} in {} does not hash back to the anchor the journal committed: secrets.toml was changed or replaced; nothing is published. Restore it from a backup",
+                        l.dir.join("secrets.toml").display()
+                    )));
+                }
                 links.insert(stream.clone(), dice::to_hex(&link));
                 seeds.insert(stream.clone(), dice::seed(&l.game.id, k, stream, &link, &salts));
             }
@@ -686,7 +705,22 @@ impl Desk {
         }
         let base = l.journal.last_seq + 1;
         let mut spooled = Vec::new();
-        let letters = std::mem::take(&mut batch.letters);
+        let mut letters = std::mem::take(&mut batch.letters);
+        // Mails that report a resolution carry the journal's tip after it:
+        // anchors outside the operator's disk, which `adjutant verify`
+        // holds the published journal to (docs/journal-v1.md).
+        if batch.entries.iter().any(|(k, _)| k == "resolved" || k == "ended") {
+            let items: Vec<(&str, &toml::Value)> = batch.entries.iter().map(|(k, v)| (k.as_str(), v)).collect();
+            if let Some(tip) = l.journal.chain(&now.to_rfc3339(), &items).pop() {
+                let block = format!(
+                    "\n-----BEGIN ADJUTANT JOURNAL-----\ngame: {}\nentry: {}\nhash: {}\n-----END ADJUTANT JOURNAL-----\n",
+                    l.game.id, tip.seq, tip.hash
+                );
+                for letter in letters.iter_mut() {
+                    letter.body.push_str(&block);
+                }
+            }
+        }
         for (i, letter) in letters.iter().enumerate() {
             let (_, domain) = self.split_game_address();
             // A letter about a step (its subject says "[game] step k")
@@ -1045,6 +1079,11 @@ impl Desk {
 
     pub fn load(&self, id: &str) -> Result<Loaded, Error> {
         Ok(store::load(&self.data, id)?)
+    }
+
+    /// Load a game to look at it, writing nothing (no lock needed).
+    pub fn peek(&self, id: &str) -> Result<Loaded, Error> {
+        Ok(store::peek(&self.data, id)?)
     }
 
     /// Put a message into the local inbox (the embedded default's `post`).

@@ -165,9 +165,24 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> Error + '_ {
     move |source| Error::Io { path: path.to_path_buf(), source }
 }
 
+/// Does the data folder hold any game?
+pub fn any_game(data: &Path) -> bool {
+    fs::read_dir(data.join("games"))
+        .map(|d| d.flatten().any(|e| e.path().join("journal.toml").exists()))
+        .unwrap_or(false)
+}
+
+/// A game's secrets. Missing, they cannot be made again: the error names
+/// the file and what depends on it.
 pub fn read_secrets(dir: &Path) -> Result<Secrets, Error> {
     let p = dir.join("secrets.toml");
-    let t = fs::read_to_string(&p).map_err(io(&p))?;
+    let t = fs::read_to_string(&p).map_err(|e| Error::Corrupt {
+        id: dir.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default(),
+        message: format!(
+            "cannot read {} ({e}): it holds the game's dice chains, and no step can resolve without it. Restore it from a backup",
+            p.display()
+        ),
+    })?;
     toml::from_str(&t)
         .map_err(|e| Error::Corrupt { id: dir.display().to_string(), message: format!("secrets.toml: {e}") })
 }
@@ -177,7 +192,31 @@ pub fn write_secrets(dir: &Path, s: &Secrets) -> Result<(), Error> {
     journal::write_atomic(&p, toml::to_string(s).expect("secrets serialize").as_bytes(), Some(0o600)).map_err(io(&p))
 }
 
+/// The journal's tip as adjutant last wrote it, kept apart from the
+/// journal (`DATA/secrets/<game>.tip`): a journal that no longer reaches
+/// it was cut, and a snapshot whose digest differs from the one recorded
+/// here was not written by adjutant.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Tip {
+    pub seq: u64,
+    pub hash: String,
+    pub journal_len: u64,
+    /// SHA-256 of `state.toml` as written with this tip.
+    pub snapshot: String,
+}
+
+/// Where a game's tip file lives: beside the other secrets, not in the
+/// game's folder.
+pub fn tip_path(data: &Path, id: &str) -> PathBuf {
+    data.join("secrets").join(format!("{id}.tip"))
+}
+
+pub fn read_tip(data: &Path, id: &str) -> Option<Tip> {
+    fs::read_to_string(tip_path(data, id)).ok().and_then(|t| toml::from_str(&t).ok())
+}
+
 impl Loaded {
+    /// Write the snapshot, then the tip that vouches for it.
     pub fn save(&self) -> Result<(), Error> {
         let jp = self.journal.path();
         let journal_len = fs::metadata(jp).map(|m| m.len()).unwrap_or(0);
@@ -190,13 +229,34 @@ impl Loaded {
             envelope: self.game.envelope(),
             state: self.game.state_text(),
         };
+        let text = toml::to_string(&snap).expect("snapshot serializes");
         let p = self.dir.join("state.toml");
-        journal::write_atomic(&p, toml::to_string(&snap).expect("snapshot serializes").as_bytes(), None).map_err(io(&p))
+        journal::write_atomic(&p, text.as_bytes(), None).map_err(io(&p))?;
+        let tip =
+            Tip { seq: snap.seq, hash: snap.hash, journal_len, snapshot: dice::to_hex(&dice::sha256(text.as_bytes())) };
+        let data = self.dir.parent().and_then(Path::parent).unwrap_or(Path::new("."));
+        let tp = tip_path(data, &self.game.id);
+        if let Some(d) = tp.parent() {
+            fs::create_dir_all(d).map_err(io(d))?;
+        }
+        // Not synced: the journal is, and a tip behind the journal only
+        // means a rebuild that finds the journal reaching past it.
+        journal::write_replace(&tp, toml::to_string(&tip).expect("tip serializes").as_bytes()).map_err(io(&tp))
     }
 }
 
-/// Load a game: the snapshot when it matches the journal, else a replay.
+/// Load a game: the snapshot when its tip vouches for it and the journal
+/// is as long as the tip says, else a replay (saved).
 pub fn load(data: &Path, id: &str) -> Result<Loaded, Error> {
+    load_with(data, id, true)
+}
+
+/// Load a game without writing anything (`show`, `games`: no desk lock).
+pub fn peek(data: &Path, id: &str) -> Result<Loaded, Error> {
+    load_with(data, id, false)
+}
+
+fn load_with(data: &Path, id: &str, persist: bool) -> Result<Loaded, Error> {
     if !valid_id(id) {
         return Err(Error::NoGame(id.to_string()));
     }
@@ -206,9 +266,12 @@ pub fn load(data: &Path, id: &str) -> Result<Loaded, Error> {
         return Err(Error::NoGame(id.to_string()));
     }
     let jlen = fs::metadata(&jp).map_err(io(&jp))?.len();
-    if let Ok(text) = fs::read_to_string(dir.join("state.toml")) {
-        if let Ok(snap) = toml::from_str::<Snapshot>(&text) {
-            if snap.journal_len == jlen {
+    let tip = read_tip(data, id);
+    if let (Some(t), Ok(text)) = (&tip, fs::read(dir.join("state.toml"))) {
+        let vouched = t.journal_len == jlen && t.snapshot == dice::to_hex(&dice::sha256(&text));
+        let snap = std::str::from_utf8(&text).ok().and_then(|x| toml::from_str::<Snapshot>(x).ok());
+        match snap {
+            Some(snap) if vouched && snap.seq == t.seq && snap.hash == t.hash && snap.journal_len == jlen => {
                 if let Some(rules) = crate::rules::find(&snap.envelope.ruleset) {
                     if let Ok(game) = Game::from_parts(snap.envelope, rules, &snap.state) {
                         return Ok(Loaded {
@@ -220,24 +283,62 @@ pub fn load(data: &Path, id: &str) -> Result<Loaded, Error> {
                     }
                 }
             }
+            _ if t.journal_len == jlen => {
+                tracing::warn!(game = %id, "the snapshot is not the one adjutant wrote; rebuilt from the journal")
+            }
+            _ => {}
         }
     }
-    rebuild(&dir, id)
+    rebuild_with(&dir, id, tip.as_ref(), persist)
 }
 
 /// Replay the journal to rebuild the game and the desk state; the journal
-/// wins over any snapshot.
+/// wins over any snapshot, but it must reach the tip adjutant wrote last.
 pub fn rebuild(dir: &Path, id: &str) -> Result<Loaded, Error> {
+    let data = dir.parent().and_then(Path::parent).unwrap_or(Path::new("."));
+    rebuild_with(dir, id, read_tip(data, id).as_ref(), true)
+}
+
+fn rebuild_with(dir: &Path, id: &str, tip: Option<&Tip>, persist: bool) -> Result<Loaded, Error> {
     let jp = dir.join("journal.toml");
-    if let Some(n) = journal::repair(&jp)? {
-        tracing::warn!(game = %id, bytes = n, "cut a partial entry off the end of the journal (kept a copy)");
+    let corrupt = |message: String| Error::Corrupt { id: id.to_string(), message };
+    if persist {
+        // Only the unsynced tail of the last write may be cut, never an
+        // entry the tip vouches for.
+        if let Some(n) = journal::repair(&jp, tip.map(|t| t.seq).unwrap_or(0))? {
+            tracing::warn!(game = %id, bytes = n, "cut a partial entry off the end of the journal (kept a copy)");
+        }
     }
     let entries = journal::read(&jp)?;
-    let (game, _) =
-        audit::replay(&entries).map_err(|m| Error::Corrupt { id: id.to_string(), message: m.to_string() })?;
-    let desk = desk_state(&entries).map_err(|message| Error::Corrupt { id: id.to_string(), message })?;
+    match tip {
+        Some(t) if t.seq > 0 => {
+            let at = entries.get(t.seq as usize - 1);
+            if at.map(|e| &e.hash) != Some(&t.hash) {
+                return Err(corrupt(format!(
+                    "the journal {} adjutant's last entry {} ({}…): entries were cut off or replaced. Restore journal.toml from a backup; {} holds the tip adjutant wrote",
+                    if at.is_none() {
+                        format!("ends at entry {}, before", entries.len())
+                    } else {
+                        "has another hash at".to_string()
+                    },
+                    t.seq,
+                    &t.hash[..t.hash.len().min(16)],
+                    tip_path(dir.parent().and_then(Path::parent).unwrap_or(Path::new(".")), id).display()
+                )));
+            }
+        }
+        Some(_) => {}
+        None if !entries.is_empty() => {
+            tracing::warn!(game = %id, "no tip file for this game (an older adjutant, or it was deleted): the journal is taken as it is")
+        }
+        None => {}
+    }
+    let (game, _) = audit::replay(&entries).map_err(|m| corrupt(m.to_string()))?;
+    let desk = desk_state(&entries).map_err(corrupt)?;
     let l = Loaded { journal: Journal::open(&jp)?, dir: dir.to_path_buf(), game, desk };
-    l.save()?;
+    if persist {
+        l.save()?;
+    }
     Ok(l)
 }
 

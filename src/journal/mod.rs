@@ -227,9 +227,10 @@ impl Journal {
         &self.path
     }
 
-    /// Append entries in one write and fsync them.
-    pub fn append<B: Serialize>(&mut self, at: &str, items: &[(&str, B)]) -> Result<Vec<Entry>, Error> {
-        let mut text = String::new();
+    /// The entries `items` would become if appended now at `at`, chained
+    /// to the tip: what [`Journal::append`] writes, without writing it.
+    pub fn chain<B: Serialize>(&self, at: &str, items: &[(&str, B)]) -> Vec<Entry> {
+        let (mut seq, mut prev) = (self.last_seq, self.last_hash.clone());
         let mut out = Vec::new();
         for (kind, body) in items {
             let mut body = match toml::Value::try_from(body) {
@@ -240,23 +241,23 @@ impl Journal {
                 assert!(!body.contains_key(k), "journal body of {kind} uses the reserved field {k}");
             }
             // The first entry names the format the whole journal is in.
-            if self.last_seq == 0 && self.format == Format::V1 {
+            if seq == 0 && self.format == Format::V1 {
                 body.insert("format".into(), toml::Value::String(FORMAT_V1.into()));
             }
-            let mut e = Entry {
-                seq: self.last_seq + 1,
-                at: at.to_string(),
-                kind: kind.to_string(),
-                prev: self.last_hash.clone(),
-                hash: String::new(),
-                body,
-            };
+            let mut e =
+                Entry { seq: seq + 1, at: at.to_string(), kind: kind.to_string(), prev, hash: String::new(), body };
             e.hash = e.compute_hash(self.format);
-            text.push_str(&e.to_text());
-            self.last_seq = e.seq;
-            self.last_hash = e.hash.clone();
+            seq = e.seq;
+            prev = e.hash.clone();
             out.push(e);
         }
+        out
+    }
+
+    /// Append entries in one write and fsync them.
+    pub fn append<B: Serialize>(&mut self, at: &str, items: &[(&str, B)]) -> Result<Vec<Entry>, Error> {
+        let out = self.chain(at, items);
+        let text: String = out.iter().map(|e| e.to_text()).collect();
         let werr = |source| Error::Write { path: self.path.clone(), source };
         let mut f = OpenOptions::new().create(true).append(true).open(&self.path).map_err(werr)?;
         let before = f.metadata().map_err(werr)?.len();
@@ -267,6 +268,10 @@ impl Journal {
             let _ = f.sync_all();
             return Err(werr(e));
         }
+        if let Some(e) = out.last() {
+            self.last_seq = e.seq;
+            self.last_hash = e.hash.clone();
+        }
         Ok(out)
     }
 }
@@ -275,6 +280,23 @@ impl Journal {
 pub fn read(path: &Path) -> Result<Vec<Entry>, Error> {
     let text = fs::read_to_string(path).map_err(|source| Error::Read { path: path.to_path_buf(), source })?;
     parse(&text).map_err(|message| Error::Parse { path: path.to_path_buf(), message })
+}
+
+/// Read the first entry only (the game's creation: its anchors), without
+/// reading a long journal whole.
+pub fn read_first(path: &Path) -> Result<Option<Entry>, Error> {
+    use std::io::BufRead;
+    let f = File::open(path).map_err(|source| Error::Read { path: path.to_path_buf(), source })?;
+    let mut text = String::new();
+    for line in std::io::BufReader::new(f).lines() {
+        let line = line.map_err(|source| Error::Read { path: path.to_path_buf(), source })?;
+        if line.trim_end() == "[[entry]]" && !text.trim().is_empty() {
+            break;
+        }
+        text.push_str(&line);
+        text.push('\n');
+    }
+    Ok(parse(&text).map_err(|message| Error::Parse { path: path.to_path_buf(), message })?.into_iter().next())
 }
 
 pub fn parse(text: &str) -> Result<Vec<Entry>, String> {
@@ -296,16 +318,19 @@ pub fn parse(text: &str) -> Result<Vec<Entry>, String> {
 /// After a crash in the middle of an append (a full disk, a power cut), the
 /// journal may end in a partial entry that was never fsynced, so nothing
 /// depends on it. Cut such a tail off, keeping a copy beside the journal;
-/// returns the bytes dropped. A journal that does not parse even without
-/// its last entry is left alone.
-pub fn repair(path: &Path) -> Result<Option<usize>, Error> {
+/// returns the bytes dropped. Only a tail after entry `keep` (the last one
+/// adjutant knows it wrote whole) and only a partial one, that does not
+/// parse: a journal that does not parse even without its last entry, or
+/// whose cut would drop entry `keep`, is left alone for a person to look at.
+pub fn repair(path: &Path, keep: u64) -> Result<Option<usize>, Error> {
     let text = fs::read_to_string(path).map_err(|source| Error::Read { path: path.to_path_buf(), source })?;
     if parse(&text).is_ok() {
         return Ok(None);
     }
     let Some(cut) = text.rfind("\n[[entry]]").map(|i| i + 1) else { return Ok(None) };
-    if parse(&text[..cut]).is_err() {
-        return Ok(None);
+    match parse(&text[..cut]) {
+        Ok(es) if es.last().map(|e| e.seq).unwrap_or(0) >= keep => {}
+        _ => return Ok(None),
     }
     let copy = path.with_extension(format!("toml.damaged-{}", text.len()));
     fs::write(&copy, &text).map_err(|source| Error::Write { path: copy.clone(), source })?;

@@ -16,4 +16,5 @@ mod leaguer;
 mod realmail;
 mod stack;
 mod support;
+mod tamper;
 mod verify;

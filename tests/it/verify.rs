@@ -125,3 +125,100 @@ fn a_player_verifies_the_dice_from_their_mail_and_tampering_is_named() {
         );
     }
 }
+
+/// `adjutant verify --journal PUBLISHED MAILS`.
+fn verify_against(dir: &Path, journal: &Path) -> (i32, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_adjutant"))
+        .arg("verify")
+        .arg("--journal")
+        .arg(journal)
+        .arg(dir)
+        .output()
+        .unwrap();
+    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).to_string())
+}
+
+/// Rewrite entries and recompute the chain, as a forger with the disk
+/// would: the journal audits again, on its own.
+fn rehash(entries: &mut [adjutant::journal::Entry]) {
+    let format = adjutant::journal::Format::of(entries).unwrap();
+    let mut prev = adjutant::journal::GENESIS.to_string();
+    for e in entries.iter_mut() {
+        e.prev = prev.clone();
+        e.hash = e.compute_hash(format);
+        prev = e.hash.clone();
+    }
+}
+
+#[test]
+fn a_rehashed_history_is_caught_by_the_tips_in_the_players_mails() {
+    let (mut t, jp) = crate::audit::played();
+    t.send("austria", ALICE, "PRESS all a word to everyone");
+    t.pass();
+    // The deadline passes: the next results mail names a tip after the press.
+    t.now += chrono::Duration::days(4);
+    t.pass();
+    let mails = t.dir.join("bob-tips");
+    let files = bobs_mails(&t, &mails);
+    let tips = files.iter().filter(|f| std::fs::read_to_string(f).unwrap().contains("BEGIN ADJUTANT JOURNAL")).count();
+    assert!(tips >= 4, "every results mail names the journal's tip ({tips})");
+    // The honest export holds every tip.
+    let export = t.dir.join("public.toml");
+    let (ok, out) = {
+        let o = Command::new(env!("CARGO_BIN_EXE_adjutant"))
+            .arg("audit")
+            .arg(&jp)
+            .arg("--export-public")
+            .arg(&export)
+            .output()
+            .unwrap();
+        (o.status.success(), String::from_utf8_lossy(&o.stdout).to_string())
+    };
+    assert!(ok, "{out}");
+    let (code, out) = verify_against(&mails, &export);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("journal tip(s) from these mails found in the published journal"), "{out}");
+    let (code, out) = verify_against(&mails, &jp);
+    assert_eq!(code, 0, "the whole journal too: {out}");
+
+    // Each edit, re-hashed so that the journal audits on its own, is
+    // caught from Bob's mails alone.
+    type Edit = fn(&mut adjutant::journal::Entry) -> bool;
+    let edits: [(&str, Edit); 4] = [
+        ("a player's address", |e| {
+            e.kind == "created" && {
+                e.body["players"].as_table_mut().unwrap().insert("france".into(), "mallory@example.org".into());
+                true
+            }
+        }),
+        ("a press", |e| {
+            e.kind == "press" && {
+                e.body.insert("text".into(), "something else".into());
+                true
+            }
+        }),
+        ("a deadline", |e| {
+            e.kind == "deadline" && {
+                e.body.insert("args".into(), toml::Value::Array(vec!["2030-01-01T00:00:00+00:00".into()]));
+                true
+            }
+        }),
+        ("the time of an order", |e| {
+            e.kind == "accepted" && {
+                e.at = "2026-01-01T00:00:00+00:00".into();
+                true
+            }
+        }),
+    ];
+    for (what, edit) in edits {
+        let mut es = adjutant::journal::read(&jp).unwrap();
+        assert!(es.iter_mut().any(edit), "the journal has {what}");
+        rehash(&mut es);
+        let forged = t.dir.join("forged.toml");
+        std::fs::write(&forged, es.iter().map(|e| e.to_text()).collect::<String>()).unwrap();
+        assert!(adjutant::journal::verify_chain(&es).is_ok(), "the forged chain holds on its own");
+        let (code, out) = verify_against(&mails, &forged);
+        assert_eq!(code, 1, "{what}: {out}");
+        assert!(out.contains("the history was changed") || out.contains("does not hold"), "{what}: {out}");
+    }
+}
