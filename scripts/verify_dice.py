@@ -347,13 +347,34 @@ def verify_journal(path):
     shown = show(fails, shown)
     # 3. Salts, links, seeds, draws, step by step; the links of each stream
     # checked first, as one chain from its anchor.
-    chains = {st: [tip] for st, tip in tips.items()}
+    # Renewed chains (DESIGN 4.1): step base + i uses link i of the chain
+    # whose anchor a `renewed` entry committed after step `base`.
+    renewals = {}
+    for e in entries[1:]:
+        if e.get("kind") == "renewed":
+            b, an = e.get("base"), e.get("anchors") or {}
+            if not isinstance(b, int) or e.get("chain_len") != chain_len or b % max(chain_len or 1, 1) or b <= 0:
+                fails.append(f"entry seq {e.get('seq')}: renewal after step {b!r} does not end a chain of length {chain_len}")
+                continue
+            for st in streams:
+                if unhex(an.get(st, "")) is None:
+                    fails.append(f"entry seq {e.get('seq')}: renewal after step {b}: no valid anchor for stream {st}")
+            renewals[b] = {st: unhex(h) for st, h in an.items() if unhex(h) is not None}
+    def base_of(k):
+        return max([0] + [b for b in renewals if b < k])
+    chains = {(st, 0): [tip] for st, tip in tips.items()}
+    for b, an in renewals.items():
+        for st, a in an.items():
+            chains[(st, b)] = [(b, a)]
     for e in entries[1:]:
         if e.get("kind") == "resolved" and isinstance(e.get("step"), int) and isinstance(e.get("links"), dict):
             for st, h in e["links"].items():
-                if st in chains and unhex(h) is not None:
-                    chains[st].append((e["step"], unhex(h)))
-    bad_links = {st: check_chain(ch) for st, ch in chains.items()}
+                key = (st, base_of(e["step"]))
+                if key in chains and unhex(h) is not None:
+                    chains[key].append((e["step"], unhex(h)))
+    bad_links = {key: check_chain(ch) for key, ch in chains.items()}
+    if renewals:
+        print(f"chains renewed after step(s) {', '.join(str(b) for b in sorted(renewals))}")
     open_step, salts, ended, ndraws, nsteps = 1, {}, False, 0, 0
     for e in entries[1:]:
         kind, seq = e.get("kind"), e.get("seq")
@@ -374,9 +395,10 @@ def verify_journal(path):
                     fails.append(f"{where}: resolved after the game ended (entry seq {seq})")
                 if k != open_step:
                     fails.append(f"{where}: resolved while step {open_step} is open (entry seq {seq})")
-                if not isinstance(k, int) or not isinstance(chain_len, int) or not 1 <= k <= chain_len:
+                if not isinstance(k, int) or not isinstance(chain_len, int) or not 1 <= k <= base_of(k) + chain_len:
                     fails.append(f"{where}: no link {k} in chains of length {chain_len}")
                     return verdict(fails, notes, shown)
+                base = base_of(k)
                 expect = {r: salts.get(r, "") for r in roles}
                 got_salts = e.get("salts", {})
                 for r in sorted(set(expect) | set(got_salts)):
@@ -395,9 +417,13 @@ def verify_journal(path):
                     if s not in tips:
                         fails.append(f"{where}: link for stream {s}, which has no anchor")
                         continue
-                    if k in bad_links[s]:
-                        k0 = bad_links[s][k]
-                        what = "the anchor" if k0 == 0 else f"the link of step {k0}"
+                    if (s, base) not in bad_links:
+                        fails.append(f"{where}: link for stream {s}, which has no anchor for the chain after step {base}")
+                        continue
+                    if k in bad_links[(s, base)]:
+                        k0 = bad_links[(s, base)][k]
+                        what = ("the anchor" if k0 == 0 else f"the anchor renewed after step {k0}" if k0 == base
+                                else f"the link of step {k0}")
                         fails.append(f"{where}, stream {s}: link {h[:16]}... does not hash back to {what}")
                     seeds[s] = seed_of(game, k, s, link, got_salts)
                 by_stream, f_links = {}, len(fails)
@@ -476,7 +502,7 @@ def parse_block(kind, body, origin):
                 raise ValueError(f"bad draw line {line!r}")
             res = tuple(int(x) for x in t[5].split(",") if x != "")
             b["draws"].append((t[1], int(t[2]), t[3], int(t[4]), res, label, len(t) == 7 and t[6] == "declared"))
-        elif key in ("scheme", "game", "step", "steps", "chain-length"):
+        elif key in ("scheme", "game", "step", "steps", "chain-length", "base"):
             b[key] = val.strip()
         elif key.startswith("salt "):
             b["salts"][key[5:]] = val
@@ -524,12 +550,16 @@ def verify_mail(paths):
         games.setdefault(b.get("game", "?"), []).append(b)
     for game, bs in sorted(games.items()):
         anchors, chain_len, known = {}, None, {}   # known: (stream, k) -> (hex, origin)
+        renewed = {}   # base step -> {stream: hex}, from renewal mails
         for b in bs:
             if b["kind"] == "ANCHORS":
                 chain_len = int(b.get("chain-length", "0"))
+                base = int(b.get("base", "0"))
+                into = anchors if base == 0 else renewed.setdefault(base, {})
                 for s, h in b["anchors"].items():
-                    if anchors.setdefault(s, h) != h:
-                        fails.append(f"game {game}: two different anchors for {s}")
+                    if into.setdefault(s, h) != h:
+                        fails.append(f"game {game}: two different anchors for {s}"
+                                     + (f" renewed after step {base}" if base else ""))
             for (s, k), h in b["links"].items():
                 old = known.setdefault((s, k), (h, b["origin"]))
                 if old[0] != h:
@@ -537,24 +567,34 @@ def verify_mail(paths):
                                  f"but {old[0][:16]}... in {old[1]}")
         print(f"game {game}: " + (f"anchors of {len(anchors)} streams, chain length {chain_len}" if anchors
                                   else "no ANCHORS block (welcome mail): links checked only against each other"))
+        if renewed:
+            print(f"  chains renewed after step(s) {', '.join(str(b) for b in sorted(renewed))}")
+        base_of = lambda k: max([0] + [b for b in renewed if b < k])
         for s in sorted({s for s, _ in known}):
-            chain = sorted((k, unhex(h)) for (t, k), (h, _) in known.items() if t == s)
-            if s in anchors:
-                chain.insert(0, (0, unhex(anchors[s])))
-            elif anchors:
-                fails.append(f"game {game}, stream {s}: no anchor in the welcome mail")
-            for k, l in chain:
-                if l is None:
-                    fails.append(f"game {game}, step {k}, stream {s}: link is not 64 hex digits")
-            chain = [(k, l) for k, l in chain if l is not None]
-            for k, k0 in check_chain(chain).items() if chain else ():
-                fails.append(f"game {game}, step {k}, stream {s}: link does not hash back to "
-                             + ("the anchor" if k0 == 0 else f"the link of step {k0}"))
-            if chain_len and chain and chain[-1][0] > chain_len:
-                fails.append(f"game {game}, stream {s}: link {chain[-1][0]} beyond chain length {chain_len}")
-            top = max(k for k, _ in chain)
-            print(f"  stream {s}: links of steps {', '.join(str(k) for k, _ in chain if k)} checked back to "
-                  + ("the anchor" if s in anchors else f"step {chain[0][0]}") if top else f"  stream {s}: anchor only")
+            # One chain per stream and base: the welcome anchor's, then each
+            # renewal's; a link hashes back within its own chain.
+            for base in sorted({base_of(k) for (t, k) in known if t == s}):
+                chain = sorted((k, unhex(h)) for (t, k), (h, _) in known.items() if t == s and base_of(k) == base)
+                first = anchors if base == 0 else renewed.get(base, {})
+                if s in first:
+                    chain.insert(0, (base, unhex(first[s])))
+                elif anchors:
+                    fails.append(f"game {game}, stream {s}: no anchor in the " + (
+                        "welcome mail" if base == 0 else f"renewal mail for the steps after {base}"))
+                for k, l in chain:
+                    if l is None:
+                        fails.append(f"game {game}, step {k}, stream {s}: link is not 64 hex digits")
+                chain = [(k, l) for k, l in chain if l is not None]
+                for k, k0 in check_chain(chain).items() if chain else ():
+                    fails.append(f"game {game}, step {k}, stream {s}: link does not hash back to "
+                                 + ("the anchor" if k0 == 0 else f"the anchor renewed after step {k0}" if k0 == base
+                                    else f"the link of step {k0}"))
+                if chain_len and chain and chain[-1][0] > base + chain_len:
+                    fails.append(f"game {game}, stream {s}: link {chain[-1][0]} beyond chain length {chain_len}")
+                top = max(k for k, _ in chain) if chain else 0
+                print(f"  stream {s}: links of steps {', '.join(str(k) for k, _ in chain if k > base)} checked back to "
+                      + (("the anchor" if base == 0 else f"the anchor renewed after step {base}") if s in first
+                         else f"step {chain[0][0]}") if top > base else f"  stream {s}: anchor only")
         seen = set()
         for b in sorted((b for b in bs if b["kind"] == "DICE"), key=lambda b: int(b.get("step", "0"))):
             k = int(b.get("step", "0"))

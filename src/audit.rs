@@ -91,8 +91,11 @@ pub fn replay(entries: &[Entry]) -> Result<(Game, Summary), Mismatch> {
         ..Summary::default()
     };
     let mut all_draws: Vec<Draw> = Vec::new();
-    // The last verified link of each stream: the anchor, then each revealed link.
+    // The last verified link of each stream: the anchor, then each revealed
+    // link, then the anchor of a renewed chain.
     let mut tips = anchors.clone();
+    // The step the chains in use start after (0, then each renewal's base).
+    let mut chain_base = 0u32;
     for e in &entries[1..] {
         let seq = e.seq;
         // After the end nothing may change the game; mail, refusals and
@@ -133,8 +136,46 @@ pub fn replay(entries: &[Entry]) -> Result<(Game, Summary), Mismatch> {
                 }
                 game.salts.insert(s.role, s.salt);
             }
+            "renewed" => {
+                let r: kinds::Renewed = e.body().map_err(|m| bad(seq, m))?;
+                let last = game.step.saturating_sub(1);
+                if c.dice != "committed" {
+                    return Err(bad(seq, "renews dice chains in a game without committed dice"));
+                }
+                if r.chain_len != c.chain_len || r.base != chain_base + c.chain_len || r.base != last {
+                    return Err(bad(
+                        seq,
+                        format!(
+                            "renews the chains after step {} (length {}), where the chains in use end at step {} and step {last} was the last resolved",
+                            r.base,
+                            r.chain_len,
+                            chain_base + c.chain_len
+                        ),
+                    ));
+                }
+                let mut fresh = BTreeMap::new();
+                for s in dice::stream_names(&c.roles) {
+                    let a = r.anchors.get(&s).and_then(|a| dice::from_hex(a));
+                    fresh.insert(
+                        s.clone(),
+                        a.ok_or_else(|| bad(seq, format!("no valid renewed anchor for stream {s}")))?,
+                    );
+                }
+                tips = fresh;
+                chain_base = r.base;
+            }
             "resolved" => {
                 let r: kinds::Resolved = e.body().map_err(|m| bad(seq, m))?;
+                if c.dice == "committed" && r.step > chain_base + c.chain_len {
+                    return Err(bad(
+                        seq,
+                        format!(
+                            "resolves step {} beyond the dice chains committed (they end at step {})",
+                            r.step,
+                            chain_base + c.chain_len
+                        ),
+                    ));
+                }
                 // A forged journal must fail audit, never crash it.
                 std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| check_resolved(&mut game, &r, &c, &mut tips)))
                     .unwrap_or_else(|_| Err("replaying this step panicked (a forged or impossible position)".into()))

@@ -206,6 +206,8 @@ pub struct Limits {
     /// Replies to one identified player an hour; past it one notice, then
     /// silence until the hour is over (their orders are still handled).
     pub replies_per_hour: u32,
+    /// Steps one dice chain of a new game serves before it is renewed.
+    pub chain_length: u32,
 }
 
 impl Default for Limits {
@@ -218,6 +220,7 @@ impl Default for Limits {
             max_errors: 50,
             max_press_chars: 2000,
             replies_per_hour: 60,
+            chain_length: crate::dice::CHAIN_LEN,
         }
     }
 }

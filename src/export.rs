@@ -127,7 +127,18 @@ pub fn verify_public(entries: &[Entry]) -> Result<Checked, crate::audit::Mismatc
         .ok_or_else(|| bad(first.seq, "no public anchor".into()))?;
     let mut tip_step = 0u32;
     let mut out = Checked { game: c.game.clone(), ..Checked::default() };
-    for e in entries.iter().filter(|e| e.kind == "resolved") {
+    for e in entries.iter().filter(|e| e.kind == "resolved" || e.kind == "renewed") {
+        if e.kind == "renewed" {
+            // Fresh chains: the next public link hashes back to this anchor.
+            let r: crate::journal::kinds::Renewed = e.body().map_err(|m| bad(e.seq, m))?;
+            tip = r
+                .anchors
+                .get("public")
+                .and_then(|a| dice::from_hex(a))
+                .ok_or_else(|| bad(e.seq, "no public anchor in the renewal".into()))?;
+            tip_step = r.base;
+            continue;
+        }
         let r: crate::journal::kinds::Resolved = e.body().map_err(|m| bad(e.seq, m))?;
         out.steps += 1;
         let Some(link) = r.links.get("public").and_then(|h| dice::from_hex(h)) else {

@@ -27,6 +27,8 @@ struct Gathered {
     chain_len: u32,
     anchors: BTreeMap<String, Link>,
     anchor_mail: Option<(String, Option<i64>)>,
+    /// Anchors of renewed chains, by the step they follow.
+    renewed: BTreeMap<u32, BTreeMap<String, Link>>,
     /// step -> (mail, salts, links by stream, draws)
     steps: BTreeMap<u32, StepBlock>,
     /// stream -> step -> link, from REVEAL blocks
@@ -107,11 +109,15 @@ fn gather(mails: &[Mail], r: &mut Report) -> Gathered {
     for m in mails {
         let body = m.body.replace("\r\n", "\n");
         if g.role.is_none() {
+            // The moderator has no salt to look for.
             if let Some(l) = body.lines().find_map(|l| l.strip_prefix("You play: ")) {
-                g.role = Some(l.trim_end_matches('.').trim().to_string());
+                g.role = Some(l.trim_end_matches('.').trim().to_string()).filter(|r| r != "moderator");
             }
         }
         for b in block(&body, "ANCHORS") {
+            // A renewal's block says which step its chains follow.
+            let base = b.lines().find_map(|l| field(l, "base")).and_then(|v| v.parse::<u32>().ok()).unwrap_or(0);
+            let mut anchors = BTreeMap::new();
             for l in b.lines() {
                 if let Some(v) = field(l, "game") {
                     g.game = Some(v.to_string());
@@ -121,14 +127,19 @@ fn gather(mails: &[Mail], r: &mut Report) -> Gathered {
                     if let Some((s, h)) = rest.rsplit_once(": ") {
                         match dice::from_hex(h) {
                             Some(a) => {
-                                g.anchors.insert(s.to_string(), a);
+                                anchors.insert(s.to_string(), a);
                             }
                             None => r.fail(format!("{}: anchor of {s} is not 32 bytes of hex", m.name)),
                         }
                     }
                 }
             }
-            g.anchor_mail = Some((m.name.clone(), m.date));
+            if base == 0 {
+                g.anchors = anchors;
+                g.anchor_mail = Some((m.name.clone(), m.date));
+            } else {
+                g.renewed.insert(base, anchors);
+            }
         }
         for b in block(&body, "DICE") {
             let mut sb = StepBlock { mail: m.name.clone(), ..StepBlock::default() };
@@ -273,6 +284,12 @@ pub fn verify_against(mails: &[Mail], journal: Option<&[crate::journal::Entry]>)
         return r;
     };
     r.ok(format!("game {game}, anchors for {} streams, chain length {}", g.anchors.len(), g.chain_len));
+    if !g.renewed.is_empty() {
+        r.ok(format!(
+            "renewed chains after step(s) {}",
+            g.renewed.keys().map(|b| b.to_string()).collect::<Vec<_>>().join(", ")
+        ));
+    }
     if let (Some((am, Some(ad))), Some((od, om))) = (&g.anchor_mail, &g.first_order) {
         if ad > od {
             r.fail(format!("the anchors ({am}) are dated after your first accepted orders ({om}): they were not committed in advance"));
@@ -302,6 +319,12 @@ pub fn verify_against(mails: &[Mail], journal: Option<&[crate::journal::Entry]>)
         };
         let (mut prev_k, mut prev) = (0u32, *anchor);
         for (k, (l, m)) in by_step {
+            // A step after a renewal hashes back to the renewed anchor.
+            let renewal = g.renewed.range(..*k).next_back().and_then(|(b, a)| a.get(s).map(|a| (*b, *a)));
+            if let Some((b, a)) = renewal.filter(|(b, _)| *b >= prev_k) {
+                prev_k = b;
+                prev = a;
+            }
             let mut x = *l;
             for _ in 0..(k - prev_k) {
                 x = dice::sha256(&x);
@@ -309,7 +332,13 @@ pub fn verify_against(mails: &[Mail], journal: Option<&[crate::journal::Entry]>)
             if x != prev {
                 r.fail(format!(
                     "step {k}, stream {s} ({m}): the link does not hash back to {}",
-                    if prev_k == 0 { "the anchor".to_string() } else { format!("the link of step {prev_k}") }
+                    if prev_k == 0 {
+                        "the anchor".to_string()
+                    } else if g.renewed.contains_key(&prev_k) {
+                        format!("the anchor renewed after step {prev_k}")
+                    } else {
+                        format!("the link of step {prev_k}")
+                    }
                 ));
                 bad_links.push((s.clone(), *k));
             }

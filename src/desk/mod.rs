@@ -346,10 +346,11 @@ impl Desk {
         // Commit to every stream before any order exists (dice-v1 step 1).
         let mut secrets = store::Secrets::default();
         let mut anchors = BTreeMap::new();
+        let chain_len = self.cfg.limits.chain_length.max(2);
         for s in dice::stream_names(&game.roles) {
             let top = entropy();
-            anchors.insert(s.clone(), dice::to_hex(&dice::anchor(&top, dice::CHAIN_LEN)));
-            secrets.add_chain(&s, &top, dice::CHAIN_LEN);
+            anchors.insert(s.clone(), dice::to_hex(&dice::anchor(&top, chain_len)));
+            secrets.add_chain(&s, &top, chain_len);
         }
         for r in game.roles.iter().chain(std::iter::once(&"gm".to_string())) {
             secrets.tokens.insert(r.clone(), self.token(&id, r));
@@ -363,7 +364,7 @@ impl Desk {
             players: players.clone(),
             gm: req.gm.clone(),
             dice: req.dice.clone(),
-            chain_len: dice::CHAIN_LEN,
+            chain_len,
             anchors: anchors.clone(),
             deadline: req.deadline.clone(),
             patch: None,
@@ -380,7 +381,7 @@ impl Desk {
                 players,
                 gm: req.gm.clone(),
                 dice: req.dice.clone(),
-                chain_len: dice::CHAIN_LEN,
+                chain_len,
                 deadline_secs: req.deadline.as_deref().and_then(store::parse_duration),
                 ..DeskState::default()
             },
@@ -562,22 +563,22 @@ impl Desk {
             let secrets = store::read_secrets(&l.dir)?;
             let salts = l.game.salts_for_seed();
             let mut seeds = BTreeMap::new();
-            if k > l.desk.chain_len {
-                // A fresh chain would have to be announced first; not done yet.
-                return Err(Error::Bad(format!(
-                    "game {} has used all {} links of its dice chains",
-                    l.game.id, l.desk.chain_len
-                )));
-            }
             // A link is published only if it hashes back to the anchor the
-            // journal committed: a changed secrets.toml is refused here,
-            // before players are sent links that do not verify.
-            let anchors = self.anchors(l)?;
+            // journal committed for its chain: a changed secrets.toml is
+            // refused here, before players are sent links that do not verify.
+            let base = store::chain_base(l.desk.chain_len, k);
+            let anchors = if base == 0 {
+                self.anchors(l)?
+            } else {
+                l.desk.renewed.iter().find(|r| r.0 == base).map(|r| r.1.clone()).ok_or_else(|| {
+                    Error::Bad(format!("game {}: no renewed dice chain was committed for step {k}", l.game.id))
+                })?
+            };
             for stream in secrets.tops.keys() {
-                let link = secrets
-                    .link(stream, l.desk.chain_len, k)
-                    .ok_or_else(|| Error::Bad(format!("secrets of {}: bad chain top for {stream}", l.game.id)))?;
-                if anchors.get(stream).and_then(|a| dice::from_hex(a)) != Some(dice::link_at(&link, k, 0)) {
+                let link = secrets.step_link(stream, l.desk.chain_len, k).ok_or_else(|| {
+                    Error::Bad(format!("secrets of {}: no chain of stream {stream} for step {k}", l.game.id))
+                })?;
+                if anchors.get(stream).and_then(|a| dice::from_hex(a)) != Some(dice::link_at(&link, k - base, 0)) {
                     return Err(Error::Bad(format!(
                         "the dice chain of stream {stream} in {} does not hash back to the anchor the journal committed: secrets.toml was changed or replaced; nothing is published. Restore it from a backup",
                         l.dir.join("secrets.toml").display()
@@ -648,8 +649,53 @@ impl Desk {
         }
         if let Some(o) = l.game.outcome() {
             self.end_game(l, batch, o.winner.clone(), &o.also, o.reason.clone())?;
+        } else if l.desk.dice == "committed" && k.is_multiple_of(l.desk.chain_len.max(1)) {
+            self.renew_chains(l, batch, k)?;
         }
         Ok(true)
+    }
+
+    /// Step `k` used the last link of the chains: commit fresh ones for the
+    /// steps after it (DESIGN 4.1), before any order for step `k + 1` can
+    /// be accepted. The new tops are written to the secrets first (fsynced),
+    /// then the anchors go into the journal with this step and out to every
+    /// player and the moderator. Tops come from the OS: the desk's own
+    /// randomness, as at creation.
+    fn renew_chains(&self, l: &mut Loaded, batch: &mut Batch, k: u32) -> Result<(), Error> {
+        let len = l.desk.chain_len;
+        let mut secrets = store::read_secrets(&l.dir)?;
+        let tops: BTreeMap<String, dice::Link> = secrets.tops.keys().map(|s| (s.clone(), os_random())).collect();
+        secrets.renew(k, &tops, len);
+        store::write_secrets(&l.dir, &secrets)?;
+        let anchors: BTreeMap<String, String> =
+            tops.iter().map(|(s, t)| (s.clone(), dice::to_hex(&dice::anchor(t, len)))).collect();
+        batch.entry("renewed", &kinds::Renewed { base: k, chain_len: len, anchors: anchors.clone() });
+        l.desk.renewed.retain(|r| r.0 != k);
+        l.desk.renewed.push((k, anchors.clone()));
+        let mut block = format!(
+            "-----BEGIN ADJUTANT ANCHORS-----\nscheme: dice-v1\ngame: {}\nchain-length: {len}\nbase: {k}\n",
+            l.game.id
+        );
+        for (s, a) in &anchors {
+            block.push_str(&format!("anchor {s}: {a}\n"));
+        }
+        block.push_str("-----END ADJUTANT ANCHORS-----\n");
+        let text = format!(
+            "The dice chains of this game served steps {} to {k}. Fresh chains are committed now, before any order for step {}: step {k} + i uses link i of the new chain of its stream, and SHA-256 of link 1 must equal the anchor below. Keep this mail with the welcome mail: it is what lets you check the dice of the steps after {k}.\n\n{block}",
+            k + 1 - len,
+            k + 1
+        );
+        for (role, to) in self.recipients(l) {
+            batch.letters.push(Letter {
+                role: Some(role),
+                to,
+                subject: format!("[{}] new dice anchors from step {}", l.game.id, k + 1),
+                body: letters::fill("reply", context! { text => text }),
+                svg: Vec::new(),
+                in_reply_to: None,
+            });
+        }
+        Ok(())
     }
 
     /// End the game: journal it and reveal every link used to everyone.

@@ -126,3 +126,14 @@ pub struct Ended {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub also: Vec<String>,
 }
+
+/// `renewed`: fresh dice chains, committed before the ones in use run out
+/// (DESIGN 4.1). Step `base + i` uses link `i` of these chains; their
+/// anchors are mailed to every player with this entry.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Renewed {
+    pub base: u32,
+    pub chain_len: u32,
+    /// Stream to anchor `x[σ][0]` of the new chain, in hex.
+    pub anchors: BTreeMap<String, String>,
+}

@@ -14,6 +14,7 @@ mod golden;
 mod journal_format;
 mod leaguer;
 mod realmail;
+mod renewal;
 mod stack;
 mod support;
 mod tamper;

@@ -7,7 +7,7 @@ use std::process::Command;
 
 /// Bob's mails as plain .eml files (decoded bodies), so that a test can
 /// edit their text as a forger would.
-fn bobs_mails(t: &Table, dir: &Path) -> Vec<PathBuf> {
+pub fn bobs_mails(t: &Table, dir: &Path) -> Vec<PathBuf> {
     std::fs::create_dir_all(dir).unwrap();
     let md = adjutant::mail::maildir::Maildir::open(&t.desk.outbox_of(BOB)).unwrap();
     let mut out = Vec::new();
