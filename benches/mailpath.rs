@@ -1,8 +1,9 @@
 //! The mail path through a real Dovecot and Postfix on loopback (run with
 //! `scripts/bench.sh`, which starts them): messages per second ingested and
 //! answered by the desk, beside the rate at which a plain IMAP client
-//! fetches the same messages from the same server. Prints figures; asserts
-//! nothing about time.
+//! fetches the same messages from the same server and the rate at which
+//! Python's smtplib submits as many messages to the same Postfix. Prints
+//! figures and ratios; asserts nothing about time.
 
 use adjutant::config::{Config, GameAddress, ImapConfig, Inbound, Limits, Outbound, Security, SmtpConfig};
 use adjutant::desk::{Desk, NewGame};
@@ -64,7 +65,7 @@ fn main() {
     };
     let data = std::env::temp_dir().join(format!("adjutant-bench-mail-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&data);
-    let desk = Desk::open(&data, cfg).unwrap();
+    let desk = Desk::open(&data, cfg.clone()).unwrap();
     let mut i = 0u8;
     let req = NewGame {
         ruleset: "mantua".into(),
@@ -120,6 +121,62 @@ fn main() {
         r.sent,
         r.messages as f64 / pass
     );
+    // SMTP out alone: the replies to n more orders are spooled while the
+    // server is unreachable, then sent in one delivery.
+    let mut closed = cfg.clone();
+    if let Outbound::Smtp(c) = &mut closed.outbound {
+        c.port = 1;
+    }
+    let offline = Desk::open(&data, closed).unwrap();
+    for k in 0..n {
+        let raw = format!(
+            "From: <alice@adjutant.test>\r\nTo: <{to}>\r\nSubject: again {k}\r\nMessage-ID: <again{k}.{}@adjutant.test>\r\n\r\nSALT s{k}\r\n",
+            std::process::id()
+        );
+        s.append("INBOX", raw.as_bytes()).finish().unwrap();
+    }
+    offline.imap_pass(&mut s, &imap_cfg, &AtomicBool::new(false)).unwrap();
+    let _ = std::fs::remove_file(data.join("desk/outbound.toml"));
+    let start = Instant::now();
+    let sent = desk.deliver().unwrap();
+    let out_secs = start.elapsed().as_secs_f64();
+    println!(
+        "mailpath: the desk sends {sent} spooled replies by SMTP in {out_secs:.2} s: {:.0} messages/s",
+        sent as f64 / out_secs
+    );
     let _ = s.logout();
+    // The baseline: Python's smtplib submitting as many messages of the
+    // same size over one connection to the same Postfix.
+    let script = r#"
+import smtplib, ssl, sys, time
+host, port, ca, user, pw, n = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5], int(sys.argv[6])
+body = "PLACE Laudon AT Riva: accepted.\r\n" * 60
+s = smtplib.SMTP(host, port)
+s.starttls(context=ssl.create_default_context(cafile=ca))
+s.login(user, pw)
+t = time.time()
+for i in range(n):
+    s.sendmail(user, ["alice@adjutant.test"], "From: <%s>\r\nTo: <alice@adjutant.test>\r\nSubject: baseline %d\r\n\r\n%s" % (user, i, body))
+print(time.time() - t)
+s.quit()
+"#;
+    let out = std::process::Command::new("python3")
+        .args(["-c", script, "127.0.0.1", &env["MAILSTACK_SUBMISSION_PORT"], &env["MAILSTACK_CA"]])
+        .args(["game@adjutant.test", &env["MAILSTACK_PASSWORD"], &r.sent.to_string()])
+        .output();
+    let secs = match &out {
+        Ok(o) => String::from_utf8_lossy(&o.stdout).trim().parse::<f64>().map_err(|_| String::from_utf8_lossy(&o.stderr).to_string()),
+        Err(e) => Err(e.to_string()),
+    };
+    match secs.map_err(|e| println!("mailpath: the smtplib baseline failed: {}", e.replace('\n', " | "))).ok() {
+        Some(secs) => println!(
+            "mailpath: smtplib submits {} messages over one connection in {secs:.2} s: {:.0} messages/s; the desk sends at {:.2} of that, and its whole pass (ingest and reply) runs at {:.2}",
+            r.sent,
+            r.sent as f64 / secs,
+            (sent as f64 / out_secs) / (r.sent as f64 / secs),
+            (r.messages as f64 / pass) / (r.sent as f64 / secs)
+        ),
+        None => println!("mailpath: no python3 smtplib baseline"),
+    }
     let _ = std::fs::remove_dir_all(&data);
 }

@@ -7,7 +7,7 @@
 # results.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo fmt --all -- --check
+cargo fmt -- --check
 cargo clippy --all-targets -- -D warnings
 # Headless Chromium (Debian's package) renders the fairness report in a test.
 if [ "$(id -u)" = 0 ] && ! [ -x /usr/bin/chromium ]; then
