@@ -165,7 +165,10 @@ s.quit()
         .args(["game@adjutant.test", &env["MAILSTACK_PASSWORD"], &r.sent.to_string()])
         .output();
     let secs = match &out {
-        Ok(o) => String::from_utf8_lossy(&o.stdout).trim().parse::<f64>().map_err(|_| String::from_utf8_lossy(&o.stderr).to_string()),
+        Ok(o) => String::from_utf8_lossy(&o.stdout)
+            .trim()
+            .parse::<f64>()
+            .map_err(|_| String::from_utf8_lossy(&o.stderr).to_string()),
         Err(e) => Err(e.to_string()),
     };
     match secs.map_err(|e| println!("mailpath: the smtplib baseline failed: {}", e.replace('\n', " | "))).ok() {

@@ -73,10 +73,7 @@ pub fn replay(entries: &[Entry]) -> Result<(Game, Summary), Mismatch> {
             dice::from_hex(a).ok_or_else(|| bad(first.seq, format!("anchor of {stream} is not 32 bytes of hex")))?,
         );
     }
-    if !["committed", "declared", "scripted"].contains(&c.dice.as_str()) {
-        return Err(bad(first.seq, format!("unknown dice mode {:?}", c.dice)));
-    }
-    if c.dice == "committed" {
+    if c.dice == dice::Mode::Committed {
         for s in dice::stream_names(&c.roles) {
             if !anchors.contains_key(&s) {
                 return Err(bad(first.seq, format!("no anchor for stream {s}")));
@@ -87,7 +84,7 @@ pub fn replay(entries: &[Entry]) -> Result<(Game, Summary), Mismatch> {
         game: c.game.clone(),
         ruleset: c.ruleset.clone(),
         entries: entries.len(),
-        dice_mode: c.dice.clone(),
+        dice_mode: c.dice.to_string(),
         ..Summary::default()
     };
     let mut all_draws: Vec<Draw> = Vec::new();
@@ -139,7 +136,7 @@ pub fn replay(entries: &[Entry]) -> Result<(Game, Summary), Mismatch> {
             "renewed" => {
                 let r: kinds::Renewed = e.body().map_err(|m| bad(seq, m))?;
                 let last = game.step.saturating_sub(1);
-                if c.dice != "committed" {
+                if c.dice != dice::Mode::Committed {
                     return Err(bad(seq, "renews dice chains in a game without committed dice"));
                 }
                 if r.chain_len != c.chain_len || r.base != chain_base + c.chain_len || r.base != last {
@@ -166,7 +163,7 @@ pub fn replay(entries: &[Entry]) -> Result<(Game, Summary), Mismatch> {
             }
             "resolved" => {
                 let r: kinds::Resolved = e.body().map_err(|m| bad(seq, m))?;
-                if c.dice == "committed" && r.step > chain_base + c.chain_len {
+                if c.dice == dice::Mode::Committed && r.step > chain_base + c.chain_len {
                     return Err(bad(
                         seq,
                         format!(
@@ -234,8 +231,8 @@ fn check_resolved(
     if let Some(extra) = r.orders.keys().find(|k| !awaiting.prompts.contains_key(*k)) {
         return Err(format!("records orders of {extra}, who was not awaited"));
     }
-    let mut dice_impl: Box<dyn Dice> = match c.dice.as_str() {
-        "committed" => {
+    let mut dice_impl: Box<dyn Dice> = match c.dice {
+        dice::Mode::Committed => {
             let mut seeds = BTreeMap::new();
             for (stream, lh) in &r.links {
                 let link = dice::from_hex(lh).ok_or_else(|| format!("link of {stream} is not 32 bytes of hex"))?;
@@ -256,7 +253,9 @@ fn check_resolved(
             }
             Box::new(Committed::new(seeds))
         }
-        "declared" => Box::new(Declared::new(r.draws.iter().map(|d| (d.label.clone(), d.result.clone())).collect())),
+        dice::Mode::Declared => {
+            Box::new(Declared::new(r.draws.iter().map(|d| (d.label.clone(), d.result.clone())).collect()))
+        }
         // A scripted shuffle takes no faces: dice and pool draws feed the
         // script again, shuffles their own permutations.
         _ => Box::new(

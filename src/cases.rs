@@ -236,7 +236,7 @@ fn through_journal(case: &Case) -> Result<String, String> {
         roles: game.roles.clone(),
         players: BTreeMap::new(),
         gm: None,
-        dice: "scripted".into(),
+        dice: crate::dice::Mode::Scripted,
         chain_len: 0,
         anchors: BTreeMap::new(),
         deadline: None,

@@ -183,10 +183,12 @@ fn moderator_command(l: &Loaded, n: usize, text: &str, w: &str, rest: &str) -> R
             let (label, v) = rest.rsplit_once(char::is_whitespace).unwrap_or(("", rest));
             let values: Option<Vec<u32>> = v.split(',').map(|x| x.trim().parse().ok()).collect();
             match values {
-                Some(values) if !label.trim().is_empty() && !values.is_empty() && l.desk.dice == "declared" => {
+                Some(values)
+                    if !label.trim().is_empty() && !values.is_empty() && l.desk.dice == dice::Mode::Declared =>
+                {
                     Command::Declare { label: label.trim().to_string(), values }
                 }
-                _ if l.desk.dice != "declared" => {
+                _ if l.desk.dice != dice::Mode::Declared => {
                     return err(
                         "this game's dice are committed, not declared".into(),
                         "DECLARE is for games created with --dice declared",
@@ -798,7 +800,7 @@ impl Desk {
                 Command::Resign => {
                     batch.entry(
                         "moderator",
-                        &kinds::Moderator { action: "resign".into(), args: vec![role.to_string()] },
+                        &kinds::Moderator { action: kinds::Action::Resign, args: vec![role.to_string()] },
                     );
                     let others: Vec<String> = l.game.roles.iter().filter(|r| *r != role).cloned().collect();
                     let winner = if others.len() == 1 { Some(others[0].clone()) } else { None };
@@ -817,7 +819,7 @@ impl Desk {
                     let at = base + chrono::Duration::seconds(secs);
                     let resolve = (at + self.cfg.deadlines.grace()).to_rfc3339();
                     let at = at.to_rfc3339();
-                    self.moderator(l, batch, "deadline", vec![at.clone(), resolve]);
+                    self.moderator(l, batch, kinds::Action::Deadline, vec![at.clone(), resolve]);
                     batch.letters.push(reply(
                         format!("[{gid}] deadline extended"),
                         letters::fill("reply", context! { text => format!("The deadline is now {at}.") }),
@@ -825,7 +827,7 @@ impl Desk {
                     ));
                 }
                 Command::Zone(z) => {
-                    self.moderator_as(l, batch, "zone", vec![role.to_string(), z.clone()]);
+                    self.moderator_as(l, batch, kinds::Action::Zone, vec![role.to_string(), z.clone()]);
                     let text = match self.deadline_for(l, role) {
                         Some(d) => format!("Deadlines are shown to you in {z} from now on. The current one: {d}."),
                         None => format!("Deadlines are shown to you in {z} from now on."),
@@ -837,7 +839,12 @@ impl Desk {
                     ));
                 }
                 Command::Absent(from, to) => {
-                    self.moderator_as(l, batch, "absent", vec![role.to_string(), from.clone(), to.clone()]);
+                    self.moderator_as(
+                        l,
+                        batch,
+                        kinds::Action::Absent,
+                        vec![role.to_string(), from.clone(), to.clone()],
+                    );
                     // Under the "extend" policy a deadline falling while the
                     // player is away moves to the day after.
                     let mut text = format!("Noted: {role} is away from {from} to {to}.");
@@ -856,7 +863,7 @@ impl Desk {
                             {
                                 let at = next.and_utc();
                                 let resolve = (at + self.cfg.deadlines.grace()).to_rfc3339();
-                                self.moderator(l, batch, "deadline", vec![at.to_rfc3339(), resolve]);
+                                self.moderator(l, batch, kinds::Action::Deadline, vec![at.to_rfc3339(), resolve]);
                                 text.push_str(&format!(
                                     " The deadline moves to {}.",
                                     self.deadline_for(l, role).unwrap_or_default()
@@ -872,10 +879,10 @@ impl Desk {
                         Vec::new(),
                     ));
                 }
-                Command::Pause => self.moderator(l, batch, "pause", vec![]),
-                Command::Resume => self.moderator(l, batch, "resume", vec![]),
+                Command::Pause => self.moderator(l, batch, kinds::Action::Pause, vec![]),
+                Command::Resume => self.moderator(l, batch, kinds::Action::Resume, vec![]),
                 Command::Replace { role: r, email } => {
-                    self.moderator(l, batch, "replace", vec![r.clone(), email.clone()]);
+                    self.moderator(l, batch, kinds::Action::Replace, vec![r.clone(), email.clone()]);
                     // The new player needs the anchors before their first
                     // order, as everyone had them (dice-v1, step 1).
                     let anchors = self.anchors(l)?;
@@ -884,7 +891,7 @@ impl Desk {
                 Command::ResolveNow => resolve_now = true,
                 Command::End { winner, reason } => {
                     let args = winner.iter().chain(reason.iter()).cloned().collect();
-                    batch.entry("moderator", &kinds::Moderator { action: "end".into(), args });
+                    batch.entry("moderator", &kinds::Moderator { action: kinds::Action::End, args });
                     if !l.game.ended {
                         let why = reason.unwrap_or_else(|| "ended by the moderator".into());
                         self.end_game(l, batch, winner, &[], why)?;
@@ -892,7 +899,7 @@ impl Desk {
                 }
                 Command::Declare { label, values } => {
                     let v: Vec<String> = values.iter().map(|x| x.to_string()).collect();
-                    self.moderator(l, batch, "declare", vec![label, v.join(",")]);
+                    self.moderator(l, batch, kinds::Action::Declare, vec![label, v.join(",")]);
                 }
             }
         }
@@ -907,7 +914,7 @@ impl Desk {
             if let Some(d) = delay {
                 let at = (now + d).to_rfc3339();
                 if l.desk.resolve_at.as_deref().map(|r| r > at.as_str()).unwrap_or(true) {
-                    self.moderator_as(l, batch, "early", vec![at]);
+                    self.moderator_as(l, batch, kinds::Action::Early, vec![at]);
                 }
                 return Ok(());
             }
@@ -920,14 +927,14 @@ impl Desk {
 
     /// A desk fact a player's command set (ZONE, ABSENT) or the desk itself
     /// (an early resolution time), journaled under its own kind.
-    fn moderator_as(&self, l: &mut Loaded, batch: &mut Batch, kind: &str, args: Vec<String>) {
-        let m = kinds::Moderator { action: kind.into(), args };
+    fn moderator_as(&self, l: &mut Loaded, batch: &mut Batch, action: kinds::Action, args: Vec<String>) {
+        let m = kinds::Moderator { action, args };
         store::apply_moderator(&mut l.desk, &m);
-        batch.entry(kind, &m);
+        batch.entry(action.as_str(), &m);
     }
 
-    fn moderator(&self, l: &mut Loaded, batch: &mut Batch, action: &str, args: Vec<String>) {
-        let m = kinds::Moderator { action: action.into(), args };
+    fn moderator(&self, l: &mut Loaded, batch: &mut Batch, action: kinds::Action, args: Vec<String>) {
+        let m = kinds::Moderator { action, args };
         store::apply_moderator(&mut l.desk, &m);
         batch.entry("moderator", &m);
     }

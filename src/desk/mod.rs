@@ -309,9 +309,11 @@ impl Desk {
                 info.name
             )));
         }
-        if !["committed", "declared"].contains(&req.dice.as_str()) {
-            return Err(Error::Bad(format!("dice mode {:?}: use committed or declared", req.dice)));
-        }
+        let mode = match req.dice.as_str() {
+            "committed" => dice::Mode::Committed,
+            "declared" => dice::Mode::Declared,
+            other => return Err(Error::Bad(format!("dice mode {other:?}: use committed or declared"))),
+        };
         if let Some(d) = &req.deadline {
             if store::parse_duration(d).is_none() {
                 return Err(Error::Bad(format!("deadline {d:?}: write a length such as 72h, 3d or 90m")));
@@ -363,7 +365,7 @@ impl Desk {
             roles: game.roles.clone(),
             players: players.clone(),
             gm: req.gm.clone(),
-            dice: req.dice.clone(),
+            dice: mode,
             chain_len,
             anchors: anchors.clone(),
             deadline: req.deadline.clone(),
@@ -380,7 +382,7 @@ impl Desk {
                 title: info.title.to_string(),
                 players,
                 gm: req.gm.clone(),
-                dice: req.dice.clone(),
+                dice: mode,
                 chain_len,
                 deadline_secs: req.deadline.as_deref().and_then(store::parse_duration),
                 ..DeskState::default()
@@ -470,7 +472,7 @@ impl Desk {
         let args: Vec<String> =
             at.map(|t| vec![t.to_rfc3339(), (t + self.cfg.deadlines.grace()).to_rfc3339()]).unwrap_or_default();
         if args.first() != l.desk.deadline_at.as_ref() || args.get(1) != l.desk.resolve_at.as_ref() {
-            let m = kinds::Moderator { action: "deadline".into(), args };
+            let m = kinds::Moderator { action: kinds::Action::Deadline, args };
             store::apply_moderator(&mut l.desk, &m);
             batch.entry("deadline", &m);
         }
@@ -530,14 +532,14 @@ impl Desk {
         let k = l.game.step;
         let mut next = l.game.clone();
         let mut links = BTreeMap::new();
-        let (res, draws) = if l.desk.dice == "declared" {
+        let (res, draws) = if l.desk.dice == dice::Mode::Declared {
             let mut d = Declared::new(l.desk.declared.clone());
             let res = next.resolve(&mut d).map_err(Error::Bad)?;
             if !d.missing.is_empty() {
                 // Ask the moderator once a step, not at every pass.
                 let gm = l.desk.gm.clone().filter(|_| l.desk.asked != k);
                 if gm.is_some() {
-                    let m = kinds::Moderator { action: "asked".into(), args: vec![k.to_string()] };
+                    let m = kinds::Moderator { action: kinds::Action::Asked, args: vec![k.to_string()] };
                     store::apply_moderator(&mut l.desk, &m);
                     batch.entry("asked", &m);
                 }
@@ -649,7 +651,7 @@ impl Desk {
         }
         if let Some(o) = l.game.outcome() {
             self.end_game(l, batch, o.winner.clone(), &o.also, o.reason.clone())?;
-        } else if l.desk.dice == "committed" && k.is_multiple_of(l.desk.chain_len.max(1)) {
+        } else if l.desk.dice == dice::Mode::Committed && k.is_multiple_of(l.desk.chain_len.max(1)) {
             self.renew_chains(l, batch, k)?;
         }
         Ok(true)
@@ -1166,7 +1168,7 @@ impl Desk {
                 in_reply_to: None,
             });
         }
-        let m = kinds::Moderator { action: "reminded".into(), args: vec![l.game.step.to_string()] };
+        let m = kinds::Moderator { action: kinds::Action::Reminded, args: vec![l.game.step.to_string()] };
         store::apply_moderator(&mut l.desk, &m);
         batch.entry("reminded", &m);
     }
@@ -1181,7 +1183,7 @@ impl Desk {
             if limit == 0 || n < limit || l.desk.disorder.contains(role) || role == "gm" {
                 continue;
             }
-            let m = kinds::Moderator { action: "disorder".into(), args: vec![role.clone()] };
+            let m = kinds::Moderator { action: kinds::Action::Disorder, args: vec![role.clone()] };
             store::apply_moderator(&mut l.desk, &m);
             batch.entry("disorder", &m);
             let text = format!(

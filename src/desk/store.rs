@@ -19,7 +19,7 @@ pub struct DeskState {
     pub players: BTreeMap<String, String>,
     #[serde(default)]
     pub gm: Option<String>,
-    pub dice: String,
+    pub dice: dice::Mode,
     pub chain_len: u32,
     /// Length of a step, in seconds, if the game has deadlines.
     #[serde(default)]
@@ -462,10 +462,11 @@ pub fn count_missed(d: &mut DeskState, r: &kinds::Resolved) {
 
 /// The desk-state effect of a journaled moderator action.
 pub fn apply_moderator(d: &mut DeskState, m: &kinds::Moderator) {
-    match (m.action.as_str(), m.args.as_slice()) {
-        ("pause", _) => d.paused = true,
-        ("resume", _) => d.paused = false,
-        ("replace", [role, email]) => {
+    use kinds::Action as A;
+    match (m.action, m.args.as_slice()) {
+        (A::Pause, _) => d.paused = true,
+        (A::Resume, _) => d.paused = false,
+        (A::Replace, [role, email]) => {
             d.disorder.retain(|r| r != role);
             d.missed.remove(role);
             *d.epochs.entry(role.clone()).or_default() += 1;
@@ -475,27 +476,27 @@ pub fn apply_moderator(d: &mut DeskState, m: &kinds::Moderator) {
                 d.players.insert(role.clone(), email.clone());
             }
         }
-        ("deadline", [at]) => {
+        (A::Deadline, [at]) => {
             d.deadline_at = Some(at.clone());
             d.resolve_at = Some(at.clone());
         }
-        ("deadline", [at, resolve]) => {
+        (A::Deadline, [at, resolve]) => {
             d.deadline_at = Some(at.clone());
             d.resolve_at = Some(resolve.clone());
         }
-        ("deadline", []) => {
+        (A::Deadline, []) => {
             d.deadline_at = None;
             d.resolve_at = None;
         }
-        ("early", [resolve]) => d.resolve_at = Some(resolve.clone()),
-        ("zone", [role, zone]) => {
+        (A::Early, [resolve]) => d.resolve_at = Some(resolve.clone()),
+        (A::Zone, [role, zone]) => {
             d.zones.insert(role.clone(), zone.clone());
         }
-        ("absent", [role, from, to]) => d.absences.entry(role.clone()).or_default().push((from.clone(), to.clone())),
-        ("disorder", [role]) if !d.disorder.contains(role) => d.disorder.push(role.clone()),
-        ("reminded", [step]) => d.reminded = step.parse().unwrap_or(0),
-        ("asked", [step]) => d.asked = step.parse().unwrap_or(0),
-        ("declare", [label, values]) => {
+        (A::Absent, [role, from, to]) => d.absences.entry(role.clone()).or_default().push((from.clone(), to.clone())),
+        (A::Disorder, [role]) if !d.disorder.contains(role) => d.disorder.push(role.clone()),
+        (A::Reminded, [step]) => d.reminded = step.parse().unwrap_or(0),
+        (A::Asked, [step]) => d.asked = step.parse().unwrap_or(0),
+        (A::Declare, [label, values]) => {
             let v: Vec<u32> = values.split(',').filter_map(|x| x.trim().parse().ok()).collect();
             d.declared.push((label.clone(), v));
         }

@@ -21,6 +21,35 @@ pub const SCHEME: &str = "adjutant/dice-v1";
 /// Default number of links in a chain: one per step.
 pub const CHAIN_LEN: u32 = 10_000;
 
+/// How a game's dice are made (the journal's `created.dice`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    /// Committed chains, seeds from links and salts: verifiable (dice-v1).
+    #[default]
+    Committed,
+    /// Stated by the moderator (physical dice): not verifiable.
+    Declared,
+    /// Given in advance (adjudication cases).
+    Scripted,
+}
+
+impl Mode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Committed => "committed",
+            Mode::Declared => "declared",
+            Mode::Scripted => "scripted",
+        }
+    }
+}
+
+impl fmt::Display for Mode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// A 32-byte chain link, written as lowercase hex everywhere outside memory.
 pub type Link = [u8; 32];
 

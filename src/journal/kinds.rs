@@ -18,8 +18,7 @@ pub struct Created {
     pub players: BTreeMap<String, String>,
     #[serde(default)]
     pub gm: Option<String>,
-    /// "committed", "declared" or "scripted".
-    pub dice: String,
+    pub dice: crate::dice::Mode,
     pub chain_len: u32,
     /// Stream name to anchor `x[σ][0]`, in hex.
     pub anchors: BTreeMap<String, String>,
@@ -109,10 +108,64 @@ pub struct Mail {
     pub sha256: String,
 }
 
+/// What a `moderator` entry (or a desk fact journaled under its own kind:
+/// `deadline`, `zone`, `absent`, `early`, `reminded`, `asked`, `disorder`)
+/// records. The names are the journal format.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Action {
+    Pause,
+    Resume,
+    /// A role handed to a new player: role, address.
+    Replace,
+    /// The open step's deadline and resolution time (none: no deadline).
+    Deadline,
+    /// An earlier resolution time once everyone is in.
+    Early,
+    /// A role's time zone.
+    Zone,
+    /// A role's announced absence: role, first day, last day.
+    Absent,
+    /// A role in civil disorder.
+    Disorder,
+    /// The step whose reminder went out.
+    Reminded,
+    /// The step for which the moderator was asked to declare dice.
+    Asked,
+    /// A die the moderator declared: label, values.
+    Declare,
+    /// A role resigned.
+    Resign,
+    /// The moderator ended the game.
+    End,
+}
+
+impl Action {
+    /// The name, also the entry kind of the desk facts journaled under
+    /// their own kind.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Action::Pause => "pause",
+            Action::Resume => "resume",
+            Action::Replace => "replace",
+            Action::Deadline => "deadline",
+            Action::Early => "early",
+            Action::Zone => "zone",
+            Action::Absent => "absent",
+            Action::Disorder => "disorder",
+            Action::Reminded => "reminded",
+            Action::Asked => "asked",
+            Action::Declare => "declare",
+            Action::Resign => "resign",
+            Action::End => "end",
+        }
+    }
+}
+
 /// `moderator`: an action of the moderator's that is not an order.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Moderator {
-    pub action: String,
+    pub action: Action,
     #[serde(default)]
     pub args: Vec<String>,
 }

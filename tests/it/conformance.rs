@@ -70,7 +70,7 @@ fn play(rules: &'static dyn adjutant::engine::Ruleset, seed: u64, dir: &std::pat
         roles: game.roles.clone(),
         players: BTreeMap::new(),
         gm: None,
-        dice: "committed".into(),
+        dice: adjutant::dice::Mode::Committed,
         chain_len: CHAIN,
         anchors,
         deadline: None,
