@@ -16,10 +16,10 @@ fn entropy() -> impl FnMut() -> [u8; 32] {
     }
 }
 
-fn main() {
-    let games: usize = std::env::var("BENCH_GAMES").ok().and_then(|s| s.parse().ok()).unwrap_or(100);
-    let per_game: usize = std::env::var("BENCH_MAILS").ok().and_then(|s| s.parse().ok()).unwrap_or(100);
-    let dir = std::env::temp_dir().join(format!("adjutant-bench-{}", std::process::id()));
+/// Ingest `per_game` order mails for each of `games` games in one pass;
+/// returns (seconds, messages, the desk, its folder).
+fn ingest(tag: &str, games: usize, per_game: usize) -> (f64, usize, Desk, std::path::PathBuf) {
+    let dir = std::env::temp_dir().join(format!("adjutant-bench-{tag}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     // Throughput, not flood protection: every mail is answered.
     let mut cfg = Config::default();
@@ -37,7 +37,7 @@ fn main() {
                 ("france".into(), format!("f{g}@example.org")),
             ],
             gm: None,
-            deadline: None,
+            deadline: Some("72h".into()),
             dice: "committed".into(),
             id: Some(format!("b{g}")),
         };
@@ -72,6 +72,54 @@ fn main() {
         r.rejected,
         r.sent
     );
+    (secs, r.messages, desk, dir)
+}
+
+fn main() {
+    let games: usize = std::env::var("BENCH_GAMES").ok().and_then(|s| s.parse().ok()).unwrap_or(100);
+    let per_game: usize = std::env::var("BENCH_MAILS").ok().and_then(|s| s.parse().ok()).unwrap_or(100);
+    let t0 = Utc.with_ymd_and_hms(2026, 3, 1, 12, 0, 0).unwrap();
+    let mut ent = entropy();
+    let (secs, n, _, dir) = ingest("main", games, per_game);
+    // The same number of mails for one game and for a thousand games: a
+    // pass commits once for all games, so the rate should hardly move.
+    let total = games * per_game;
+    let (one, n1, _, d1) = ingest("one", 1, total);
+    let (many, nk, desk_k, dk) = ingest("thousand", 1000, (total / 1000).max(1));
+    println!(
+        "ingest ratio: {} games {:.0} mails/s, 1,000 games {:.0} mails/s: {:.2} of the one-game rate ({:.0} mails/s); {games} games: {:.2}",
+        1,
+        n1 as f64 / one,
+        nk as f64 / many,
+        (nk as f64 / many) / (n1 as f64 / one),
+        n1 as f64 / one,
+        (n as f64 / secs) / (n1 as f64 / one)
+    );
+    // An idle pass over the thousand games (nothing in the inbox, no
+    // deadline due) against reading their snapshots.
+    let start = Instant::now();
+    let idle_passes = 5;
+    for _ in 0..idle_passes {
+        desk_k.run_once(t0 + chrono::Duration::hours(2)).unwrap();
+    }
+    let idle = start.elapsed().as_secs_f64() / idle_passes as f64;
+    let start = Instant::now();
+    let mut bytes = 0;
+    for _ in 0..idle_passes {
+        for e in std::fs::read_dir(dk.join("games")).unwrap().flatten() {
+            bytes += std::fs::read(e.path().join("state.toml")).map(|b| b.len()).unwrap_or(0);
+        }
+    }
+    let read = start.elapsed().as_secs_f64() / idle_passes as f64;
+    println!(
+        "idle pass over 1,000 games: {:.1} ms; reading their snapshots ({} KB): {:.1} ms; ratio {:.2}",
+        idle * 1000.0,
+        bytes / idle_passes / 1024,
+        read * 1000.0,
+        idle / read
+    );
+    let _ = std::fs::remove_dir_all(&d1);
+    let _ = std::fs::remove_dir_all(&dk);
 
     // Leaguer: whole sieges resolved by the desk at their deadlines (the
     // commanders' no-moves orders, the moderator's DONE): each step's

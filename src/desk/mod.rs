@@ -68,6 +68,14 @@ pub struct Letter {
     pub in_reply_to: Option<String>,
 }
 
+/// A batch on its way into the journal: its letters are in `spool/tmp`
+/// under these names, its entries (with the letters' `mail` entries) not
+/// yet appended.
+pub struct Staged {
+    entries: Vec<(String, toml::Value)>,
+    spooled: Vec<String>,
+}
+
 /// Entries and letters one event produces, committed together.
 #[derive(Default)]
 pub struct Batch {
@@ -745,12 +753,74 @@ impl Desk {
         Ok(())
     }
 
-    /// Commit a batch: spool the letters (tmp), append and fsync the
-    /// journal, release the letters, save the snapshot.
-    pub fn commit(&self, l: &mut Loaded, mut batch: Batch, now: DateTime<Utc>) -> Result<(), Error> {
-        if batch.entries.is_empty() && batch.letters.is_empty() {
+    /// Commit one game's batch (see [`Desk::commit_all`]).
+    pub fn commit(&self, l: &mut Loaded, batch: Batch, now: DateTime<Utc>) -> Result<(), Error> {
+        self.commit_all(vec![(l, batch)], now)
+    }
+
+    /// Commit the batches of several games together, in the crash-safe
+    /// order, with two syncs however many games there are: every game's
+    /// letters are written to `spool/tmp`, and made durable; then every
+    /// journal gets its entries (naming those letters), made durable; then
+    /// the letters are released and the snapshots and tips written.
+    pub fn commit_all(&self, games: Vec<(&mut Loaded, Batch)>, now: DateTime<Utc>) -> Result<(), Error> {
+        let mut staged = Vec::new();
+        for (l, batch) in games {
+            if batch.entries.is_empty() && batch.letters.is_empty() {
+                continue;
+            }
+            let s = self.stage(l, batch, now)?;
+            staged.push((l, s));
+        }
+        if staged.is_empty() {
             return Ok(());
         }
+        // The replies must be on disk before the entries that release them.
+        if staged.iter().any(|(_, s)| !s.spooled.is_empty()) {
+            let d = self.data.join("spool/tmp");
+            crate::journal::sync_filesystem(&d).map_err(io("sync", &d))?;
+        }
+        crash_point("spooled");
+        let at = now.to_rfc3339();
+        for (l, s) in staged.iter_mut() {
+            let items: Vec<(&str, &toml::Value)> = s.entries.iter().map(|(k, v)| (k.as_str(), v)).collect();
+            l.journal.append_unsynced(&at, &items)?;
+        }
+        self.sync_journals(staged.iter().map(|(l, _)| l.journal.path()))?;
+        crash_point("journaled");
+        for (l, s) in staged.iter_mut() {
+            for name in &s.spooled {
+                let (a, b) = (self.data.join("spool/tmp").join(name), self.data.join("spool/new").join(name));
+                fs::rename(&a, &b).map_err(io("release", &a))?;
+            }
+            crash_point("released");
+            l.save()?;
+        }
+        Ok(())
+    }
+
+    /// Make the journals just appended durable: one file-system sync for
+    /// those on the data folder's file system, an fsync for any elsewhere.
+    fn sync_journals<'a>(&self, journals: impl Iterator<Item = &'a Path>) -> Result<(), Error> {
+        use std::os::unix::fs::MetadataExt;
+        let dev = fs::metadata(&self.data).map_err(io("stat", &self.data))?.dev();
+        let mut same = false;
+        for p in journals {
+            if fs::metadata(p).map(|m| m.dev() == dev).unwrap_or(false) {
+                same = true;
+            } else {
+                fs::File::open(p).and_then(|f| f.sync_all()).map_err(io("sync", p))?;
+            }
+        }
+        if same {
+            crate::journal::sync_filesystem(&self.data).map_err(io("sync", &self.data))?;
+        }
+        Ok(())
+    }
+
+    /// Render a batch's letters into `spool/tmp` (not synced) and add their
+    /// `mail` entries: what [`Desk::commit_all`] then journals.
+    fn stage(&self, l: &mut Loaded, mut batch: Batch, now: DateTime<Utc>) -> Result<Staged, Error> {
         let base = l.journal.last_seq + 1;
         let mut spooled = Vec::new();
         let mut letters = std::mem::take(&mut batch.letters);
@@ -802,22 +872,7 @@ impl Desk {
             );
             spooled.push(name);
         }
-        // The replies must be on disk before the entry that releases them.
-        if !spooled.is_empty() {
-            let d = self.data.join("spool/tmp");
-            crate::journal::sync_filesystem(&d).map_err(io("sync", &d))?;
-        }
-        crash_point("spooled");
-        let items: Vec<(&str, &toml::Value)> = batch.entries.iter().map(|(k, v)| (k.as_str(), v)).collect();
-        l.journal.append(&now.to_rfc3339(), &items)?;
-        crash_point("journaled");
-        for name in spooled {
-            let (a, b) = (self.data.join("spool/tmp").join(&name), self.data.join("spool/new").join(&name));
-            fs::rename(&a, &b).map_err(io("release", &a))?;
-        }
-        crash_point("released");
-        l.save()?;
-        Ok(())
+        Ok(Staged { entries: batch.entries, spooled })
     }
 
     /// Spool a letter that belongs to no game (a refusal to a stranger, a
@@ -1062,19 +1117,35 @@ impl Desk {
 
     /// Commit every open game's batch (journal, then replies), in game order.
     pub fn flush(&self, open: &mut Open, now: DateTime<Utc>) -> Result<(), Error> {
-        for (_, (l, batch)) in open.games.iter_mut() {
-            let b = std::mem::take(batch);
-            self.commit(l, b, now)?;
-        }
+        let games = open.games.values_mut().map(|(l, batch)| (l, std::mem::take(batch))).collect();
+        self.commit_all(games, now)?;
         if let Some(c) = open.counts.take() {
             c.save();
         }
         Ok(())
     }
 
-    /// Resolve every open step whose deadline has passed.
+    /// Resolve every open step whose deadline has passed, and send the
+    /// reminders that are due. Only games whose tip says something may be
+    /// due are loaded (an idle pass reads one small file a game), and
+    /// everything due is committed together.
     pub(crate) fn deadlines(&self, now: DateTime<Utc>, report: &mut PassReport) -> Result<(), Error> {
+        let when = |s: &Option<String>| {
+            s.as_deref().and_then(|d| DateTime::parse_from_rfc3339(d).ok()).map(|d| d.with_timezone(&Utc))
+        };
+        let reminder = self.cfg.deadlines.reminder();
+        let mut due: Vec<(Loaded, Batch)> = Vec::new();
         for id in self.game_ids()? {
+            if let Some(d) = store::read_tip(&self.data, &id).and_then(|t| t.due) {
+                let resolve = when(&d.resolve_at).or(when(&d.deadline_at)).is_some_and(|t| t <= now);
+                let remind = match (reminder, when(&d.deadline_at)) {
+                    (Some(before), Some(at)) => d.reminded != d.step && now >= at - before && now < at,
+                    _ => false,
+                };
+                if d.ended || d.paused || !(resolve || remind) {
+                    continue;
+                }
+            }
             let mut l = match store::load(&self.data, &id) {
                 Ok(l) => l,
                 Err(e) => {
@@ -1085,32 +1156,30 @@ impl Desk {
             if l.game.ended || l.desk.paused {
                 continue;
             }
-            let when = |s: &Option<String>| {
-                s.as_deref().and_then(|d| DateTime::parse_from_rfc3339(d).ok()).map(|d| d.with_timezone(&Utc))
-            };
             // A game whose resolution fails (a bug, a broken journal) is
             // logged and skipped; the other games go on.
-            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| -> Result<(), Error> {
+            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| -> Result<Batch, Error> {
                 let mut batch = Batch::default();
                 if when(&l.desk.resolve_at).or(when(&l.desk.deadline_at)).map(|d| d <= now).unwrap_or(false) {
                     if self.resolve_step(&mut l, &mut batch, now)? {
                         report.resolved += 1;
                     }
-                } else if let (Some(before), Some(at)) = (self.cfg.deadlines.reminder(), when(&l.desk.deadline_at)) {
+                } else if let (Some(before), Some(at)) = (reminder, when(&l.desk.deadline_at)) {
                     if l.desk.reminded != l.game.step && now >= at - before && now < at {
                         self.remind(&mut l, &mut batch);
                     }
                 }
-                self.commit(&mut l, batch, now)
+                Ok(batch)
             }));
             match r {
-                Ok(Ok(())) => {}
+                Ok(Ok(batch)) if batch.entries.is_empty() && batch.letters.is_empty() => {}
+                Ok(Ok(batch)) => due.push((l, batch)),
                 Ok(Err(e @ (Error::Io { .. } | Error::Journal(_)))) => return Err(e),
                 Ok(Err(e)) => warn!(game = %id, error = %e, "cannot resolve the step; skipped"),
                 Err(_) => warn!(game = %id, "resolving the step panicked; skipped"),
             }
         }
-        Ok(())
+        self.commit_all(due.iter_mut().map(|(l, b)| (l, std::mem::take(b))).collect(), now)
     }
 
     pub fn game_ids(&self) -> Result<Vec<String>, Error> {

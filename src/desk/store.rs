@@ -269,6 +269,21 @@ pub struct Tip {
     pub journal_len: u64,
     /// SHA-256 of `state.toml` as written with this tip.
     pub snapshot: String,
+    /// What the deadline pass needs to know whether to load the game.
+    #[serde(default)]
+    pub due: Option<Due>,
+}
+
+/// A game's deadline facts as of its last commit, kept in its tip so that
+/// an idle pass need not load the game.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Due {
+    pub ended: bool,
+    pub paused: bool,
+    pub step: u32,
+    pub reminded: u32,
+    pub deadline_at: Option<String>,
+    pub resolve_at: Option<String>,
 }
 
 /// Where a game's tip file lives: beside the other secrets, not in the
@@ -297,9 +312,23 @@ impl Loaded {
         };
         let text = toml::to_string(&snap).expect("snapshot serializes");
         let p = self.dir.join("state.toml");
-        journal::write_atomic(&p, text.as_bytes(), None).map_err(io(&p))?;
-        let tip =
-            Tip { seq: snap.seq, hash: snap.hash, journal_len, snapshot: dice::to_hex(&dice::sha256(text.as_bytes())) };
+        // Not synced: a snapshot lost or torn with the power does not match
+        // the tip, and the game is rebuilt from the journal.
+        journal::write_replace(&p, text.as_bytes()).map_err(io(&p))?;
+        let tip = Tip {
+            seq: snap.seq,
+            hash: snap.hash,
+            journal_len,
+            snapshot: dice::to_hex(&dice::sha256(text.as_bytes())),
+            due: Some(Due {
+                ended: self.game.ended,
+                paused: self.desk.paused,
+                step: self.game.step,
+                reminded: self.desk.reminded,
+                deadline_at: self.desk.deadline_at.clone(),
+                resolve_at: self.desk.resolve_at.clone(),
+            }),
+        };
         let data = self.dir.parent().and_then(Path::parent).unwrap_or(Path::new("."));
         let tp = tip_path(data, &self.game.id);
         if let Some(d) = tp.parent() {

@@ -256,12 +256,22 @@ impl Journal {
 
     /// Append entries in one write and fsync them.
     pub fn append<B: Serialize>(&mut self, at: &str, items: &[(&str, B)]) -> Result<Vec<Entry>, Error> {
+        self.append_with(at, items, true)
+    }
+
+    /// Append entries in one write, leaving them to a sync the caller makes
+    /// for several journals at once; nothing may depend on them before.
+    pub fn append_unsynced<B: Serialize>(&mut self, at: &str, items: &[(&str, B)]) -> Result<Vec<Entry>, Error> {
+        self.append_with(at, items, false)
+    }
+
+    fn append_with<B: Serialize>(&mut self, at: &str, items: &[(&str, B)], sync: bool) -> Result<Vec<Entry>, Error> {
         let out = self.chain(at, items);
         let text: String = out.iter().map(|e| e.to_text()).collect();
         let werr = |source| Error::Write { path: self.path.clone(), source };
         let mut f = OpenOptions::new().create(true).append(true).open(&self.path).map_err(werr)?;
         let before = f.metadata().map_err(werr)?.len();
-        if let Err(e) = f.write_all(text.as_bytes()).and_then(|_| f.sync_all()) {
+        if let Err(e) = f.write_all(text.as_bytes()).and_then(|_| if sync { f.sync_all() } else { Ok(()) }) {
             // A half-written entry would make the whole journal unreadable:
             // cut it off again (nothing was sent on the strength of it).
             let _ = f.set_len(before);
