@@ -196,5 +196,40 @@ fn main() {
         s.entries,
         size as f64 / 1e6
     );
+    // The same game to 10,000 steps, audited by the binary, which reads the
+    // journal entry by entry: time and peak memory.
+    let mut batch = adjutant::desk::Batch::default();
+    for k in 1000..10_000 {
+        desk2.resolve_step(&mut l, &mut batch, t0).unwrap();
+        if k % 1000 == 999 {
+            batch.letters.clear();
+            desk2.commit(&mut l, std::mem::take(&mut batch), t0).unwrap();
+        }
+    }
+    let size = std::fs::metadata(&jp).unwrap().len();
+    // Peak memory as /usr/bin/time reports it: a child's own figure would
+    // start from this process's, which it is spawned from.
+    let start = Instant::now();
+    let out = std::process::Command::new("/usr/bin/time")
+        .args(["-f", "%M"])
+        .arg(env!("CARGO_BIN_EXE_adjutant"))
+        .arg("audit")
+        .arg(&jp)
+        .output();
+    let secs = start.elapsed().as_secs_f64();
+    match out {
+        Ok(o) => {
+            let peak_kb: f64 =
+                String::from_utf8_lossy(&o.stderr).lines().last().and_then(|l| l.trim().parse().ok()).unwrap_or(0.0);
+            println!(
+                "audit: 10,000 steps, {:.1} MB journal, `adjutant audit` {} in {secs:.2} s, peak memory {:.1} MB ({:.1}x the file)",
+                size as f64 / 1e6,
+                if o.status.success() { "verified" } else { "FAILED" },
+                peak_kb / 1024.0,
+                peak_kb * 1024.0 / size as f64
+            );
+        }
+        Err(_) => println!("audit: 10,000 steps: no /usr/bin/time to measure the peak memory"),
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }

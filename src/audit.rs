@@ -40,8 +40,16 @@ pub struct Summary {
 /// Replay a journal from creation; returns the game as it stands and the
 /// summary, or the first entry that does not verify.
 pub fn replay(entries: &[Entry]) -> Result<(Game, Summary), Mismatch> {
-    journal::verify_chain(entries).map_err(|(seq, m)| bad(seq, m))?;
-    let first = entries.first().ok_or_else(|| bad(0, "the journal is empty"))?;
+    replay_stream(entries.iter().cloned().map(Ok))
+}
+
+/// [`replay`] of entries read one at a time (`journal::entries`): memory
+/// stays that of the game, whatever the journal's length.
+pub fn replay_stream(mut entries: impl Iterator<Item = Result<Entry, Mismatch>>) -> Result<(Game, Summary), Mismatch> {
+    let mut chain = journal::ChainCheck::default();
+    let first = entries.next().transpose()?.ok_or_else(|| bad(0, "the journal is empty"))?;
+    chain.check(&first).map_err(|(seq, m)| bad(seq, m))?;
+    let first = &first;
     if first.kind != "created" {
         return Err(bad(first.seq, format!("the first entry is {:?}, not \"created\"", first.kind)));
     }
@@ -83,7 +91,7 @@ pub fn replay(entries: &[Entry]) -> Result<(Game, Summary), Mismatch> {
     let mut sum = Summary {
         game: c.game.clone(),
         ruleset: c.ruleset.clone(),
-        entries: entries.len(),
+        entries: 1,
         dice_mode: c.dice.to_string(),
         ..Summary::default()
     };
@@ -93,7 +101,10 @@ pub fn replay(entries: &[Entry]) -> Result<(Game, Summary), Mismatch> {
     let mut tips = anchors.clone();
     // The step the chains in use start after (0, then each renewal's base).
     let mut chain_base = 0u32;
-    for e in &entries[1..] {
+    for e in entries {
+        let e = &e?;
+        chain.check(e).map_err(|(seq, m)| bad(seq, m))?;
+        sum.entries += 1;
         let seq = e.seq;
         // After the end nothing may change the game; mail, refusals and
         // the desk's own notes may still be journaled.

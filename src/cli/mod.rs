@@ -357,34 +357,20 @@ fn audit(data: &Path, game: &str, json: bool, export: Option<&Path>) -> Result<i
     if !path.exists() {
         bail!("no journal at {} (give a game id in {} or a journal file)", path.display(), data.display());
     }
-    let entries = crate::journal::read(&path)?;
+    // The journal is read entry by entry: a long one is never held whole.
+    let first: Vec<crate::journal::Entry> = crate::journal::read_first(&path)?.into_iter().collect();
+    let redacted = crate::export::redacted(&first);
     let given_as_file = p.is_file();
-    if !given_as_file {
-        // A game of this data folder: its journal must reach the tip
-        // adjutant wrote last (kept apart, in DATA/secrets/).
-        if let Some(t) = crate::desk::store::read_tip(data, game) {
-            let at = entries.get((t.seq as usize).wrapping_sub(1));
-            if t.seq > 0 && at.map(|e| &e.hash) != Some(&t.hash) {
-                println!(
-                    "audit of {}: FAILED: adjutant last wrote entry {} ({}…), which this journal {}: entries were cut off or replaced",
-                    path.display(),
-                    t.seq,
-                    &t.hash[..t.hash.len().min(16)],
-                    if at.is_none() { format!("does not reach (it ends at entry {})", entries.len()) } else { "holds with another hash".into() }
-                );
-                return Ok(1);
-            }
-        }
-        if crate::export::redacted(&entries) {
-            println!(
-                "audit of {}: FAILED: the journal of game {game} in the data folder says it is a public export; a game's own journal never does",
-                path.display()
-            );
-            return Ok(1);
-        }
+    if !given_as_file && redacted {
+        println!(
+            "audit of {}: FAILED: the journal of game {game} in the data folder says it is a public export; a game's own journal never does",
+            path.display()
+        );
+        return Ok(1);
     }
-    if given_as_file && crate::export::redacted(&entries) {
+    if given_as_file && redacted {
         // A public export of a game in progress: what can be checked is.
+        let entries = crate::journal::read(&path)?;
         return Ok(match crate::export::verify_public(&entries) {
             Ok(c) => {
                 println!(
@@ -406,13 +392,39 @@ fn audit(data: &Path, game: &str, json: bool, export: Option<&Path>) -> Result<i
         });
     }
     if let Some(out) = export {
+        let entries = crate::journal::read(&path)?;
         let public =
             crate::export::export_public(&entries).map_err(|m| anyhow!("cannot export {}: {m}", path.display()))?;
         let text: String = public.iter().map(|e| e.to_text()).collect();
         std::fs::write(out, text).with_context(|| format!("cannot write {}", out.display()))?;
         println!("public journal written to {}", out.display());
     }
-    match crate::audit::replay(&entries) {
+    // A game of this data folder: its journal must reach the tip adjutant
+    // wrote last (kept apart, in DATA/secrets/).
+    let tip = if given_as_file { None } else { crate::desk::store::read_tip(data, game) };
+    let (mut last, mut at_tip) = (0u64, None);
+    let stream = crate::journal::entries(&path)?.map(|r| {
+        r.inspect(|e| {
+            last = e.seq;
+            if tip.as_ref().is_some_and(|t| t.seq == e.seq) {
+                at_tip = Some(e.hash.clone());
+            }
+        })
+        .map_err(|e| crate::audit::Mismatch { seq: last + 1, message: e.to_string() })
+    });
+    let verdict = crate::audit::replay_stream(stream);
+    // A cut at an entry boundary replays cleanly: only the tip tells.
+    if let Some(t) = tip.filter(|t| verdict.is_ok() && t.seq > 0 && at_tip.as_ref() != Some(&t.hash)) {
+        println!(
+            "audit of {}: FAILED: adjutant last wrote entry {} ({}…), which this journal {}: entries were cut off or replaced",
+            path.display(),
+            t.seq,
+            &t.hash[..t.hash.len().min(16)],
+            if at_tip.is_none() { format!("does not reach (it ends at entry {last})") } else { "holds with another hash".into() }
+        );
+        return Ok(1);
+    }
+    match verdict {
         Ok((_, s)) => {
             if json {
                 let dice: Vec<String> = s

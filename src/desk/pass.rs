@@ -16,7 +16,7 @@ use tracing::{instrument, warn};
 pub const QUARANTINE: &str = "adjutant-quarantine";
 
 /// How many inbound Maildir messages a group commit covers at most.
-const GROUP: usize = 256;
+const GROUP: usize = 4096;
 
 /// Messages fetched from an inbox: (id, raw bytes).
 pub type Fetched<Id> = Vec<(Id, Vec<u8>)>;

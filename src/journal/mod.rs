@@ -354,25 +354,117 @@ pub fn repair(path: &Path, keep: u64) -> Result<Option<usize>, Error> {
     Ok(Some(text.len() - cut))
 }
 
-/// Check sequence numbers and the hash chain, in the format the first entry
-/// names; the first bad entry is named.
-pub fn verify_chain(entries: &[Entry]) -> Result<(), (u64, String)> {
-    let format = Format::of(entries).map_err(|m| (1, m))?;
-    let mut prev = GENESIS.to_string();
-    for (i, e) in entries.iter().enumerate() {
-        if e.seq != i as u64 + 1 {
-            return Err((e.seq, format!("has seq {} where {} was expected", e.seq, i + 1)));
+/// The entries of a journal file one at a time, each parsed on its own, so
+/// that a long journal is never held whole in memory (`audit`). An entry
+/// starts at a line `[[entry]]`; such a line inside a multi-line string is
+/// text, which shows as the entry before it not parsing without it.
+pub struct Entries {
+    lines: std::io::Lines<std::io::BufReader<File>>,
+    path: PathBuf,
+    buf: String,
+    /// The buffer holds an entry's header line.
+    started: bool,
+}
+
+/// Open a journal for reading entry by entry (see [`Entries`]).
+pub fn entries(path: &Path) -> Result<Entries, Error> {
+    use std::io::BufRead;
+    let f = File::open(path).map_err(|source| Error::Read { path: path.to_path_buf(), source })?;
+    Ok(Entries {
+        lines: std::io::BufReader::new(f).lines(),
+        path: path.to_path_buf(),
+        buf: String::new(),
+        started: false,
+    })
+}
+
+impl Entries {
+    fn parse_one(&self) -> Option<Entry> {
+        match parse(&self.buf) {
+            Ok(mut es) if es.len() == 1 => es.pop(),
+            _ => None,
         }
-        if e.prev != prev {
+    }
+}
+
+impl Iterator for Entries {
+    type Item = Result<Entry, Error>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            match self.lines.next() {
+                None => {
+                    if self.buf.trim().is_empty() {
+                        return None;
+                    }
+                    let text = std::mem::take(&mut self.buf);
+                    return Some(match parse(&text) {
+                        Ok(mut es) if es.len() == 1 => Ok(es.pop().expect("one entry")),
+                        Ok(es) => Err(Error::Parse {
+                            path: self.path.clone(),
+                            message: format!("{} entries where one was expected", es.len()),
+                        }),
+                        Err(message) => Err(Error::Parse { path: self.path.clone(), message }),
+                    });
+                }
+                Some(Err(source)) => return Some(Err(Error::Read { path: self.path.clone(), source })),
+                Some(Ok(line)) => {
+                    if line.trim_end() == "[[entry]]" && self.started {
+                        if let Some(e) = self.parse_one() {
+                            self.buf = line + "\n";
+                            return Some(Ok(e));
+                        }
+                    }
+                    self.started |= line.trim_end() == "[[entry]]";
+                    self.buf.push_str(&line);
+                    self.buf.push('\n');
+                }
+            }
+        }
+    }
+}
+
+/// The hash chain checked one entry at a time: sequence numbers, links
+/// back, hashes in the format the first entry names.
+#[derive(Default)]
+pub struct ChainCheck {
+    format: Option<Format>,
+    prev: Option<String>,
+    count: u64,
+}
+
+impl ChainCheck {
+    pub fn check(&mut self, e: &Entry) -> Result<(), (u64, String)> {
+        let format = match self.format {
+            Some(f) => f,
+            None => {
+                let f = Format::of(std::slice::from_ref(e)).map_err(|m| (e.seq, m))?;
+                self.format = Some(f);
+                f
+            }
+        };
+        let expected = self.count + 1;
+        if e.seq != expected {
+            return Err((e.seq, format!("has seq {} where {expected} was expected", e.seq)));
+        }
+        if e.prev != *self.prev.get_or_insert_with(|| GENESIS.to_string()) {
             return Err((e.seq, "does not point back to the previous entry's hash".into()));
         }
         let h = e.compute_hash(format);
         if h != e.hash {
             return Err((e.seq, format!("hash mismatch: recorded {}, computed {h}", e.hash)));
         }
-        prev = e.hash.clone();
+        self.prev = Some(e.hash.clone());
+        self.count = expected;
+        Ok(())
     }
-    Ok(())
+}
+
+/// Check sequence numbers and the hash chain, in the format the first entry
+/// names; the first bad entry is named.
+pub fn verify_chain(entries: &[Entry]) -> Result<(), (u64, String)> {
+    let mut c = ChainCheck::default();
+    entries.iter().try_for_each(|e| c.check(e))
 }
 
 /// Flush every file written on the file system holding `path` in one call
@@ -456,6 +548,30 @@ mod tests {
         let bad = text.replace("x = 2", "x = 5");
         let es = parse(&bad).unwrap();
         assert_eq!(verify_chain(&es).unwrap_err().0, 2);
+        let _ = fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn entries_one_at_a_time_are_the_entries_even_when_a_text_holds_an_entry_header() {
+        let dir = std::env::temp_dir().join(format!("adj-journal-stream-{}", std::process::id()));
+        let _ = fs::create_dir_all(&dir);
+        let p = dir.join("j.toml");
+        let _ = fs::remove_file(&p);
+        let mut j = Journal::open(&p).unwrap();
+        let tricky = "line one\n[[entry]]\nseq = 99\n[entry.x]\n".to_string();
+        j.append("2026-01-01T00:00:00Z", &[("a", B { x: 1, s: tricky.clone() }), ("b", B { x: 2, s: "two".into() })])
+            .unwrap();
+        j.append("2026-01-01T00:00:01Z", &[("c", B { x: 3, s: "three".into() })]).unwrap();
+        let whole = read(&p).unwrap();
+        let streamed: Vec<Entry> = entries(&p).unwrap().map(|e| e.unwrap()).collect();
+        assert_eq!(streamed, whole);
+        assert_eq!(streamed[0].body["s"].as_str(), Some(tricky.as_str()));
+        let mut c = ChainCheck::default();
+        streamed.iter().for_each(|e| c.check(e).unwrap());
+        // A damaged last entry is an error, not a silent end.
+        let text = fs::read_to_string(&p).unwrap();
+        fs::write(&p, format!("{text}[[entry]]\nseq = \"broken")).unwrap();
+        assert!(entries(&p).unwrap().last().unwrap().is_err());
         let _ = fs::remove_dir_all(&dir);
     }
 }
