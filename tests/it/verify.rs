@@ -158,6 +158,10 @@ fn a_rehashed_history_is_caught_by_the_tips_in_the_players_mails() {
     // The deadline passes: the next results mail names a tip after the press.
     t.now += chrono::Duration::days(4);
     t.pass();
+    // France resigns: the game-over mail names the tip after the end.
+    t.send("france", BOB, "RESIGN");
+    t.pass();
+    assert!(t.desk.load(&t.game).unwrap().game.ended);
     let mails = t.dir.join("bob-tips");
     let files = bobs_mails(&t, &mails);
     let tips = files.iter().filter(|f| std::fs::read_to_string(f).unwrap().contains("BEGIN ADJUTANT JOURNAL")).count();
@@ -184,7 +188,7 @@ fn a_rehashed_history_is_caught_by_the_tips_in_the_players_mails() {
     // Each edit, re-hashed so that the journal audits on its own, is
     // caught from Bob's mails alone.
     type Edit = fn(&mut adjutant::journal::Entry) -> bool;
-    let edits: [(&str, Edit); 4] = [
+    let edits: [(&str, Edit); 5] = [
         ("a player's address", |e| {
             e.kind == "created" && {
                 e.body["players"].as_table_mut().unwrap().insert("france".into(), "mallory@example.org".into());
@@ -206,6 +210,12 @@ fn a_rehashed_history_is_caught_by_the_tips_in_the_players_mails() {
         ("the time of an order", |e| {
             e.kind == "accepted" && {
                 e.at = "2026-01-01T00:00:00+00:00".into();
+                true
+            }
+        }),
+        ("the end", |e| {
+            e.kind == "ended" && {
+                e.body.insert("reason".into(), "something else".into());
                 true
             }
         }),
