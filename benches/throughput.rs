@@ -95,6 +95,31 @@ fn main() {
         n1 as f64 / one,
         (n as f64 / secs) / (n1 as f64 / one)
     );
+    // Baselines on the same disk: small files (the size of a reply) written
+    // and fsynced one by one, and written all then synced once (the floor
+    // for a pass that writes a file a mail).
+    let bdir = std::env::temp_dir().join(format!("adjutant-bench-files-{}", std::process::id()));
+    std::fs::create_dir_all(&bdir).unwrap();
+    let blob = vec![b'x'; 2048];
+    let start = Instant::now();
+    for i in 0..1000 {
+        use std::io::Write;
+        let mut f = std::fs::File::create(bdir.join(format!("s{i}"))).unwrap();
+        f.write_all(&blob).unwrap();
+        f.sync_all().unwrap();
+    }
+    let fsync_rate = 1000.0 / start.elapsed().as_secs_f64();
+    let start = Instant::now();
+    for i in 0..10_000 {
+        std::fs::write(bdir.join(format!("a{i}")), &blob).unwrap();
+    }
+    adjutant::journal::sync_filesystem(&bdir).unwrap();
+    let floor = 10_000.0 / start.elapsed().as_secs_f64();
+    let _ = std::fs::remove_dir_all(&bdir);
+    println!(
+        "baselines: a 2 KB file written and fsynced one by one {fsync_rate:.0}/s; written all, then one sync {floor:.0}/s; one-game ingest runs at {:.2} of that floor",
+        (n1 as f64 / one) / floor
+    );
     // An idle pass over the thousand games (nothing in the inbox, no
     // deadline due) against reading their snapshots.
     let start = Instant::now();

@@ -28,14 +28,14 @@ fn sleep_unless(stop: &AtomicBool, secs: u64) {
 
 /// A wait that doubles after each failure up to a cap, and starts again
 /// from a second after a success.
-struct Backoff {
+struct Retry {
     secs: u64,
     cap: u64,
 }
 
-impl Backoff {
+impl Retry {
     fn new(cap: u64) -> Self {
-        Backoff { secs: 1, cap }
+        Retry { secs: 1, cap }
     }
     fn reset(&mut self) {
         self.secs = 1;
@@ -53,7 +53,7 @@ impl Desk {
         self.check_games()?;
         match self.cfg.inbound.clone() {
             Inbound::Maildir { .. } => {
-                let mut failing = Backoff::new(60);
+                let mut failing = Retry::new(60);
                 while !stop.load(Ordering::SeqCst) {
                     let r = MaildirInbox::open(&self.inbox_path())
                         .and_then(|mut inbox| self.pass(&mut inbox, &Utc::now, stop));
@@ -98,7 +98,7 @@ impl Desk {
 
     /// A pass failed for a local reason (a full disk): log, deliver what is
     /// already spooled, and wait longer each time.
-    fn pass_failed(&self, e: &Error, failing: &mut Backoff, stop: &AtomicBool) {
+    fn pass_failed(&self, e: &Error, failing: &mut Retry, stop: &AtomicBool) {
         warn!(error = %e, retry_in = failing.secs, "the pass failed; trying again");
         if let Err(e) = self.deliver() {
             warn!(error = %e, "delivery failed");
@@ -109,10 +109,10 @@ impl Desk {
     fn serve_imap(&self, c: &ImapConfig, stop: &Arc<AtomicBool>) -> Result<(), Error> {
         // At most a minute between connection attempts: a restarted server
         // is found again within a minute.
-        let mut connecting = Backoff::new(60);
+        let mut connecting = Retry::new(60);
         // The wait after a failed pass (a full disk), kept across
         // reconnections: it grows until a pass succeeds.
-        let mut failing = Backoff::new(300);
+        let mut failing = Retry::new(300);
         while !stop.load(Ordering::SeqCst) {
             let mut s = match imap::connect_until(c, Some(stop.clone())) {
                 Ok(s) => s,
