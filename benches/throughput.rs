@@ -181,6 +181,45 @@ fn main() {
         steps as f64 / secs
     );
 
+    // Inodes a game costs a step: a Mantua game played by its deadlines
+    // for 200 steps, each step's orders sent by mail (archived), its
+    // results mailed to three outboxes.
+    let idir = dir.join("inodes");
+    let mut icfg = Config::default();
+    icfg.limits.replies_per_hour = u32::MAX;
+    let desk4 = Desk::open(&idir, icfg).unwrap();
+    let req = NewGame {
+        ruleset: "mantua".into(),
+        scenario: None,
+        players: vec![("austria".into(), "a@example.org".into()), ("france".into(), "f@example.org".into())],
+        gm: Some("gm@example.org".into()),
+        deadline: Some("24h".into()),
+        dice: "committed".into(),
+        id: Some("inodes".into()),
+    };
+    desk4.create(&req, t0, &mut ent).unwrap();
+    let count = |p: &std::path::Path| -> usize {
+        fn walk(p: &std::path::Path) -> usize {
+            1 + std::fs::read_dir(p).map(|d| d.flatten().map(|e| walk(&e.path())).sum()).unwrap_or(0)
+        }
+        walk(p)
+    };
+    let (before_all, before_game) = (count(&idir), count(&idir.join("games")));
+    let mut now = t0;
+    let to = desk4.reply_address("inodes", "austria");
+    for k in 0..200 {
+        let raw = format!("From: <a@example.org>\r\nTo: <{to}>\r\nSubject: orders\r\nMessage-ID: <i{k}@example.org>\r\n\r\nSALT s{k}\r\n");
+        now += chrono::Duration::hours(30);
+        desk4.post(raw.as_bytes(), now).unwrap();
+        desk4.run_once(now).unwrap();
+    }
+    let steps4 = desk4.load("inodes").unwrap().game.step - 1;
+    println!(
+        "inodes: {steps4} steps of one game (a mail in, three results mails out each): {:.1} inodes a step in the data folder, {:.1} of them in the game's own folder (the rest: the outboxes of the file transport)",
+        (count(&idir) - before_all) as f64 / steps4 as f64,
+        (count(&idir.join("games")) - before_game) as f64 / steps4 as f64
+    );
+
     if std::env::var("BENCH_SKIP_AUDIT").is_ok() {
         let _ = std::fs::remove_dir_all(&dir);
         return;
