@@ -990,14 +990,14 @@ impl Desk {
         let mut done = Vec::new();
         for p in names {
             let bytes = fs::read(&p).map_err(io("read", &p))?;
-            let parsed = crate::mail::parse::parse(&bytes);
+            let recipients = crate::mail::parse::recipients(&bytes);
             let name = p.file_name().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
             let mid = name.splitn(3, '~').nth(2).unwrap_or(&name).to_string();
             // The spool holds the wire form (CRLF, as SMTP wants it); a
             // Maildir file follows the local convention, LF, which local
             // clients (s-nail, mutt) expect.
             let local = crlf_to_lf(&bytes);
-            for to in &parsed.to {
+            for to in &recipients {
                 let md = self.open_outbox(to)?;
                 md.deliver_with(&mid, &local, false).map_err(io("deliver", &md.root))?;
             }
@@ -1310,9 +1310,8 @@ impl Desk {
         let mut outage = None;
         for p in names {
             let bytes = fs::read(&p).map_err(io("read", &p))?;
-            let parsed = crate::mail::parse::parse(&bytes);
             let name = p.file_name().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
-            let to = parsed.to.first().cloned().unwrap_or_default();
+            let to = crate::mail::parse::recipients(&bytes).into_iter().next().unwrap_or_default();
             match sender.send(&self.cfg.game.address, &to, &bytes) {
                 Ok(()) => {
                     fs::remove_file(&p).map_err(io("remove", &p))?;

@@ -38,6 +38,17 @@ fn text_of(v: &HeaderValue) -> Option<String> {
     }
 }
 
+/// The To and Cc addresses of a message, reading its header only: how the
+/// desk finds where a spooled reply goes without parsing its body.
+pub fn recipients(raw: &[u8]) -> Vec<String> {
+    let Some(m) = MessageParser::default().parse_headers(raw) else { return Vec::new() };
+    [m.to(), m.cc()]
+        .into_iter()
+        .flatten()
+        .flat_map(|a| a.iter().filter_map(|x| x.address()).map(str::to_string).collect::<Vec<_>>())
+        .collect()
+}
+
 /// Parse a raw message. Never fails: a message mail-parser cannot read at all
 /// comes back with no sender and no text, which the desk answers or drops.
 pub fn parse(raw: &[u8]) -> Inbound {
@@ -191,6 +202,13 @@ pub fn order_lines(body: &str) -> Vec<(usize, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn recipients_come_from_the_header_alone() {
+        let raw = b"From: g@x\r\nTo: Alice <alice@example.org>\r\nCc: <carol@example.org>\r\nSubject: s\r\n\r\nTo: mallory@example.org\r\n";
+        assert_eq!(recipients(raw), vec!["alice@example.org".to_string(), "carol@example.org".to_string()]);
+        assert!(recipients(b"no header at all").is_empty());
+    }
 
     #[test]
     fn strips_quotes_signatures_and_comments() {
