@@ -414,15 +414,11 @@ fn audit(data: &Path, game: &str, json: bool, export: Option<&Path>) -> Result<i
     });
     let verdict = crate::audit::replay_stream(stream);
     // A cut at an entry boundary replays cleanly: only the tip tells.
-    if let Some(t) = tip.filter(|t| verdict.is_ok() && t.seq > 0 && at_tip.as_ref() != Some(&t.hash)) {
-        println!(
-            "audit of {}: FAILED: adjutant last wrote entry {} ({}…), which this journal {}: entries were cut off or replaced",
-            path.display(),
-            t.seq,
-            &t.hash[..t.hash.len().min(16)],
-            if at_tip.is_none() { format!("does not reach (it ends at entry {last})") } else { "holds with another hash".into() }
-        );
-        return Ok(1);
+    if let (Some(t), true) = (&tip, verdict.is_ok()) {
+        if let Err(m) = t.reached(at_tip.as_deref(), last) {
+            println!("audit of {}: FAILED: {m}", path.display());
+            return Ok(1);
+        }
     }
     match verdict {
         Ok((_, s)) => {

@@ -79,13 +79,7 @@ impl Desk {
     /// each valid order into a quarantined mail.
     pub fn check_games(&self) -> Result<(), Error> {
         for id in self.game_ids()? {
-            let p = super::store::game_dir(&self.data, &id).join("secrets.toml");
-            if !p.exists() {
-                return Err(Error::Bad(format!(
-                    "{} is missing: it holds game {id}'s dice chains, and no step of it can resolve without them. Restore it from a backup",
-                    p.display()
-                )));
-            }
+            super::store::read_secrets(&super::store::game_dir(&self.data, &id))?;
         }
         Ok(())
     }

@@ -24,6 +24,7 @@ static ENV: LazyLock<Environment<'static>> = LazyLock::new(|| {
         ("gameover", include_str!("../../templates/gameover.txt")),
         ("reply", include_str!("../../templates/reply.txt")),
         ("press", include_str!("../../templates/press.txt")),
+        ("renewed", include_str!("../../templates/renewed.txt")),
     ] {
         env.add_template(name, text).expect("templates in templates/ parse");
     }
@@ -65,6 +66,26 @@ pub fn sees_stream(viewer: &Viewer, stream: &str) -> bool {
         Some(id) => id.seen_by(viewer),
         None => *viewer == Viewer::Moderator,
     }
+}
+
+/// The ANCHORS block (dice-v1): the welcome mail's, and a renewal's with
+/// the step its chains follow (`base`).
+pub fn anchors_block(game: &str, chain_len: u32, base: Option<u32>, anchors: &BTreeMap<String, String>) -> String {
+    let mut s = format!("-----BEGIN ADJUTANT ANCHORS-----\nscheme: dice-v1\ngame: {game}\nchain-length: {chain_len}\n");
+    if let Some(b) = base {
+        s.push_str(&format!("base: {b}\n"));
+    }
+    for (stream, a) in anchors {
+        s.push_str(&format!("anchor {stream}: {a}\n"));
+    }
+    s.push_str("-----END ADJUTANT ANCHORS-----\n");
+    s
+}
+
+/// The JOURNAL block (docs/journal-v1.md): the journal's tip after the
+/// resolution a mail reports.
+pub fn journal_block(game: &str, seq: u64, hash: &str) -> String {
+    format!("\n-----BEGIN ADJUTANT JOURNAL-----\ngame: {game}\nentry: {seq}\nhash: {hash}\n-----END ADJUTANT JOURNAL-----\n")
 }
 
 /// The dice block of a results mail: a stable plain-text format (one fact a

@@ -104,7 +104,7 @@ pub enum Handled {
     /// Handled (for the game named, if any).
     Done(Option<String>),
     /// Could not be handled: to quarantine.
-    Failed(Option<String>),
+    Failed(Option<String>, String),
 }
 
 /// The data folder's lock (see [`Desk::lock`]).
@@ -411,13 +411,13 @@ impl Desk {
     /// The welcome letter: the players, and the anchor of every dice stream,
     /// which a player needs before any order to check every die later.
     pub fn welcome(&self, l: &Loaded, role: &str, email: &str, anchors: &BTreeMap<String, String>) -> Letter {
-        let anchor_list: Vec<_> = anchors.iter().map(|(s, h)| context! { stream => s, hex => h }).collect();
         let player_list: Vec<String> = l.desk.players.iter().map(|(r, e)| format!("{r} ({e})")).collect();
         let body = letters::fill(
             "welcome",
             context! {
                 title => l.desk.title, game => l.game.id, role => if role == "gm" { "moderator" } else { role },
-                players => player_list, gm => l.desk.gm, dice => l.desk.dice, chain_len => l.desk.chain_len, anchors => anchor_list,
+                players => player_list, gm => l.desk.gm, dice => l.desk.dice, chain_len => l.desk.chain_len,
+                anchors_block => letters::anchors_block(&l.game.id, l.desk.chain_len, None, anchors),
             },
         );
         Letter {
@@ -682,25 +682,16 @@ impl Desk {
         batch.entry("renewed", &kinds::Renewed { base: k, chain_len: len, anchors: anchors.clone() });
         l.desk.renewed.retain(|r| r.0 != k);
         l.desk.renewed.push((k, anchors.clone()));
-        let mut block = format!(
-            "-----BEGIN ADJUTANT ANCHORS-----\nscheme: dice-v1\ngame: {}\nchain-length: {len}\nbase: {k}\n",
-            l.game.id
-        );
-        for (s, a) in &anchors {
-            block.push_str(&format!("anchor {s}: {a}\n"));
-        }
-        block.push_str("-----END ADJUTANT ANCHORS-----\n");
-        let text = format!(
-            "The dice chains of this game served steps {} to {k}. Fresh chains are committed now, before any order for step {}: step {k} + i uses link i of the new chain of its stream, and SHA-256 of link 1 must equal the anchor below. Keep this mail with the welcome mail: it is what lets you check the dice of the steps after {k}.\n\n{block}",
-            k + 1 - len,
-            k + 1
+        let body = letters::fill(
+            "renewed",
+            context! { first => k + 1 - len, base => k, anchors_block => letters::anchors_block(&l.game.id, len, Some(k), &anchors) },
         );
         for (role, to) in self.recipients(l) {
             batch.letters.push(Letter {
                 role: Some(role),
                 to,
                 subject: format!("[{}] new dice anchors from step {}", l.game.id, k + 1),
-                body: letters::fill("reply", context! { text => text }),
+                body: body.clone(),
                 svg: Vec::new(),
                 in_reply_to: None,
             });
@@ -830,10 +821,7 @@ impl Desk {
         if batch.entries.iter().any(|(k, _)| k == "resolved" || k == "ended") {
             let items: Vec<(&str, &toml::Value)> = batch.entries.iter().map(|(k, v)| (k.as_str(), v)).collect();
             if let Some(tip) = l.journal.chain(&now.to_rfc3339(), &items).pop() {
-                let block = format!(
-                    "\n-----BEGIN ADJUTANT JOURNAL-----\ngame: {}\nentry: {}\nhash: {}\n-----END ADJUTANT JOURNAL-----\n",
-                    l.game.id, tip.seq, tip.hash
-                );
+                let block = letters::journal_block(&l.game.id, tip.seq, &tip.hash);
                 for letter in letters.iter_mut() {
                     letter.body.push_str(&block);
                 }
@@ -1057,7 +1045,10 @@ impl Desk {
             warn!("handling this message stopped the daemon or failed the pass twice; quarantined unread");
             report.quarantined += 1;
             self.attempted();
-            return Ok(Handled::Failed(None));
+            return Ok(Handled::Failed(
+                None,
+                "handling it stopped adjutant or failed the pass twice; it was set aside unread".into(),
+            ));
         }
         let game = std::panic::catch_unwind(|| handle::game_of(raw)).ok().flatten();
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.handle(raw, source, now, report, open)));
@@ -1076,7 +1067,7 @@ impl Desk {
                     open.games.remove(g);
                 }
                 report.quarantined += 1;
-                Ok(Handled::Failed(game))
+                Ok(Handled::Failed(game, e.to_string()))
             }
             Err(_) => {
                 self.attempted();
@@ -1085,18 +1076,40 @@ impl Desk {
                     open.games.remove(g);
                 }
                 report.quarantined += 1;
-                Ok(Handled::Failed(game))
+                Ok(Handled::Failed(game, "handling it hit a bug in adjutant (a panic)".into()))
             }
         }
     }
 
     /// Keep a copy of a message that could not be handled, for the
-    /// moderator to look at (`DATA/quarantine/`).
-    pub fn quarantine(&self, raw: &[u8]) -> Result<(), Error> {
+    /// moderator to look at (`DATA/quarantine/`), and tell the moderator of
+    /// its game, when it names one, once.
+    pub fn quarantine(&self, raw: &[u8], game: Option<&str>, why: &str, now: DateTime<Utc>) -> Result<(), Error> {
         let dir = self.data.join("quarantine");
         fs::create_dir_all(&dir).map_err(io("create", &dir))?;
-        let p = dir.join(format!("{}.eml", &dice::to_hex(&dice::sha256(raw))[..24]));
-        fs::write(&p, raw).map_err(io("quarantine", &p))
+        let sha = dice::to_hex(&dice::sha256(raw));
+        let p = dir.join(format!("{}.eml", &sha[..24]));
+        fs::write(&p, raw).map_err(io("quarantine", &p))?;
+        let Some(g) = game else { return Ok(()) };
+        // The game may be what failed: its moderator from the snapshot or
+        // the journal, whichever can still be read.
+        let gm = self.peek(g).ok().and_then(|l| l.desk.gm).or_else(|| {
+            let first = crate::journal::read_first(&store::game_dir(&self.data, g).join("journal.toml")).ok()??;
+            first.body::<kinds::Created>().ok()?.gm
+        });
+        let Some(gm) = gm else { return Ok(()) };
+        let letter = Letter {
+            role: None,
+            to: gm,
+            subject: format!("[{g}] a mail was set aside"),
+            body: letters::fill(
+                "reply",
+                context! { text => format!("A mail for game {g} could not be handled and was set aside, unanswered, in {}.\nWhy: {why}\nNothing of it was journaled. Once the cause is fixed, it can be handled by moving it back into the inbox.", p.display()) },
+            ),
+            svg: Vec::new(),
+            in_reply_to: None,
+        };
+        self.send_loose(&letter, &format!("q{}", &sha[..31]), now)
     }
 
     /// One desk at a time works on the data folder: a pass, a game's
@@ -1130,19 +1143,13 @@ impl Desk {
     /// due are loaded (an idle pass reads one small file a game), and
     /// everything due is committed together.
     pub(crate) fn deadlines(&self, now: DateTime<Utc>, report: &mut PassReport) -> Result<(), Error> {
-        let when = |s: &Option<String>| {
-            s.as_deref().and_then(|d| DateTime::parse_from_rfc3339(d).ok()).map(|d| d.with_timezone(&Utc))
-        };
+        use store::{Due, Pending};
         let reminder = self.cfg.deadlines.reminder();
         let mut due: Vec<(Loaded, Batch)> = Vec::new();
         for id in self.game_ids()? {
+            // The tip's copy of the deadline facts spares loading the game.
             if let Some(d) = store::read_tip(&self.data, &id).and_then(|t| t.due) {
-                let resolve = when(&d.resolve_at).or(when(&d.deadline_at)).is_some_and(|t| t <= now);
-                let remind = match (reminder, when(&d.deadline_at)) {
-                    (Some(before), Some(at)) => d.reminded != d.step && now >= at - before && now < at,
-                    _ => false,
-                };
-                if d.ended || d.paused || !(resolve || remind) {
+                if d.pending(now, reminder) == Pending::Nothing {
                     continue;
                 }
             }
@@ -1153,21 +1160,18 @@ impl Desk {
                     continue;
                 }
             };
-            if l.game.ended || l.desk.paused {
-                continue;
-            }
             // A game whose resolution fails (a bug, a broken journal) is
             // logged and skipped; the other games go on.
             let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| -> Result<Batch, Error> {
                 let mut batch = Batch::default();
-                if when(&l.desk.resolve_at).or(when(&l.desk.deadline_at)).map(|d| d <= now).unwrap_or(false) {
-                    if self.resolve_step(&mut l, &mut batch, now)? {
-                        report.resolved += 1;
+                match Due::of(&l).pending(now, reminder) {
+                    Pending::Resolve => {
+                        if self.resolve_step(&mut l, &mut batch, now)? {
+                            report.resolved += 1;
+                        }
                     }
-                } else if let (Some(before), Some(at)) = (reminder, when(&l.desk.deadline_at)) {
-                    if l.desk.reminded != l.game.step && now >= at - before && now < at {
-                        self.remind(&mut l, &mut batch);
-                    }
+                    Pending::Remind => self.remind(&mut l, &mut batch),
+                    Pending::Nothing => {}
                 }
                 Ok(batch)
             }));

@@ -143,14 +143,14 @@ impl Desk {
                 report.messages += 1;
                 match self.handle_safely(&raw, inbox.file(&id), now(), &mut report, &mut open)? {
                     Handled::Done(g) => done.push((id, g)),
-                    Handled::Failed(g) => {
+                    Handled::Failed(g, why) => {
                         // The failing message goes to quarantine; its
                         // game's uncommitted work is dropped, and that
                         // game's earlier messages stay for the next pass.
                         if let Some(g) = &g {
                             done.retain(|(_, x)| x.as_ref() != Some(g));
                         }
-                        self.quarantine(&raw)?;
+                        self.quarantine(&raw, g.as_deref(), &why, now())?;
                         failed.push(id);
                     }
                 }

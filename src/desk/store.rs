@@ -6,6 +6,7 @@ use crate::audit;
 use crate::dice;
 use crate::engine::{Envelope, Game};
 use crate::journal::{self, kinds, Entry, Journal};
+use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -292,6 +293,72 @@ pub fn tip_path(data: &Path, id: &str) -> PathBuf {
     data.join("secrets").join(format!("{id}.tip"))
 }
 
+impl Tip {
+    /// Does a journal that ends at entry `last`, and has hash `at` at the
+    /// tip's entry, reach the tip? A cut at an entry boundary leaves a
+    /// journal whose chain holds; only this tells.
+    pub fn reached(&self, at: Option<&str>, last: u64) -> Result<(), String> {
+        if self.seq == 0 || at == Some(self.hash.as_str()) {
+            return Ok(());
+        }
+        Err(format!(
+            "adjutant last wrote entry {} ({}…), which this journal {}: entries were cut off or replaced",
+            self.seq,
+            &self.hash[..self.hash.len().min(16)],
+            if at.is_none() {
+                format!("does not reach (it ends at entry {last})")
+            } else {
+                "holds with another hash".into()
+            }
+        ))
+    }
+}
+
+/// What a deadline pass has to do for a game.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pending {
+    Nothing,
+    /// The step's resolution time (or its deadline) has passed.
+    Resolve,
+    /// The reminder before the deadline is due and not yet sent.
+    Remind,
+}
+
+impl Due {
+    pub fn of(l: &Loaded) -> Due {
+        Due {
+            ended: l.game.ended,
+            paused: l.desk.paused,
+            step: l.game.step,
+            reminded: l.desk.reminded,
+            deadline_at: l.desk.deadline_at.clone(),
+            resolve_at: l.desk.resolve_at.clone(),
+        }
+    }
+
+    /// What is due at `now`, with reminders `reminder` before a deadline.
+    pub fn pending(&self, now: DateTime<Utc>, reminder: Option<chrono::Duration>) -> Pending {
+        let when = |s: &Option<String>| {
+            s.as_deref().and_then(|d| DateTime::parse_from_rfc3339(d).ok()).map(|d| d.with_timezone(&Utc))
+        };
+        if self.ended || self.paused {
+            return Pending::Nothing;
+        }
+        if when(&self.resolve_at).or(when(&self.deadline_at)).is_some_and(|t| t <= now) {
+            return Pending::Resolve;
+        }
+        match (reminder, when(&self.deadline_at)) {
+            (Some(before), Some(at)) if self.reminded != self.step && now >= at - before && now < at => Pending::Remind,
+            _ => Pending::Nothing,
+        }
+    }
+}
+
+/// The data folder a game folder (`DATA/games/<id>`) belongs to.
+fn data_of(dir: &Path) -> &Path {
+    dir.parent().and_then(Path::parent).unwrap_or(Path::new("."))
+}
+
 pub fn read_tip(data: &Path, id: &str) -> Option<Tip> {
     fs::read_to_string(tip_path(data, id)).ok().and_then(|t| toml::from_str(&t).ok())
 }
@@ -320,17 +387,9 @@ impl Loaded {
             hash: snap.hash,
             journal_len,
             snapshot: dice::to_hex(&dice::sha256(text.as_bytes())),
-            due: Some(Due {
-                ended: self.game.ended,
-                paused: self.desk.paused,
-                step: self.game.step,
-                reminded: self.desk.reminded,
-                deadline_at: self.desk.deadline_at.clone(),
-                resolve_at: self.desk.resolve_at.clone(),
-            }),
+            due: Some(Due::of(self)),
         };
-        let data = self.dir.parent().and_then(Path::parent).unwrap_or(Path::new("."));
-        let tp = tip_path(data, &self.game.id);
+        let tp = tip_path(data_of(&self.dir), &self.game.id);
         if let Some(d) = tp.parent() {
             fs::create_dir_all(d).map_err(io(d))?;
         }
@@ -390,8 +449,7 @@ fn load_with(data: &Path, id: &str, persist: bool) -> Result<Loaded, Error> {
 /// Replay the journal to rebuild the game and the desk state; the journal
 /// wins over any snapshot, but it must reach the tip adjutant wrote last.
 pub fn rebuild(dir: &Path, id: &str) -> Result<Loaded, Error> {
-    let data = dir.parent().and_then(Path::parent).unwrap_or(Path::new("."));
-    rebuild_with(dir, id, read_tip(data, id).as_ref(), true)
+    rebuild_with(dir, id, read_tip(data_of(dir), id).as_ref(), true)
 }
 
 fn rebuild_with(dir: &Path, id: &str, tip: Option<&Tip>, persist: bool) -> Result<Loaded, Error> {
@@ -406,23 +464,15 @@ fn rebuild_with(dir: &Path, id: &str, tip: Option<&Tip>, persist: bool) -> Resul
     }
     let entries = journal::read(&jp)?;
     match tip {
-        Some(t) if t.seq > 0 => {
-            let at = entries.get(t.seq as usize - 1);
-            if at.map(|e| &e.hash) != Some(&t.hash) {
-                return Err(corrupt(format!(
-                    "the journal {} adjutant's last entry {} ({}…): entries were cut off or replaced. Restore journal.toml from a backup; {} holds the tip adjutant wrote",
-                    if at.is_none() {
-                        format!("ends at entry {}, before", entries.len())
-                    } else {
-                        "has another hash at".to_string()
-                    },
-                    t.seq,
-                    &t.hash[..t.hash.len().min(16)],
-                    tip_path(dir.parent().and_then(Path::parent).unwrap_or(Path::new(".")), id).display()
-                )));
-            }
+        Some(t) => {
+            let at = entries.get((t.seq as usize).wrapping_sub(1)).map(|e| e.hash.as_str());
+            t.reached(at, entries.len() as u64).map_err(|m| {
+                corrupt(format!(
+                    "{m}. Restore journal.toml from a backup; {} holds the tip adjutant wrote",
+                    tip_path(data_of(dir), id).display()
+                ))
+            })?;
         }
-        Some(_) => {}
         None if !entries.is_empty() => {
             tracing::warn!(game = %id, "no tip file for this game (an older adjutant, or it was deleted): the journal is taken as it is")
         }
@@ -569,6 +619,22 @@ pub fn links_upto(sec: &Secrets, chain_len: u32, k: u32) -> BTreeMap<String, Vec
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn what_a_deadline_pass_has_to_do() {
+        let at =
+            |h: i64| Some((DateTime::<Utc>::from_timestamp(0, 0).unwrap() + chrono::Duration::hours(h)).to_rfc3339());
+        let now = DateTime::<Utc>::from_timestamp(0, 0).unwrap() + chrono::Duration::hours(10);
+        let d = Due { ended: false, paused: false, step: 3, reminded: 2, deadline_at: at(12), resolve_at: at(13) };
+        let day = Some(chrono::Duration::hours(24));
+        assert_eq!(d.pending(now, None), Pending::Nothing);
+        assert_eq!(d.pending(now, day), Pending::Remind);
+        assert_eq!(Due { reminded: 3, ..d.clone() }.pending(now, day), Pending::Nothing, "reminded already");
+        assert_eq!(Due { resolve_at: at(9), ..d.clone() }.pending(now, day), Pending::Resolve);
+        assert_eq!(Due { resolve_at: None, deadline_at: at(10), ..d.clone() }.pending(now, None), Pending::Resolve);
+        assert_eq!(Due { paused: true, resolve_at: at(9), ..d.clone() }.pending(now, day), Pending::Nothing);
+        assert_eq!(Due { ended: true, resolve_at: at(9), ..d }.pending(now, day), Pending::Nothing);
+    }
 
     #[test]
     fn checkpoints_give_the_same_links() {

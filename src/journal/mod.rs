@@ -171,11 +171,7 @@ impl Entry {
     }
 
     fn to_table(&self) -> toml::Table {
-        let mut t = self.body.clone();
-        t.insert("seq".into(), toml::Value::Integer(self.seq as i64));
-        t.insert("at".into(), toml::Value::String(self.at.clone()));
-        t.insert("kind".into(), toml::Value::String(self.kind.clone()));
-        t.insert("prev".into(), toml::Value::String(self.prev.clone()));
+        let mut t = self.unhashed();
         t.insert("hash".into(), toml::Value::String(self.hash.clone()));
         t
     }

@@ -91,3 +91,22 @@ fn the_fixtures_verify_with_the_independent_script() {
         assert!(out.status.success() && text.contains("VERDICT: verified"), "{path}: {text}");
     }
 }
+
+#[test]
+fn an_unknown_dice_mode_or_action_is_refused_when_read() {
+    let mut es = fixture(FIXTURES[0].0);
+    es[0].body.insert("dice".into(), toml::Value::String("loaded".into()));
+    let mut prev = journal::GENESIS.to_string();
+    for e in es.iter_mut() {
+        e.prev = prev.clone();
+        e.hash = e.compute_hash(Format::V1);
+        prev = e.hash.clone();
+    }
+    let m = adjutant::audit::replay(&es).err().expect("refused");
+    assert!(m.message.contains("loaded"), "{}", m.message);
+    let mut es = fixture(FIXTURES[0].0);
+    let d = es.iter_mut().find(|e| e.kind == "deadline").unwrap();
+    d.body.insert("action".into(), toml::Value::String("explode".into()));
+    let e = adjutant::desk::store::desk_state(&es).expect_err("refused");
+    assert!(e.contains("explode"), "{e}");
+}

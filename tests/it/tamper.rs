@@ -51,6 +51,10 @@ fn a_journal_cut_at_an_entry_boundary_is_reported_by_audit_and_refused_by_the_da
     assert_eq!(r.quarantined, 1, "{r:?}");
     assert_eq!(std::fs::read(&p).unwrap(), shortened, "nothing appended to the cut journal");
     assert_eq!(t.mails(ALICE).len(), before, "no reply from a cut history");
+    // The moderator is told, once, why and where the mail waits.
+    let notices: Vec<_> = t.mails(CAROL).into_iter().filter(|m| m.0.contains("a mail was set aside")).collect();
+    assert_eq!(notices.len(), 1, "{notices:?}");
+    assert!(notices[0].1.contains("cut off") && notices[0].1.contains("quarantine"), "{}", notices[0].1);
     let e = t.desk.load(&t.game).err().expect("refused").to_string();
     assert!(e.contains("cut off") && e.contains(".tip"), "{e}");
     // The journal put back, the game goes on.
