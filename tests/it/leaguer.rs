@@ -182,12 +182,11 @@ fn a_leaguer_game_needs_a_moderator() {
 fn both_demos_run_and_audit() {
     for ruleset in ["mantua", "leaguer"] {
         let dir = temp_dir(&format!("demo-{ruleset}"));
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_adjutant"))
-            .arg("--data")
-            .arg(&dir)
-            .args(["demo", ruleset])
-            .output()
-            .unwrap();
+        // A demo plays random dice; it must end whatever they are.
+        let out = output_within(
+            std::process::Command::new(env!("CARGO_BIN_EXE_adjutant")).arg("--data").arg(&dir).args(["demo", ruleset]),
+            300,
+        );
         let text = String::from_utf8_lossy(&out.stdout);
         assert!(out.status.success(), "{ruleset}: {}\n{}", String::from_utf8_lossy(&out.stderr), text);
         assert!(text.contains(": OK"), "{ruleset}: no passing audit in\n{text}");

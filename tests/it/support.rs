@@ -216,3 +216,37 @@ pub fn assert_audits(journal: &std::path::Path) {
     let (ok, text) = audit(journal);
     assert!(ok, "audit of {} failed:\n{text}", journal.display());
 }
+
+/// Runs `cmd` to its end, or kills it after `secs` seconds and fails the
+/// test with what it printed so far: a command that loops must fail its
+/// test, not hold the whole suite until CI gives up.
+pub fn output_within(cmd: &mut std::process::Command, secs: u64) -> std::process::Output {
+    use std::io::Read;
+    use std::process::Stdio;
+    let mut child = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("the command starts");
+    // Read both pipes as the child writes, so that a full pipe never stops it.
+    let drain = |mut r: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut v = Vec::new();
+            let _ = r.read_to_end(&mut v);
+            v
+        })
+    };
+    let out = drain(Box::new(child.stdout.take().expect("stdout")));
+    let err = drain(Box::new(child.stderr.take().expect("stderr")));
+    let end = std::time::Instant::now() + std::time::Duration::from_secs(secs);
+    let status = loop {
+        if let Some(s) = child.try_wait().expect("wait") {
+            break s;
+        }
+        if std::time::Instant::now() > end {
+            let _ = child.kill();
+            let _ = child.wait();
+            let text = String::from_utf8_lossy(&out.join().unwrap_or_default()).to_string();
+            let tail: String = text.chars().rev().take(3000).collect::<Vec<_>>().into_iter().rev().collect();
+            panic!("{cmd:?} did not end within {secs} s; the end of what it printed:\n{tail}");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    std::process::Output { status, stdout: out.join().unwrap_or_default(), stderr: err.join().unwrap_or_default() }
+}

@@ -8,6 +8,12 @@ use crate::engine::DemoMail;
 
 /// The mails sent before pass `pass`; `None` once nothing is left to do.
 pub fn mails(s: &State, pass: usize) -> Option<Vec<DemoMail>> {
+    // A bound on the whole demo, whatever the dice: the policy below always
+    // ends a battle, but a demo that could run on would hang the README's
+    // first command.
+    if pass >= LIMIT {
+        return None;
+    }
     let m = DemoMail::new;
     Some(match pass {
         // Set-up: Austria places a Tyrolean block; France first writes a
@@ -41,10 +47,13 @@ pub fn mails(s: &State, pass: usize) -> Option<Vec<DemoMail>> {
     })
 }
 
+/// More passes than any demo game takes (about 25 with these policies).
+const LIMIT: usize = 100;
+
 /// What the demo's players order in a battle: reveal a fighting block,
 /// deploy in pairs from the middle, attack what they face or march ahead;
 /// once time is out the attacker doubles, the defender accepts, and the side
-/// with fewer units left then retreats.
+/// with fewer units left, or with no Wing able to act, then retreats.
 fn battle_orders(s: &State, role: &str) -> Vec<String> {
     let b = s.battle.as_ref().expect("a battle");
     match b.stage {
@@ -98,7 +107,14 @@ fn battle_orders(s: &State, role: &str) -> Vec<String> {
                 }
                 left -= cost;
             }
-            if v.is_empty() || v == ["DOUBLE"] {
+            let acts = v.iter().any(|o| o != "DOUBLE");
+            // Time is out and no Wing of ours can reach the enemy (they may
+            // face away, or stand at the edge): passing would go on for
+            // ever, so the side that cannot fight retreats.
+            if !acts && b.time_set && b.time.is_none() {
+                return vec!["RETREAT".into()];
+            }
+            if !acts {
                 v.push("PASS".into());
             }
             v
