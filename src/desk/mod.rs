@@ -848,7 +848,7 @@ impl Desk {
             };
             let name = format!("{}~{:03}~{}.eml", spool_stamp(now, base), i, safe_name(&mid));
             let tmp = self.data.join("spool/tmp").join(&name);
-            fs::write(&tmp, &bytes).map_err(io("spool", &tmp))?;
+            fs::write(&tmp, self.spool_form(&bytes)).map_err(io("spool", &tmp))?;
             batch.entry(
                 "mail",
                 &kinds::Mail {
@@ -886,7 +886,7 @@ impl Desk {
         let mid = format!("desk.{key}@{domain}");
         let bytes = self.render("-", 0, 0, letter, &mid, now)?;
         let p = self.data.join("spool/new").join(format!("0~000~{}.eml", safe_name(&mid)));
-        write_synced(&p, &bytes).map_err(io("spool", &p))?;
+        write_synced(&p, &self.spool_form(&bytes)).map_err(io("spool", &p))?;
         done.push((key.to_string(), t));
         let text: String = done.iter().map(|(k, at)| format!("{k} {at}\n")).collect();
         crate::journal::write_atomic(&rp, text.as_bytes(), None).map_err(io("write", &rp))
@@ -976,21 +976,34 @@ impl Desk {
         names.sort();
         let mut n = 0;
         let mut done = Vec::new();
+        // One outbox opened once a pass, not once a letter.
+        let mut outboxes: BTreeMap<String, Maildir> = BTreeMap::new();
         for p in names {
             let bytes = fs::read(&p).map_err(io("read", &p))?;
             let recipients = crate::mail::parse::recipients(&bytes);
             let name = p.file_name().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
             let mid = name.splitn(3, '~').nth(2).unwrap_or(&name).to_string();
-            // The spool holds the wire form (CRLF, as SMTP wants it); a
-            // Maildir file follows the local convention, LF, which local
-            // clients (s-nail, mutt) expect.
+            for to in &recipients {
+                if !outboxes.contains_key(to) {
+                    outboxes.insert(to.clone(), self.open_outbox(to)?);
+                }
+            }
+            n += 1;
+            // The spool of the file transport already holds the local form
+            // (LF, which local clients such as s-nail and mutt expect): a
+            // letter to one recipient is moved into the outbox whole, which
+            // lets it go from the spool in the same step.
+            if let [to] = &recipients[..] {
+                if !bytes.contains(&b'\r') && outboxes[to].adopt(&p, &mid).is_ok() {
+                    continue;
+                }
+            }
             let local = crlf_to_lf(&bytes);
             for to in &recipients {
-                let md = self.open_outbox(to)?;
+                let md = &outboxes[to];
                 md.deliver_with(&mid, &local, false).map_err(io("deliver", &md.root))?;
             }
             done.push(p);
-            n += 1;
         }
         crash_point("delivered");
         // Delivered copies are made durable together, then the spool let go;
@@ -1003,6 +1016,16 @@ impl Desk {
             fs::remove_file(&p).map_err(io("remove", &p))?;
         }
         Ok(n)
+    }
+
+    /// The form a letter is spooled in: the wire form (CRLF) for SMTP, the
+    /// local form (LF) for the file transport, which then delivers the
+    /// spool file itself. The journal's digest is always the wire form's.
+    fn spool_form(&self, wire: &[u8]) -> Vec<u8> {
+        match self.cfg.outbound {
+            OutCfg::File { .. } => crlf_to_lf(wire),
+            OutCfg::Smtp(_) | OutCfg::Sendmail { .. } => wire.to_vec(),
+        }
     }
 
     /// Note that the message `sha` is being handled; how many times it
@@ -1313,7 +1336,11 @@ impl Desk {
         let mut n = 0;
         let mut outage = None;
         for p in names {
-            let bytes = fs::read(&p).map_err(io("read", &p))?;
+            let mut bytes = fs::read(&p).map_err(io("read", &p))?;
+            // Spooled while the transport was the file transport (LF).
+            if !bytes.contains(&b'\r') {
+                bytes = lf_to_crlf(&bytes);
+            }
             let name = p.file_name().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
             let to = crate::mail::parse::recipients(&bytes).into_iter().next().unwrap_or_default();
             match sender.send(&self.cfg.game.address, &to, &bytes) {
@@ -1475,6 +1502,19 @@ fn tighten(dir: &Path) {
         warn!(folder = %dir.display(), mode = format!("{:o}", mode & 0o777), "the data folder was open to others: now 0700");
         let _ = fs::set_permissions(dir, fs::Permissions::from_mode(0o700));
     }
+}
+
+/// A message's line ends as SMTP wants them, for a letter spooled in the
+/// local form when the transport was the file transport.
+fn lf_to_crlf(bytes: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(bytes.len() + bytes.len() / 32);
+    for (i, &b) in bytes.iter().enumerate() {
+        if b == b'\n' && (i == 0 || bytes[i - 1] != b'\r') {
+            out.push(b'\r');
+        }
+        out.push(b);
+    }
+    out
 }
 
 /// A message's line ends as a Maildir file wants them: LF.

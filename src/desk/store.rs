@@ -379,9 +379,10 @@ impl Loaded {
         };
         let text = toml::to_string(&snap).expect("snapshot serializes");
         let p = self.dir.join("state.toml");
-        // Not synced: a snapshot lost or torn with the power does not match
-        // the tip, and the game is rebuilt from the journal.
-        journal::write_replace(&p, text.as_bytes()).map_err(io(&p))?;
+        // Written in place and not synced: a snapshot lost or torn (by the
+        // power, or by a crash in mid-write) does not match the tip, and the
+        // game is rebuilt from the journal.
+        journal::write_in_place(&p, text.as_bytes()).map_err(io(&p))?;
         let tip = Tip {
             seq: snap.seq,
             hash: snap.hash,

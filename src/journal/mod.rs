@@ -492,6 +492,15 @@ pub fn write_replace(path: &Path, data: &[u8]) -> std::io::Result<()> {
     fs::rename(&tmp, path)
 }
 
+/// Overwrite a file in place, without waiting for the disk: no new inode,
+/// for a file a digest kept elsewhere vouches for (the snapshot, checked
+/// against its tip), so that one torn by a crash is known and rebuilt.
+pub fn write_in_place(path: &Path, data: &[u8]) -> std::io::Result<()> {
+    let mut f = fs::OpenOptions::new().write(true).create(true).truncate(false).open(path)?;
+    f.write_all(data)?;
+    f.set_len(data.len() as u64)
+}
+
 /// Write a file atomically: temp file, fsync, rename, fsync the folder.
 pub fn write_atomic(path: &Path, data: &[u8], mode: Option<u32>) -> std::io::Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));

@@ -85,6 +85,20 @@ impl Maildir {
         Ok(dst)
     }
 
+    /// Deliver a finished file by moving it into new/ under `name`: no
+    /// copy and no new inode. The file must be on the same file system
+    /// (else the rename fails and the caller copies instead).
+    pub fn adopt(&self, file: &Path, name: &str) -> std::io::Result<PathBuf> {
+        #[cfg(unix)]
+        if let Some(m) = self.mode {
+            use std::os::unix::fs::PermissionsExt;
+            fs::set_permissions(file, fs::Permissions::from_mode(m))?;
+        }
+        let dst = self.root.join("new").join(name);
+        fs::rename(file, &dst)?;
+        Ok(dst)
+    }
+
     /// Mark a message in new/ processed by moving it to cur/.
     pub fn mark_seen(&self, path: &Path) -> std::io::Result<()> {
         let name = path.file_name().ok_or_else(|| std::io::Error::other("no file name"))?;
