@@ -392,7 +392,7 @@ impl Desk {
         // by another path (one more Received: line).
         let sha = dice::to_hex(&dice::sha256(raw));
         let mid_key = inb.message_id.as_ref().map(|m| format!("mid:{m}"));
-        if l.desk.seen.contains(&sha) || mid_key.as_ref().is_some_and(|k| l.desk.seen.contains(k)) {
+        if l.seen.contains(&sha) || mid_key.as_ref().is_some_and(|k| l.seen.contains(k)) {
             report.duplicates += 1;
             return Ok(());
         }
@@ -421,9 +421,9 @@ impl Desk {
         let archive = l.dir.join("mail").join(format!("{:06}-{}.eml", l.journal.last_seq + 1, &sha[..16]));
         archive_raw(&archive, raw, &sha, source)?;
         super::crash_point("archived");
-        l.desk.seen.insert(sha);
+        l.seen.insert(&sha);
         if let Some(k) = mid_key {
-            l.desk.seen.insert(k);
+            l.seen.insert(&k);
         }
         if let Some(why) = refusal {
             report.refused += 1;

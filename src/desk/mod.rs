@@ -17,6 +17,7 @@ mod handle;
 pub mod hourly;
 pub mod letters;
 pub mod pass;
+pub mod seen;
 pub mod store;
 
 use crate::config::{Config, Inbound as InCfg, Outbound as OutCfg};
@@ -395,6 +396,7 @@ impl Desk {
                 deadline_secs: req.deadline.as_deref().and_then(store::parse_duration),
                 ..DeskState::default()
             },
+            seen: seen::Seen::default(),
             journal,
         };
         let mut batch = Batch::default();

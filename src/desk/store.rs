@@ -2,13 +2,14 @@
 //! archive; loading a game from its snapshot, or rebuilding it from the
 //! journal when the snapshot is missing or behind.
 
+use super::seen::Seen;
 use crate::audit;
 use crate::dice;
 use crate::engine::{Envelope, Game};
 use crate::journal::{self, kinds, Entry, Journal};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -60,9 +61,6 @@ pub struct DeskState {
     /// Values the moderator declared for the open step (declared dice).
     #[serde(default)]
     pub declared: Vec<(String, Vec<u32>)>,
-    /// SHA-256 of every inbound message handled: the dedupe set.
-    #[serde(default)]
-    pub seen: BTreeSet<String>,
     /// The anchors of renewed chains, by the base step they follow (the
     /// first chains' anchors are in the journal's first entry).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -198,6 +196,9 @@ pub struct Loaded {
     pub dir: PathBuf,
     pub game: Game,
     pub desk: DeskState,
+    /// The messages handled (the dedupe set): their own file, not the
+    /// snapshot's (`seen.rs`).
+    pub seen: Seen,
     pub journal: Journal,
 }
 
@@ -273,6 +274,10 @@ pub struct Tip {
     /// What the deadline pass needs to know whether to load the game.
     #[serde(default)]
     pub due: Option<Due>,
+    /// The length of the game's `seen` file written with this tip (none
+    /// from an older adjutant: the file is then rebuilt).
+    #[serde(default)]
+    pub seen_len: Option<u64>,
 }
 
 /// A game's deadline facts as of its last commit, kept in its tip so that
@@ -365,7 +370,7 @@ pub fn read_tip(data: &Path, id: &str) -> Option<Tip> {
 
 impl Loaded {
     /// Write the snapshot, then the tip that vouches for it.
-    pub fn save(&self) -> Result<(), Error> {
+    pub fn save(&mut self) -> Result<(), Error> {
         let jp = self.journal.path();
         let journal_len = fs::metadata(jp).map(|m| m.len()).unwrap_or(0);
         let snap = Snapshot {
@@ -383,12 +388,17 @@ impl Loaded {
         // power, or by a crash in mid-write) does not match the tip, and the
         // game is rebuilt from the journal.
         journal::write_in_place(&p, text.as_bytes()).map_err(io(&p))?;
+        // After the journal is durable (a key here is a message journaled),
+        // before the tip that records the file's length.
+        let sp = self.dir.join("seen");
+        let seen_len = self.seen.save(&sp).map_err(io(&sp))?;
         let tip = Tip {
             seq: snap.seq,
             hash: snap.hash,
             journal_len,
             snapshot: dice::to_hex(&dice::sha256(text.as_bytes())),
             due: Some(Due::of(self)),
+            seen_len: Some(seen_len),
         };
         let tp = tip_path(data_of(&self.dir), &self.game.id);
         if let Some(d) = tp.parent() {
@@ -427,13 +437,15 @@ fn load_with(data: &Path, id: &str, persist: bool) -> Result<Loaded, Error> {
         let snap = std::str::from_utf8(&text).ok().and_then(|x| toml::from_str::<Snapshot>(x).ok());
         match snap {
             Some(snap) if vouched && snap.seq == t.seq && snap.hash == t.hash && snap.journal_len == jlen => {
-                if let Some(rules) = crate::rules::find(&snap.envelope.ruleset) {
+                let seen = Seen::read(&dir.join("seen"), t.seen_len);
+                if let (Some(rules), Some(seen)) = (crate::rules::find(&snap.envelope.ruleset), seen) {
                     if let Ok(game) = Game::from_parts(snap.envelope, rules, &snap.state) {
                         return Ok(Loaded {
                             journal: Journal::with_tip(&jp, snap.seq, snap.hash, snap.format),
                             dir,
                             game,
                             desk: snap.desk,
+                            seen,
                         });
                     }
                 }
@@ -481,11 +493,27 @@ fn rebuild_with(dir: &Path, id: &str, tip: Option<&Tip>, persist: bool) -> Resul
     }
     let (game, _) = audit::replay(&entries).map_err(|m| corrupt(m.to_string()))?;
     let desk = desk_state(&entries).map_err(corrupt)?;
-    let l = Loaded { journal: Journal::open(&jp)?, dir: dir.to_path_buf(), game, desk };
+    let keys = seen_keys(&entries).map_err(corrupt)?;
+    let seen = Seen::from_keys(keys.iter().map(|k| k.as_str()));
+    let mut l = Loaded { journal: Journal::open(&jp)?, dir: dir.to_path_buf(), game, desk, seen };
     if persist {
         l.save()?;
     }
     Ok(l)
+}
+
+/// The dedupe keys of every message the journal received, in order: its
+/// bytes' digest, and its Message-ID when it had one.
+fn seen_keys(entries: &[Entry]) -> Result<Vec<String>, String> {
+    let mut keys = Vec::new();
+    for e in entries.iter().filter(|e| e.kind == "received") {
+        let r: kinds::Received = e.body()?;
+        keys.push(r.sha256);
+        if !r.message_id.starts_with("sha256-") {
+            keys.push(format!("mid:{}", r.message_id));
+        }
+    }
+    Ok(keys)
 }
 
 /// The desk state as the journal records it.
@@ -501,13 +529,6 @@ pub fn desk_state(entries: &[Entry]) -> Result<DeskState, String> {
                 d.dice = c.dice;
                 d.chain_len = c.chain_len;
                 d.deadline_secs = c.deadline.as_deref().and_then(parse_duration);
-            }
-            "received" => {
-                let r: kinds::Received = e.body()?;
-                d.seen.insert(r.sha256);
-                if !r.message_id.starts_with("sha256-") {
-                    d.seen.insert(format!("mid:{}", r.message_id));
-                }
             }
             "resolved" => {
                 d.declared.clear();

@@ -203,6 +203,21 @@ fn the_same_message_twice_is_handled_once() {
     t.post_raw(raw.as_bytes());
     let r = t.pass();
     assert_eq!((r.accepted, r.duplicates), (1, 1));
+    // In a later pass, from the game's own record of what it handled (not
+    // the snapshot, which stays the size of the game's state) ...
+    t.post_raw(raw.as_bytes());
+    assert_eq!(t.pass().duplicates, 1);
+    let dir = t.dir.join("games/g1");
+    let snapshot = std::fs::read_to_string(dir.join("state.toml")).unwrap();
+    assert!(!snapshot.contains("same@example.org"), "the snapshot holds no Message-IDs");
+    // ... and when that record is cut short (a lost write), the game
+    // rebuilds it from the journal rather than forget.
+    let seen = dir.join("seen");
+    assert_eq!(std::fs::metadata(&seen).unwrap().len(), 2 * 33, "two keys: the bytes and the Message-ID");
+    std::fs::write(&seen, b"").unwrap();
+    t.post_raw(raw.as_bytes());
+    assert_eq!(t.pass().duplicates, 1);
+    assert_eq!(std::fs::metadata(&seen).unwrap().len(), 2 * 33);
 }
 
 #[test]

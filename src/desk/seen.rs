@@ -1,0 +1,157 @@
+//! The dedupe record of a game: a digest of every inbound message it
+//! handled (its bytes, and its Message-ID), kept in its own append-only
+//! file (`games/<id>/seen`) rather than in the snapshot, so that neither
+//! the snapshot nor a pass grows with a game's length. In memory only the
+//! most recent [`WINDOW`] keys are held.
+//!
+//! The file is a cache of the journal's `received` entries: it is appended
+//! after the journal is durable, its length is recorded in the game's tip,
+//! and a file shorter than the tip says (a crash, a lost write) makes the
+//! game rebuild it from the journal.
+
+use crate::dice;
+use std::collections::{HashSet, VecDeque};
+use std::fs;
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::Path;
+
+/// How many keys (two a message: bytes and Message-ID) are held in memory.
+/// A re-delivered message older than the last ~2,000 a game received is not
+/// recognised as such, but its orders are then stale (their step is long
+/// resolved) and refused as stale; only a STATUS or PRESS that old would be
+/// answered again.
+pub const WINDOW: usize = 4096;
+
+/// 32 hex digits (128 bits of SHA-256) and a newline: fixed width, so the
+/// last keys are read by seeking from the end.
+const LINE: usize = 33;
+
+#[derive(Debug, Clone, Default)]
+pub struct Seen {
+    set: HashSet<String>,
+    order: VecDeque<String>,
+    /// Keys handled since the file was last written.
+    pending: Vec<String>,
+    /// Rebuilt from the journal: the file is written anew at the next save.
+    fresh: bool,
+}
+
+/// The stored form of a key such as a message's SHA-256 or `mid:<id>`.
+fn digest(key: &str) -> String {
+    let mut h = dice::to_hex(&dice::sha256(key.as_bytes()));
+    h.truncate(LINE - 1);
+    h
+}
+
+impl Seen {
+    pub fn contains(&self, key: &str) -> bool {
+        self.set.contains(&digest(key))
+    }
+
+    /// Note a key handled: in memory now, in the file at the next save.
+    pub fn insert(&mut self, key: &str) {
+        let d = digest(key);
+        self.pending.push(d.clone());
+        self.remember(d);
+    }
+
+    fn remember(&mut self, d: String) {
+        if self.set.insert(d.clone()) {
+            self.order.push_back(d);
+            while self.order.len() > WINDOW {
+                if let Some(old) = self.order.pop_front() {
+                    self.set.remove(&old);
+                }
+            }
+        }
+    }
+
+    /// The keys of the given messages in order (a rebuild from the journal),
+    /// all to be written.
+    pub fn from_keys<'a>(keys: impl Iterator<Item = &'a str>) -> Seen {
+        let mut s = Seen::default();
+        for k in keys {
+            s.insert(k);
+        }
+        s.fresh = true;
+        s
+    }
+
+    /// The file's last keys, when it is at least `expected` bytes long (the
+    /// length the tip recorded); `None` when it is shorter or missing while
+    /// keys were expected, or when no length was recorded (an older tip):
+    /// then the journal must be read.
+    pub fn read(path: &Path, expected: Option<u64>) -> Option<Seen> {
+        let expected = expected?;
+        let mut f = match fs::File::open(path) {
+            Ok(f) => f,
+            Err(_) if expected == 0 => return Some(Seen::default()),
+            Err(_) => return None,
+        };
+        let len = f.metadata().ok()?.len();
+        if len < expected || expected % LINE as u64 != 0 {
+            return None;
+        }
+        // Only what the tip vouches for: a longer file is a save whose tip
+        // never landed, and its keys are the journal's anyway.
+        let start = expected.saturating_sub((WINDOW * LINE) as u64);
+        f.seek(SeekFrom::Start(start)).ok()?;
+        let mut buf = vec![0; (expected - start) as usize];
+        f.read_exact(&mut buf).ok()?;
+        let mut s = Seen::default();
+        for line in buf.chunks(LINE) {
+            let text = std::str::from_utf8(line).ok()?;
+            let (d, nl) = text.split_at(LINE - 1);
+            if nl != "\n" || !d.bytes().all(|b| b.is_ascii_hexdigit()) {
+                return None;
+            }
+            s.remember(d.to_string());
+        }
+        Some(s)
+    }
+
+    /// Append the keys handled since the last save (or write them all,
+    /// after a rebuild); the file's new length.
+    pub fn save(&mut self, path: &Path) -> std::io::Result<u64> {
+        let text: String = self.pending.iter().map(|d| format!("{d}\n")).collect();
+        if std::mem::take(&mut self.fresh) {
+            crate::journal::write_replace(path, text.as_bytes())?;
+        } else if !text.is_empty() {
+            let mut f = fs::OpenOptions::new().create(true).append(true).open(path)?;
+            f.write_all(text.as_bytes())?;
+        }
+        self.pending.clear();
+        Ok(fs::metadata(path).map(|m| m.len()).unwrap_or(0))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_survive_a_save_and_only_the_window_is_held() {
+        let dir = std::env::temp_dir().join(format!("adjutant-seen-{}", std::process::id()));
+        let _ = fs::create_dir_all(&dir);
+        let p = dir.join("seen");
+        let mut s = Seen::from_keys(["a", "mid:x"].into_iter());
+        let len = s.save(&p).unwrap();
+        assert_eq!(len, 2 * LINE as u64);
+        for i in 0..WINDOW {
+            s.insert(&format!("k{i}"));
+        }
+        let len = s.save(&p).unwrap();
+        let back = Seen::read(&p, Some(len)).unwrap();
+        assert!(back.contains("k0") && back.contains(&format!("k{}", WINDOW - 1)));
+        assert!(!back.contains("a"), "older than the window");
+        assert_eq!(back.order.len(), WINDOW);
+        // A file shorter than the tip says, or no length at all: rebuild.
+        assert!(Seen::read(&p, Some(len + LINE as u64)).is_none());
+        assert!(Seen::read(&p, None).is_none());
+        assert!(Seen::read(&dir.join("none"), Some(0)).is_some());
+        // A torn line is not taken.
+        fs::write(&p, b"abc\n").unwrap();
+        assert!(Seen::read(&p, Some(4)).is_none());
+        let _ = fs::remove_dir_all(&dir);
+    }
+}
