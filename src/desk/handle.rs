@@ -284,40 +284,13 @@ fn credential(inb: &parse::Inbound) -> Option<(String, String)> {
     None
 }
 
-/// Keep the raw message under the game: a hard link to the inbox file
-/// where we can (no copy, no new inode). Never written through an existing
-/// name: after a crash the name may be a link to the inbox file itself,
-/// and truncating it would empty the only copy of the mail. A name that
-/// already holds these bytes is left as it is; anything else is replaced
-/// by a new file renamed over it.
-fn archive_raw(
-    archive: &std::path::Path,
-    raw: &[u8],
-    sha: &str,
-    source: Option<&std::path::Path>,
-) -> Result<(), Error> {
-    let io = |source| Error::Io { what: "archive", path: archive.to_path_buf(), source };
-    if let Ok(old) = std::fs::read(archive) {
-        if dice::to_hex(&dice::sha256(&old)) == sha {
-            return Ok(());
-        }
-    } else if source.map(|p| std::fs::hard_link(p, archive).is_ok()).unwrap_or(false) {
-        return Ok(());
-    }
-    let tmp = archive.with_extension("eml.tmp");
-    std::fs::write(&tmp, raw).map_err(io)?;
-    std::fs::rename(&tmp, archive).map_err(io)
-}
-
 impl Desk {
-    /// Handle one raw message (read from `source`, if it is a file), into the
-    /// open games of the pass. Errors are the desk's own (disk), never the
+    /// Handle one raw message into the open games of the pass. Errors are the desk's own (disk), never the
     /// sender's: a sender's mistake is answered and journaled.
     #[instrument(skip_all)]
     pub fn handle(
         &self,
         raw: &[u8],
-        source: Option<&std::path::Path>,
         now: DateTime<Utc>,
         report: &mut PassReport,
         open: &mut Open,
@@ -418,8 +391,8 @@ impl Desk {
             },
         };
         // Archive the raw message under the game before anything else.
-        let archive = l.dir.join("mail").join(format!("{:06}-{}.eml", l.journal.last_seq + 1, &sha[..16]));
-        archive_raw(&archive, raw, &sha, source)?;
+        let archived = super::archive::append(&l.dir, l.journal.last_seq + 1, &sha, raw, now);
+        archived.map_err(|source| Error::Io { what: "archive", path: l.dir.join("mail.mbox"), source })?;
         super::crash_point("archived");
         l.seen.insert(&sha);
         if let Some(k) = mid_key {
@@ -968,42 +941,5 @@ impl Desk {
     fn may_reply(&self, counts: &mut Option<Counts>, from: &str, now: DateTime<Utc>) -> bool {
         let limit = self.cfg.limits.refusals_per_hour;
         Counts::of(counts, &self.data).refusals.count(from, now.timestamp(), limit) == Quota::Within
-    }
-}
-
-#[cfg(test)]
-mod archive_tests {
-    use super::*;
-
-    fn dir(tag: &str) -> std::path::PathBuf {
-        let d = std::env::temp_dir().join(format!("adjutant-archive-{tag}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&d);
-        std::fs::create_dir_all(&d).unwrap();
-        d
-    }
-
-    #[test]
-    fn a_second_pass_after_a_crash_never_empties_the_inbox_file() {
-        let d = dir("relink");
-        let (inbox, archive) = (d.join("inbox-1.eml"), d.join("000007-abcd.eml"));
-        let raw = b"From: a@x\r\n\r\nPASS\r\n";
-        std::fs::write(&inbox, raw).unwrap();
-        let sha = dice::to_hex(&dice::sha256(raw));
-        // The first pass linked the archive to the inbox file, then died.
-        archive_raw(&archive, raw, &sha, Some(&inbox)).unwrap();
-        // The next pass archives the same mail again under the same name.
-        archive_raw(&archive, raw, &sha, Some(&inbox)).unwrap();
-        assert_eq!(std::fs::read(&inbox).unwrap(), raw);
-        assert_eq!(std::fs::read(&archive).unwrap(), raw);
-        // A name taken by other bytes (a link to another mail) is replaced
-        // by a new file: the other mail is untouched.
-        let other = d.join("inbox-2.eml");
-        std::fs::write(&other, b"other").unwrap();
-        std::fs::remove_file(&archive).unwrap();
-        std::fs::hard_link(&other, &archive).unwrap();
-        archive_raw(&archive, raw, &sha, Some(&inbox)).unwrap();
-        assert_eq!(std::fs::read(&other).unwrap(), b"other");
-        assert_eq!(std::fs::read(&archive).unwrap(), raw);
-        let _ = std::fs::remove_dir_all(&d);
     }
 }

@@ -12,6 +12,7 @@
 //! if it is seen again.
 
 mod daemon;
+pub mod archive;
 pub mod deadlines;
 mod handle;
 pub mod hourly;
@@ -353,7 +354,7 @@ impl Desk {
                 return Err(Error::Bad(format!("no player for role {r}: add --player {r}=EMAIL")));
             }
         }
-        fs::create_dir_all(dir.join("mail")).map_err(io("create", &dir))?;
+        fs::create_dir_all(&dir).map_err(io("create", &dir))?;
         // Commit to every stream before any order exists (dice-v1 step 1).
         let mut secrets = store::Secrets::default();
         let mut anchors = BTreeMap::new();
@@ -1056,7 +1057,6 @@ impl Desk {
     pub fn handle_safely(
         &self,
         raw: &[u8],
-        source: Option<&Path>,
         now: DateTime<Utc>,
         report: &mut PassReport,
         open: &mut Open,
@@ -1076,7 +1076,7 @@ impl Desk {
             ));
         }
         let game = std::panic::catch_unwind(|| handle::game_of(raw)).ok().flatten();
-        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.handle(raw, source, now, report, open)));
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.handle(raw, now, report, open)));
         match r {
             Ok(Ok(())) => {
                 self.attempted();

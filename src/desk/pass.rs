@@ -32,8 +32,6 @@ pub trait Inbox {
     /// The raw bytes of some waiting messages; one that cannot be read is
     /// left where it is (logged) and missing from the answer.
     fn fetch(&mut self, ids: &[Self::Id]) -> Result<Fetched<Self::Id>, Error>;
-    /// The message's file, when it has one (the archive links to it).
-    fn file<'a>(&self, id: &'a Self::Id) -> Option<&'a Path>;
     /// Handled and committed: never to be handled again.
     fn mark_handled(&mut self, ids: &[Self::Id]) -> Result<(), Error>;
     /// Could not be handled: out of the way (a copy is in quarantine).
@@ -71,9 +69,6 @@ impl Inbox for MaildirInbox {
             })
             .collect())
     }
-    fn file<'a>(&self, id: &'a PathBuf) -> Option<&'a Path> {
-        Some(id)
-    }
     fn mark_handled(&mut self, ids: &[PathBuf]) -> Result<(), Error> {
         ids.iter().try_for_each(|p| self.md.mark_seen(p).map_err(io("mark processed", p)))
     }
@@ -103,9 +98,6 @@ impl Inbox for ImapInbox<'_> {
     }
     fn fetch(&mut self, ids: &[u32]) -> Result<Fetched<u32>, Error> {
         Ok(imap::fetch(self.session, ids)?)
-    }
-    fn file<'a>(&self, _: &'a u32) -> Option<&'a Path> {
-        None
     }
     fn mark_handled(&mut self, ids: &[u32]) -> Result<(), Error> {
         Ok(imap::move_to(self.session, ids, &self.cfg.processed_folder)?)
@@ -141,7 +133,7 @@ impl Desk {
             let mut failed = Vec::new();
             for (id, raw) in inbox.fetch(chunk)? {
                 report.messages += 1;
-                match self.handle_safely(&raw, inbox.file(&id), now(), &mut report, &mut open)? {
+                match self.handle_safely(&raw, now(), &mut report, &mut open)? {
                     Handled::Done(g) => done.push((id, g)),
                     Handled::Failed(g, why) => {
                         // The failing message goes to quarantine; its

@@ -1,0 +1,186 @@
+//! The raw-mail archive of a game: every inbound message it handled, in one
+//! append-only mbox file (`games/<id>/mail.mbox`, mboxrd quoting, so any
+//! mail reader opens it: `mutt -f`, `mail -f`), with an index
+//! (`mail.idx`: the journal entry it came before, the message's SHA-256,
+//! the offset and length of its quoted text) from which [`read`] gives back
+//! its exact bytes. One file, not one a mail: a long game costs no inode
+//! per message.
+//!
+//! Appends are not synced here: the pass's commit syncs the file system
+//! before the journal says the message was received. A crash in mid-append
+//! leaves a tail longer than the index says; the next append cuts it off.
+//! The player's own file (the inbox) is never written through.
+
+use chrono::{DateTime, Utc};
+use std::fs;
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::Path;
+
+const MBOX: &str = "mail.mbox";
+const INDEX: &str = "mail.idx";
+
+/// One line of the index.
+#[derive(Debug, Clone, PartialEq)]
+struct Line {
+    seq: u64,
+    sha: String,
+    offset: u64,
+    len: u64,
+}
+
+impl Line {
+    fn parse(s: &str) -> Option<Line> {
+        let mut w = s.split(' ');
+        let l = Line {
+            seq: w.next()?.parse().ok()?,
+            sha: w.next()?.to_string(),
+            offset: w.next()?.parse().ok()?,
+            len: w.next()?.parse().ok()?,
+        };
+        w.next().is_none().then_some(l)
+    }
+
+    /// Where the mbox ends after this message: its text (which ends with a
+    /// newline) and the blank line between messages.
+    fn end(&self) -> u64 {
+        self.offset + self.len + 1
+    }
+}
+
+/// The last lines of the index (a batch's messages all come at its end).
+fn tail(dir: &Path) -> Vec<Line> {
+    let Ok(mut f) = fs::File::open(dir.join(INDEX)) else { return Vec::new() };
+    let len = f.metadata().map(|m| m.len()).unwrap_or(0);
+    let start = len.saturating_sub(64 * 1024);
+    let mut buf = String::new();
+    if f.seek(SeekFrom::Start(start)).is_err() || f.read_to_string(&mut buf).is_err() {
+        return Vec::new();
+    }
+    // The first line read may be cut by the seek, the last by a crash.
+    buf.lines().skip(usize::from(start > 0)).filter_map(Line::parse).collect()
+}
+
+/// mboxrd: a line that begins with `From ` (after any `>`) gets one more
+/// `>`, so that a reader never takes it for the start of a message.
+fn quote(raw: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(raw.len() + 64);
+    for line in raw.split_inclusive(|&b| b == b'\n') {
+        let rest = &line[line.iter().take_while(|&&b| b == b'>').count()..];
+        if rest.starts_with(b"From ") {
+            out.push(b'>');
+        }
+        out.extend_from_slice(line);
+    }
+    out
+}
+
+fn unquote(text: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(text.len());
+    for line in text.split_inclusive(|&b| b == b'\n') {
+        let quotes = line.iter().take_while(|&&b| b == b'>').count();
+        if quotes > 0 && line[quotes..].starts_with(b"From ") {
+            out.extend_from_slice(&line[1..]);
+        } else {
+            out.extend_from_slice(line);
+        }
+    }
+    out
+}
+
+/// Archive `raw` (digest `sha`, handled before journal entry `seq`) in the
+/// game folder `dir`, once: a message already archived for the same entry
+/// (handled again after a crash) is not written twice.
+pub fn append(dir: &Path, seq: u64, sha: &str, raw: &[u8], now: DateTime<Utc>) -> std::io::Result<()> {
+    let lines = tail(dir);
+    if lines.iter().any(|l| l.seq == seq && l.sha == sha) {
+        return Ok(());
+    }
+    let mut mbox = fs::OpenOptions::new().create(true).truncate(false).read(true).write(true).open(dir.join(MBOX))?;
+    let len = mbox.metadata()?.len();
+    // What the index vouches for ends here; anything after it is a torn
+    // append, cut off. (An index ahead of the file is a write the power
+    // took: the message goes at the file's end, as the index then says.)
+    let end = lines.last().map(|l| l.end()).unwrap_or(0);
+    let at = if len > end {
+        mbox.set_len(end)?;
+        end
+    } else {
+        len
+    };
+    mbox.seek(SeekFrom::Start(at))?;
+    let mut text = quote(raw);
+    if !text.ends_with(b"\n") {
+        text.push(b'\n');
+    }
+    let from = format!("From adjutant {}\n", now.format("%a %b %e %H:%M:%S %Y"));
+    let mut block = from.into_bytes();
+    let offset = at + block.len() as u64;
+    block.extend_from_slice(&text);
+    block.push(b'\n');
+    mbox.write_all(&block)?;
+    let line = format!("{seq} {sha} {offset} {}\n", text.len());
+    let mut idx = fs::OpenOptions::new().create(true).append(true).open(dir.join(INDEX))?;
+    idx.write_all(line.as_bytes())
+}
+
+/// The exact bytes of an archived message whose SHA-256 (hex) begins with
+/// `sha`, if the archive holds it.
+pub fn read(dir: &Path, sha: &str) -> std::io::Result<Option<Vec<u8>>> {
+    let index = match fs::read_to_string(dir.join(INDEX)) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    let Some(l) = index.lines().rev().filter_map(Line::parse).find(|l| l.sha.starts_with(sha)) else {
+        return Ok(None);
+    };
+    let mut f = fs::File::open(dir.join(MBOX))?;
+    f.seek(SeekFrom::Start(l.offset))?;
+    let mut text = vec![0; l.len as usize];
+    f.read_exact(&mut text)?;
+    let mut raw = unquote(&text);
+    // The newline added to a message that did not end with one.
+    if crate::dice::to_hex(&crate::dice::sha256(&raw)) != l.sha {
+        raw.pop();
+    }
+    Ok((crate::dice::to_hex(&crate::dice::sha256(&raw)) == l.sha).then_some(raw))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dice::{sha256, to_hex};
+    use chrono::TimeZone;
+
+    #[test]
+    fn messages_come_back_exactly_and_a_torn_tail_is_cut() {
+        let dir = std::env::temp_dir().join(format!("adjutant-archive-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        let now = Utc.with_ymd_and_hms(2026, 3, 1, 12, 0, 0).unwrap();
+        let a = b"From: <a@x>\r\nSubject: x\r\n\r\nFrom the hills\r\n>From the sea\r\nPASS\r\n".to_vec();
+        let b = b"From: <b@x>\r\n\r\nno newline at the end".to_vec();
+        let (sa, sb) = (to_hex(&sha256(&a)), to_hex(&sha256(&b)));
+        append(&dir, 2, &sa, &a, now).unwrap();
+        append(&dir, 2, &sa, &a, now).unwrap();
+        append(&dir, 2, &sb, &b, now).unwrap();
+        let mbox = fs::read_to_string(dir.join(MBOX)).unwrap();
+        assert_eq!(mbox.matches("\nFrom ").count() + usize::from(mbox.starts_with("From ")), 2, "{mbox}");
+        assert!(mbox.contains("\r\n>From the hills") && mbox.contains(">>From the sea"));
+        assert_eq!(read(&dir, &sa).unwrap(), Some(a.clone()));
+        assert_eq!(read(&dir, &sb[..16]).unwrap(), Some(b.clone()));
+        // A crash in mid-append: the tail is cut before the next message.
+        let clean = fs::metadata(dir.join(MBOX)).unwrap().len();
+        let mut f = fs::OpenOptions::new().append(true).open(dir.join(MBOX)).unwrap();
+        f.write_all(b"From adjutant Sun Mar  1 12:00:00 2026\nFrom: <c@x>\r\nTORN").unwrap();
+        let c = b"From: <c@x>\r\n\r\nPASS\r\n".to_vec();
+        let sc = to_hex(&sha256(&c));
+        append(&dir, 3, &sc, &c, now).unwrap();
+        assert_eq!(read(&dir, &sc).unwrap(), Some(c));
+        let after = fs::read_to_string(dir.join(MBOX)).unwrap();
+        assert_eq!(after.matches("From adjutant").count(), 3, "the torn message is gone: {after}");
+        assert!(after.len() as u64 > clean && !after.contains("TORN"));
+        assert_eq!(read(&dir, &sa).unwrap(), Some(a));
+        let _ = fs::remove_dir_all(&dir);
+    }
+}
