@@ -11,8 +11,8 @@
 //! is only marked processed after all that, and is recognised by its SHA-256
 //! if it is seen again.
 
-mod daemon;
 pub mod archive;
+mod daemon;
 pub mod deadlines;
 mod handle;
 pub mod hourly;
@@ -32,7 +32,7 @@ use hmac::{Hmac, Mac};
 use minijinja::context;
 use serde::Serialize;
 use sha2::Sha256;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fs;
 use std::path::{Path, PathBuf};
 pub use store::{DeskState, Loaded};
@@ -152,7 +152,16 @@ pub struct Desk {
     pub data: PathBuf,
     pub cfg: Config,
     key: Vec<u8>,
+    /// Each game's deadline facts as its tip file said them, by the tip's
+    /// inode and modification time: an idle pass of a long-running daemon
+    /// costs a `stat` a game. A tip is always replaced by a new file, so
+    /// a changed tip (this process or a CLI command) is never taken for
+    /// the old one.
+    tips: std::sync::Mutex<HashMap<String, (TipKey, Option<store::Due>)>>,
 }
+
+/// What identifies one version of a tip file.
+type TipKey = (u64, std::time::SystemTime, u64);
 
 impl Desk {
     /// Open the data folder, creating it and the server key on first use.
@@ -202,7 +211,7 @@ impl Desk {
                 )));
             }
         }
-        let desk = Desk { data: data.to_path_buf(), cfg, key };
+        let desk = Desk { data: data.to_path_buf(), cfg, key, tips: Default::default() };
         Maildir::open(&desk.inbox_path()).map_err(io("open inbox", &desk.inbox_path()))?;
         Ok(desk)
     }
@@ -790,6 +799,12 @@ impl Desk {
             crash_point("released");
             l.save()?;
         }
+        // Read these tips afresh next time: a file's inode may be reused
+        // within one tick of the clock that stamps it.
+        let mut tips = self.tips.lock().unwrap_or_else(|e| e.into_inner());
+        for (l, _) in &staged {
+            tips.remove(&l.game.id);
+        }
         Ok(())
     }
 
@@ -1171,12 +1186,14 @@ impl Desk {
         use store::{Due, Pending};
         let reminder = self.cfg.deadlines.reminder();
         let mut due: Vec<(Loaded, Batch)> = Vec::new();
-        for id in self.game_ids()? {
-            // The tip's copy of the deadline facts spares loading the game.
-            if let Some(d) = store::read_tip(&self.data, &id).and_then(|t| t.due) {
-                if d.pending(now, reminder) == Pending::Nothing {
-                    continue;
-                }
+        for id in self.game_folders()? {
+            // The tip's copy of the deadline facts spares loading the game
+            // (a game without a tip, from an older adjutant, is loaded).
+            match self.due_of(&id) {
+                Some(d) if d.pending(now, reminder) == Pending::Nothing => continue,
+                Some(_) => {}
+                None if !store::game_dir(&self.data, &id).join("journal.toml").exists() => continue,
+                None => {}
             }
             let mut l = match store::load(&self.data, &id) {
                 Ok(l) => l,
@@ -1211,12 +1228,36 @@ impl Desk {
         self.commit_all(due.iter_mut().map(|(l, b)| (l, std::mem::take(b))).collect(), now)
     }
 
+    /// A game's deadline facts from its tip: read again only when the tip
+    /// file changed since this desk last read it.
+    fn due_of(&self, id: &str) -> Option<store::Due> {
+        use std::os::unix::fs::MetadataExt;
+        let m = fs::metadata(store::tip_path(&self.data, id)).ok()?;
+        let key = (m.ino(), m.modified().ok()?, m.len());
+        let mut tips = self.tips.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((k, due)) = tips.get(id) {
+            if *k == key {
+                return due.clone();
+            }
+        }
+        let due = store::read_tip(&self.data, id).and_then(|t| t.due);
+        tips.insert(id.to_string(), (key, due.clone()));
+        due
+    }
+
+    /// The games in the data folder (the folders with a journal).
     pub fn game_ids(&self) -> Result<Vec<String>, Error> {
+        let mut v = self.game_folders()?;
+        v.retain(|id| store::game_dir(&self.data, id).join("journal.toml").exists());
+        Ok(v)
+    }
+
+    /// The names of the folders under `games/`, sorted.
+    fn game_folders(&self) -> Result<Vec<String>, Error> {
         let dir = self.data.join("games");
         let mut v: Vec<String> = fs::read_dir(&dir)
             .map_err(io("read", &dir))?
             .flatten()
-            .filter(|e| e.path().join("journal.toml").exists())
             .map(|e| e.file_name().to_string_lossy().to_string())
             .collect();
         v.sort();
