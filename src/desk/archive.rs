@@ -12,12 +12,13 @@
 //! The player's own file (the inbox) is never written through.
 
 use chrono::{DateTime, Utc};
+use std::collections::HashSet;
 use std::fs;
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::Path;
 
-const MBOX: &str = "mail.mbox";
-const INDEX: &str = "mail.idx";
+pub const MBOX: &str = "mail.mbox";
+pub const INDEX: &str = "mail.idx";
 
 /// One line of the index.
 #[derive(Debug, Clone, PartialEq)]
@@ -51,13 +52,99 @@ impl Line {
 fn tail(dir: &Path) -> Vec<Line> {
     let Ok(mut f) = fs::File::open(dir.join(INDEX)) else { return Vec::new() };
     let len = f.metadata().map(|m| m.len()).unwrap_or(0);
-    let start = len.saturating_sub(64 * 1024);
+    let start = len.saturating_sub(256 * 1024);
     let mut buf = String::new();
     if f.seek(SeekFrom::Start(start)).is_err() || f.read_to_string(&mut buf).is_err() {
         return Vec::new();
     }
     // The first line read may be cut by the seek, the last by a crash.
     buf.lines().skip(usize::from(start > 0)).filter_map(Line::parse).collect()
+}
+
+/// A game's archive as a pass appends to it: read from the index once,
+/// then kept in memory.
+#[derive(Debug, Default)]
+pub struct Archive {
+    tail: Option<Tail>,
+}
+
+#[derive(Debug)]
+struct Tail {
+    /// The journal entry the messages of the open batch come before, and
+    /// the digests of those archived for it.
+    seq: u64,
+    shas: HashSet<String>,
+    /// Where the archive ends, as the index vouches.
+    end: u64,
+}
+
+impl Archive {
+    /// Archive `raw` (digest `sha`, handled before journal entry `seq`) in
+    /// the game folder `dir`, once: a message already archived for the same
+    /// entry (handled again after a crash) is not written twice.
+    pub fn append(&mut self, dir: &Path, seq: u64, sha: &str, raw: &[u8], now: DateTime<Utc>) -> std::io::Result<()> {
+        let t = match &mut self.tail {
+            Some(t) => t,
+            None => self.tail.insert(Tail::read(dir, seq)?),
+        };
+        if t.seq != seq {
+            t.seq = seq;
+            t.shas.clear();
+        }
+        if t.shas.contains(sha) {
+            return Ok(());
+        }
+        let mut text = quote(raw);
+        if !text.ends_with(b"\n") {
+            text.push(b'\n');
+        }
+        let from = format!("From adjutant {}\n", now.format("%a %b %e %H:%M:%S %Y"));
+        let mut block = from.into_bytes();
+        let offset = t.end + block.len() as u64;
+        block.extend_from_slice(&text);
+        block.push(b'\n');
+        let mut mbox = fs::OpenOptions::new().append(true).open(dir.join(MBOX))?;
+        mbox.write_all(&block)?;
+        let line = format!("{seq} {sha} {offset} {}\n", text.len());
+        let mut idx = fs::OpenOptions::new().create(true).append(true).open(dir.join(INDEX))?;
+        idx.write_all(line.as_bytes())?;
+        t.end += block.len() as u64;
+        t.shas.insert(sha.to_string());
+        Ok(())
+    }
+}
+
+impl Tail {
+    /// The index's end, and the mbox cut to it: anything after what the
+    /// index vouches for is a torn append. (An index ahead of the file is
+    /// a write the power took: messages then go at the file's end.)
+    fn read(dir: &Path, seq: u64) -> std::io::Result<Tail> {
+        let lines = tail(dir);
+        // A torn last line of the index is closed, so the next one starts
+        // on a line of its own.
+        let ip = dir.join(INDEX);
+        if let Ok(mut f) = fs::OpenOptions::new().read(true).append(true).open(&ip) {
+            let len = f.metadata()?.len();
+            let mut last = [0u8];
+            if len > 0
+                && f.seek(SeekFrom::Start(len - 1)).and_then(|_| f.read_exact(&mut last)).is_ok()
+                && last[0] != b'\n'
+            {
+                f.write_all(b"\n")?;
+            }
+        }
+        let mbox = fs::OpenOptions::new().create(true).truncate(false).write(true).open(dir.join(MBOX))?;
+        let len = mbox.metadata()?.len();
+        let vouched = lines.last().map(|l| l.end()).unwrap_or(0);
+        let end = if len > vouched {
+            mbox.set_len(vouched)?;
+            vouched
+        } else {
+            len
+        };
+        let shas = lines.iter().filter(|l| l.seq == seq).map(|l| l.sha.clone()).collect();
+        Ok(Tail { seq, shas, end })
+    }
 }
 
 /// mboxrd: a line that begins with `From ` (after any `>`) gets one more
@@ -85,42 +172,6 @@ fn unquote(text: &[u8]) -> Vec<u8> {
         }
     }
     out
-}
-
-/// Archive `raw` (digest `sha`, handled before journal entry `seq`) in the
-/// game folder `dir`, once: a message already archived for the same entry
-/// (handled again after a crash) is not written twice.
-pub fn append(dir: &Path, seq: u64, sha: &str, raw: &[u8], now: DateTime<Utc>) -> std::io::Result<()> {
-    let lines = tail(dir);
-    if lines.iter().any(|l| l.seq == seq && l.sha == sha) {
-        return Ok(());
-    }
-    let mut mbox = fs::OpenOptions::new().create(true).truncate(false).read(true).write(true).open(dir.join(MBOX))?;
-    let len = mbox.metadata()?.len();
-    // What the index vouches for ends here; anything after it is a torn
-    // append, cut off. (An index ahead of the file is a write the power
-    // took: the message goes at the file's end, as the index then says.)
-    let end = lines.last().map(|l| l.end()).unwrap_or(0);
-    let at = if len > end {
-        mbox.set_len(end)?;
-        end
-    } else {
-        len
-    };
-    mbox.seek(SeekFrom::Start(at))?;
-    let mut text = quote(raw);
-    if !text.ends_with(b"\n") {
-        text.push(b'\n');
-    }
-    let from = format!("From adjutant {}\n", now.format("%a %b %e %H:%M:%S %Y"));
-    let mut block = from.into_bytes();
-    let offset = at + block.len() as u64;
-    block.extend_from_slice(&text);
-    block.push(b'\n');
-    mbox.write_all(&block)?;
-    let line = format!("{seq} {sha} {offset} {}\n", text.len());
-    let mut idx = fs::OpenOptions::new().create(true).append(true).open(dir.join(INDEX))?;
-    idx.write_all(line.as_bytes())
 }
 
 /// The exact bytes of an archived message whose SHA-256 (hex) begins with
@@ -161,9 +212,12 @@ mod tests {
         let a = b"From: <a@x>\r\nSubject: x\r\n\r\nFrom the hills\r\n>From the sea\r\nPASS\r\n".to_vec();
         let b = b"From: <b@x>\r\n\r\nno newline at the end".to_vec();
         let (sa, sb) = (to_hex(&sha256(&a)), to_hex(&sha256(&b)));
-        append(&dir, 2, &sa, &a, now).unwrap();
-        append(&dir, 2, &sa, &a, now).unwrap();
-        append(&dir, 2, &sb, &b, now).unwrap();
+        let mut arc = Archive::default();
+        arc.append(&dir, 2, &sa, &a, now).unwrap();
+        arc.append(&dir, 2, &sa, &a, now).unwrap();
+        // Handled again after a crash: a new pass, the archive read afresh.
+        Archive::default().append(&dir, 2, &sa, &a, now).unwrap();
+        arc.append(&dir, 2, &sb, &b, now).unwrap();
         let mbox = fs::read_to_string(dir.join(MBOX)).unwrap();
         assert_eq!(mbox.matches("\nFrom ").count() + usize::from(mbox.starts_with("From ")), 2, "{mbox}");
         assert!(mbox.contains("\r\n>From the hills") && mbox.contains(">>From the sea"));
@@ -175,7 +229,10 @@ mod tests {
         f.write_all(b"From adjutant Sun Mar  1 12:00:00 2026\nFrom: <c@x>\r\nTORN").unwrap();
         let c = b"From: <c@x>\r\n\r\nPASS\r\n".to_vec();
         let sc = to_hex(&sha256(&c));
-        append(&dir, 3, &sc, &c, now).unwrap();
+        // ... and a torn line at the end of the index too.
+        let mut i = fs::OpenOptions::new().append(true).open(dir.join(INDEX)).unwrap();
+        i.write_all(b"3 0123").unwrap();
+        Archive::default().append(&dir, 3, &sc, &c, now).unwrap();
         assert_eq!(read(&dir, &sc).unwrap(), Some(c));
         let after = fs::read_to_string(dir.join(MBOX)).unwrap();
         assert_eq!(after.matches("From adjutant").count(), 3, "the torn message is gone: {after}");

@@ -391,8 +391,8 @@ impl Desk {
             },
         };
         // Archive the raw message under the game before anything else.
-        let archived = super::archive::append(&l.dir, l.journal.last_seq + 1, &sha, raw, now);
-        archived.map_err(|source| Error::Io { what: "archive", path: l.dir.join("mail.mbox"), source })?;
+        let archived = l.archive.append(&l.dir, l.journal.last_seq + 1, &sha, raw, now);
+        archived.map_err(|source| Error::Io { what: "archive", path: l.dir.join(super::archive::MBOX), source })?;
         super::crash_point("archived");
         l.seen.insert(&sha);
         if let Some(k) = mid_key {

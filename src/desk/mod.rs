@@ -364,6 +364,11 @@ impl Desk {
             }
         }
         fs::create_dir_all(&dir).map_err(io("create", &dir))?;
+        // The files a game appends to all its life are made with it, not by
+        // its first mail in the middle of a pass.
+        for f in [archive::MBOX, archive::INDEX, seen::FILE] {
+            fs::File::create(dir.join(f)).map_err(io("create", &dir.join(f)))?;
+        }
         // Commit to every stream before any order exists (dice-v1 step 1).
         let mut secrets = store::Secrets::default();
         let mut anchors = BTreeMap::new();
@@ -407,6 +412,7 @@ impl Desk {
                 ..DeskState::default()
             },
             seen: seen::Seen::default(),
+            archive: Default::default(),
             journal,
         };
         let mut batch = Batch::default();

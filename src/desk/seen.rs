@@ -22,6 +22,9 @@ use std::path::Path;
 /// answered again.
 pub const WINDOW: usize = 4096;
 
+/// The file's name in the game folder.
+pub const FILE: &str = "seen";
+
 /// 32 hex digits (128 bits of SHA-256) and a newline: fixed width, so the
 /// last keys are read by seeking from the end.
 const LINE: usize = 33;

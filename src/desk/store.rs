@@ -199,6 +199,8 @@ pub struct Loaded {
     /// The messages handled (the dedupe set): their own file, not the
     /// snapshot's (`seen.rs`).
     pub seen: Seen,
+    /// The raw-mail archive, as this load appends to it.
+    pub archive: super::archive::Archive,
     pub journal: Journal,
 }
 
@@ -390,7 +392,7 @@ impl Loaded {
         journal::write_in_place(&p, text.as_bytes()).map_err(io(&p))?;
         // After the journal is durable (a key here is a message journaled),
         // before the tip that records the file's length.
-        let sp = self.dir.join("seen");
+        let sp = self.dir.join(super::seen::FILE);
         let seen_len = self.seen.save(&sp).map_err(io(&sp))?;
         let tip = Tip {
             seq: snap.seq,
@@ -437,7 +439,7 @@ fn load_with(data: &Path, id: &str, persist: bool) -> Result<Loaded, Error> {
         let snap = std::str::from_utf8(&text).ok().and_then(|x| toml::from_str::<Snapshot>(x).ok());
         match snap {
             Some(snap) if vouched && snap.seq == t.seq && snap.hash == t.hash && snap.journal_len == jlen => {
-                let seen = Seen::read(&dir.join("seen"), t.seen_len);
+                let seen = Seen::read(&dir.join(super::seen::FILE), t.seen_len);
                 if let (Some(rules), Some(seen)) = (crate::rules::find(&snap.envelope.ruleset), seen) {
                     if let Ok(game) = Game::from_parts(snap.envelope, rules, &snap.state) {
                         return Ok(Loaded {
@@ -446,6 +448,7 @@ fn load_with(data: &Path, id: &str, persist: bool) -> Result<Loaded, Error> {
                             game,
                             desk: snap.desk,
                             seen,
+                            archive: Default::default(),
                         });
                     }
                 }
@@ -495,7 +498,8 @@ fn rebuild_with(dir: &Path, id: &str, tip: Option<&Tip>, persist: bool) -> Resul
     let desk = desk_state(&entries).map_err(corrupt)?;
     let keys = seen_keys(&entries).map_err(corrupt)?;
     let seen = Seen::from_keys(keys.iter().map(|k| k.as_str()));
-    let mut l = Loaded { journal: Journal::open(&jp)?, dir: dir.to_path_buf(), game, desk, seen };
+    let mut l =
+        Loaded { journal: Journal::open(&jp)?, dir: dir.to_path_buf(), game, desk, seen, archive: Default::default() };
     if persist {
         l.save()?;
     }
