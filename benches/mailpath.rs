@@ -1,8 +1,9 @@
 //! The mail path through a real Dovecot and Postfix on loopback (run with
 //! `scripts/bench.sh`, which starts them): messages per second ingested and
 //! answered by the desk, beside the rate at which a plain IMAP client
-//! fetches the same messages from the same server and the rate at which
-//! Python's smtplib submits as many messages to the same Postfix. Prints
+//! fetches the same messages from the same server (the imap crate, and
+//! Python's imaplib as the baseline) and the rate at which Python's smtplib
+//! submits as many messages to the same Postfix. Prints
 //! figures and ratios; asserts nothing about time.
 
 use adjutant::config::{Config, GameAddress, ImapConfig, Inbound, Limits, Outbound, Security, SmtpConfig};
@@ -97,6 +98,38 @@ fn main() {
         );
         s.append("INBOX", raw.as_bytes()).finish().unwrap();
     }
+    // The baseline: Python's imaplib fetching the same messages the same
+    // way (STARTTLS, batches of 50, BODY.PEEK[], nothing changed).
+    let script = r#"
+import imaplib, ssl, sys, time
+host, port, ca, user, pw = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
+m = imaplib.IMAP4(host, port)
+m.starttls(ssl_context=ssl.create_default_context(cafile=ca))
+m.login(user, pw)
+m.select("INBOX", readonly=True)
+t = time.time()
+uids = m.uid("SEARCH", None, "ALL")[1][0].split()
+n = 0
+for i in range(0, len(uids), 50):
+    n += sum(1 for x in m.uid("FETCH", b",".join(uids[i:i + 50]), "(BODY.PEEK[])")[1] if isinstance(x, tuple))
+print(n, time.time() - t)
+m.logout()
+"#;
+    let imaplib = python(
+        script,
+        &[&env["MAILSTACK_IMAP_PORT"], &env["MAILSTACK_CA"], "game@adjutant.test", &env["MAILSTACK_PASSWORD"]],
+    )
+    .and_then(|o| {
+        let (n, secs) = o.split_once(' ').ok_or(o.clone())?;
+        Ok((n.parse::<usize>().map_err(|e| e.to_string())?, secs.parse::<f64>().map_err(|e| e.to_string())?))
+    });
+    match &imaplib {
+        Ok((got, secs)) => println!(
+            "mailpath: Python's imaplib fetches {got} messages in {secs:.2} s: {:.0} messages/s",
+            *got as f64 / secs
+        ),
+        Err(e) => println!("mailpath: the imaplib baseline failed: {e}"),
+    }
     // A plain IMAP client: fetch every message, in batches, nothing else.
     let start = Instant::now();
     let (_, uids) = imap::pending(&mut s, "INBOX").unwrap();
@@ -121,6 +154,13 @@ fn main() {
         r.sent,
         r.messages as f64 / pass
     );
+    if let Ok((got, secs)) = imaplib {
+        println!(
+            "mailpath: the desk's fetch runs at {:.2} of imaplib's rate; its whole pass (fetch, handle, journal, move, reply by SMTP) at {:.2}",
+            (uids.len() as f64 / fetch) / (got as f64 / secs),
+            (r.messages as f64 / pass) / (got as f64 / secs)
+        );
+    }
     // SMTP out alone: the replies to n more orders are spooled while the
     // server is unreachable, then sent in one delivery.
     let mut closed = cfg.clone();
@@ -160,17 +200,17 @@ for i in range(n):
 print(time.time() - t)
 s.quit()
 "#;
-    let out = std::process::Command::new("python3")
-        .args(["-c", script, "127.0.0.1", &env["MAILSTACK_SUBMISSION_PORT"], &env["MAILSTACK_CA"]])
-        .args(["game@adjutant.test", &env["MAILSTACK_PASSWORD"], &r.sent.to_string()])
-        .output();
-    let secs = match &out {
-        Ok(o) => String::from_utf8_lossy(&o.stdout)
-            .trim()
-            .parse::<f64>()
-            .map_err(|_| String::from_utf8_lossy(&o.stderr).to_string()),
-        Err(e) => Err(e.to_string()),
-    };
+    let secs = python(
+        script,
+        &[
+            &env["MAILSTACK_SUBMISSION_PORT"],
+            &env["MAILSTACK_CA"],
+            "game@adjutant.test",
+            &env["MAILSTACK_PASSWORD"],
+            &r.sent.to_string(),
+        ],
+    )
+    .and_then(|o| o.parse::<f64>().map_err(|e| format!("{e}: {o}")));
     match secs.map_err(|e| println!("mailpath: the smtplib baseline failed: {}", e.replace('\n', " | "))).ok() {
         Some(secs) => println!(
             "mailpath: smtplib submits {} messages over one connection in {secs:.2} s: {:.0} messages/s; the desk sends at {:.2} of that, and its whole pass (ingest and reply) runs at {:.2}",
@@ -182,4 +222,18 @@ s.quit()
         None => println!("mailpath: no python3 smtplib baseline"),
     }
     let _ = std::fs::remove_dir_all(&data);
+}
+
+/// Run a Python baseline against 127.0.0.1 with these arguments after the
+/// host; what it printed, or why it failed.
+fn python(script: &str, args: &[&str]) -> Result<String, String> {
+    let o = std::process::Command::new("python3")
+        .args(["-c", script, "127.0.0.1"])
+        .args(args)
+        .output()
+        .map_err(|e| e.to_string())?;
+    if !o.status.success() {
+        return Err(String::from_utf8_lossy(&o.stderr).to_string());
+    }
+    Ok(String::from_utf8_lossy(&o.stdout).trim().to_string())
 }
