@@ -48,17 +48,28 @@ impl Line {
     }
 }
 
-/// The last lines of the index (a batch's messages all come at its end).
-fn tail(dir: &Path) -> Vec<Line> {
-    let Ok(mut f) = fs::File::open(dir.join(INDEX)) else { return Vec::new() };
-    let len = f.metadata().map(|m| m.len()).unwrap_or(0);
+/// The last whole lines of the index (a batch's messages all come at its
+/// end); none when there is no index yet. An index that cannot be read is
+/// an error: the archive is then left exactly as it is.
+fn tail(dir: &Path) -> std::io::Result<Vec<Line>> {
+    let mut f = match fs::File::open(dir.join(INDEX)) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(e),
+    };
+    let len = f.metadata()?.len();
     let start = len.saturating_sub(256 * 1024);
-    let mut buf = String::new();
-    if f.seek(SeekFrom::Start(start)).is_err() || f.read_to_string(&mut buf).is_err() {
-        return Vec::new();
-    }
-    // The first line read may be cut by the seek, the last by a crash.
-    buf.lines().skip(usize::from(start > 0)).filter_map(Line::parse).collect()
+    let mut buf = Vec::new();
+    f.seek(SeekFrom::Start(start))?;
+    f.read_to_end(&mut buf)?;
+    // The first line read may be cut by the seek, the last by a crash (a
+    // line counts only with its newline).
+    Ok(buf
+        .split_inclusive(|&b| b == b'\n')
+        .skip(usize::from(start > 0))
+        .filter_map(|l| l.strip_suffix(b"\n"))
+        .filter_map(|l| Line::parse(std::str::from_utf8(l).ok()?))
+        .collect())
 }
 
 /// A game's archive as a pass appends to it: read from the index once,
@@ -119,7 +130,7 @@ impl Tail {
     /// index vouches for is a torn append. (An index ahead of the file is
     /// a write the power took: messages then go at the file's end.)
     fn read(dir: &Path, seq: u64) -> std::io::Result<Tail> {
-        let lines = tail(dir);
+        let lines = tail(dir)?;
         // A torn last line of the index is closed, so the next one starts
         // on a line of its own.
         let ip = dir.join(INDEX);
@@ -133,14 +144,25 @@ impl Tail {
                 f.write_all(b"\n")?;
             }
         }
-        let mbox = fs::OpenOptions::new().create(true).truncate(false).write(true).open(dir.join(MBOX))?;
+        let mp = dir.join(MBOX);
+        let mut mbox = fs::OpenOptions::new().create(true).truncate(false).read(true).write(true).open(&mp)?;
         let len = mbox.metadata()?.len();
-        let vouched = lines.last().map(|l| l.end()).unwrap_or(0);
-        let end = if len > vouched {
-            mbox.set_len(vouched)?;
-            vouched
-        } else {
-            len
+        // Lines for text the file does not hold are writes the power took
+        // from the archive but not from the index: not trusted.
+        let lines: Vec<&Line> = lines.iter().filter(|l| l.end() <= len).collect();
+        let end = match lines.last() {
+            // After what the index vouches for, a torn append: kept aside
+            // (`mail.mbox.cut`), then cut off; the message comes again.
+            Some(l) if len > l.end() => {
+                let mut cut = Vec::new();
+                mbox.seek(SeekFrom::Start(l.end()))?;
+                mbox.read_to_end(&mut cut)?;
+                fs::OpenOptions::new().create(true).append(true).open(dir.join("mail.mbox.cut"))?.write_all(&cut)?;
+                mbox.set_len(l.end())?;
+                l.end()
+            }
+            // No index to go by: nothing is cut.
+            _ => len,
         };
         let shas = lines.iter().filter(|l| l.seq == seq).map(|l| l.sha.clone()).collect();
         Ok(Tail { seq, shas, end })
@@ -238,6 +260,20 @@ mod tests {
         assert_eq!(after.matches("From adjutant").count(), 3, "the torn message is gone: {after}");
         assert!(after.len() as u64 > clean && !after.contains("TORN"));
         assert_eq!(read(&dir, &sa).unwrap(), Some(a));
+        assert!(fs::read_to_string(dir.join("mail.mbox.cut")).unwrap().contains("TORN"), "the cut tail is kept");
+        // An index line for text the archive lost (a power cut) is not
+        // trusted: the message is archived again.
+        let d = b"From: <d@x>\r\n\r\nPASS\r\n".to_vec();
+        let sd = to_hex(&sha256(&d));
+        let mut i = fs::OpenOptions::new().append(true).open(dir.join(INDEX)).unwrap();
+        i.write_all(format!("4 {sd} 999999 10\n").as_bytes()).unwrap();
+        Archive::default().append(&dir, 4, &sd, &d, now).unwrap();
+        assert_eq!(read(&dir, &sd).unwrap(), Some(d));
+        // Without an index (deleted), nothing already archived is cut.
+        let before = fs::metadata(dir.join(MBOX)).unwrap().len();
+        fs::remove_file(dir.join(INDEX)).unwrap();
+        Archive::default().append(&dir, 5, &sc, b"x", now).unwrap();
+        assert!(fs::metadata(dir.join(MBOX)).unwrap().len() > before);
         let _ = fs::remove_dir_all(&dir);
     }
 }

@@ -364,8 +364,8 @@ impl Desk {
         // The same mail again: the same bytes, or the same Message-ID come
         // by another path (one more Received: line).
         let sha = dice::to_hex(&dice::sha256(raw));
-        let mid_key = inb.message_id.as_ref().map(|m| format!("mid:{m}"));
-        if l.seen.contains(&sha) || mid_key.as_ref().is_some_and(|k| l.seen.contains(k)) {
+        let keys = super::seen::keys(&sha, inb.message_id.as_deref().unwrap_or(""));
+        if keys.iter().any(|k| l.seen.contains(k)) {
             report.duplicates += 1;
             return Ok(());
         }
@@ -394,9 +394,8 @@ impl Desk {
         let archived = l.archive.append(&l.dir, l.journal.last_seq + 1, &sha, raw, now);
         archived.map_err(|source| Error::Io { what: "archive", path: l.dir.join(super::archive::MBOX), source })?;
         super::crash_point("archived");
-        l.seen.insert(&sha);
-        if let Some(k) = mid_key {
-            l.seen.insert(&k);
+        for k in &keys {
+            l.seen.insert(k);
         }
         if let Some(why) = refusal {
             report.refused += 1;

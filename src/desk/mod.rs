@@ -161,7 +161,7 @@ pub struct Desk {
 }
 
 /// What identifies one version of a tip file.
-type TipKey = (u64, std::time::SystemTime, u64);
+type TipKey = (u64, std::time::SystemTime, u64, u64);
 
 impl Desk {
     /// Open the data folder, creating it and the server key on first use.
@@ -784,11 +784,10 @@ impl Desk {
         if staged.is_empty() {
             return Ok(());
         }
-        // The replies must be on disk before the entries that release them.
-        if staged.iter().any(|(_, s)| !s.spooled.is_empty()) {
-            let d = self.data.join("spool/tmp");
-            crate::journal::sync_filesystem(&d).map_err(io("sync", &d))?;
-        }
+        // The replies, and the archived mail, must be on disk before the
+        // entries that release the one and name the other.
+        let d = self.data.join("spool/tmp");
+        crate::journal::sync_filesystem(&d).map_err(io("sync", &d))?;
         crash_point("spooled");
         let at = now.to_rfc3339();
         for (l, s) in staged.iter_mut() {
@@ -1239,7 +1238,11 @@ impl Desk {
     fn due_of(&self, id: &str) -> Option<store::Due> {
         use std::os::unix::fs::MetadataExt;
         let m = fs::metadata(store::tip_path(&self.data, id)).ok()?;
-        let key = (m.ino(), m.modified().ok()?, m.len());
+        // The journal's length too: every commit changes it, so a tip
+        // rewritten within one tick of a coarse clock onto a reused inode
+        // is still told apart.
+        let j = fs::metadata(store::game_dir(&self.data, id).join("journal.toml")).ok()?;
+        let key = (m.ino(), m.modified().ok()?, m.len(), j.len());
         let mut tips = self.tips.lock().unwrap_or_else(|e| e.into_inner());
         if let Some((k, due)) = tips.get(id) {
             if *k == key {
@@ -1385,11 +1388,9 @@ impl Desk {
         let mut n = 0;
         let mut outage = None;
         for p in names {
-            let mut bytes = fs::read(&p).map_err(io("read", &p))?;
-            // Spooled while the transport was the file transport (LF).
-            if !bytes.contains(&b'\r') {
-                bytes = lf_to_crlf(&bytes);
-            }
+            // Spooled in the local form while the transport was the file
+            // transport, or in the wire form: CRLF either way.
+            let bytes = lf_to_crlf(&fs::read(&p).map_err(io("read", &p))?);
             let name = p.file_name().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
             let to = crate::mail::parse::recipients(&bytes).into_iter().next().unwrap_or_default();
             match sender.send(&self.cfg.game.address, &to, &bytes) {

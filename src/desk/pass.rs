@@ -16,7 +16,7 @@ use tracing::{instrument, warn};
 pub const QUARANTINE: &str = "adjutant-quarantine";
 
 /// How many inbound Maildir messages a group commit covers at most.
-const GROUP: usize = 4096;
+pub const GROUP: usize = 4096;
 
 /// Messages fetched from an inbox: (id, raw bytes).
 pub type Fetched<Id> = Vec<(Id, Vec<u8>)>;
@@ -94,7 +94,8 @@ impl Inbox for ImapInbox<'_> {
         Ok(uids)
     }
     fn batch(&self) -> usize {
-        self.cfg.batch.max(1)
+        // No more than the dedupe window can hold twice over (seen.rs).
+        self.cfg.batch.clamp(1, GROUP)
     }
     fn fetch(&mut self, ids: &[u32]) -> Result<Fetched<u32>, Error> {
         Ok(imap::fetch(self.session, ids)?)

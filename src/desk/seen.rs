@@ -15,12 +15,14 @@ use std::fs;
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::Path;
 
-/// How many keys (two a message: bytes and Message-ID) are held in memory.
-/// A re-delivered message older than the last ~2,000 a game received is not
-/// recognised as such, but its orders are then stale (their step is long
-/// resolved) and refused as stale; only a STATUS or PRESS that old would be
-/// answered again.
-pub const WINDOW: usize = 4096;
+/// How many keys (two a message: bytes and Message-ID) are held in memory:
+/// twice the largest batch a pass handles, so that a batch handled again
+/// after a crash (all of it, up to 4,096 messages for one game) is always
+/// recognised. A re-delivered message older than the last ~8,000 a game
+/// received is not; its orders are then stale (their step long resolved)
+/// and refused as such, and only a STATUS or PRESS that old would be
+/// answered again. Keys are 128 bits, so the window costs ~0.5 MB at most.
+pub const WINDOW: usize = 4 * super::pass::GROUP;
 
 /// The file's name in the game folder.
 pub const FILE: &str = "seen";
@@ -31,19 +33,31 @@ const LINE: usize = 33;
 
 #[derive(Debug, Clone, Default)]
 pub struct Seen {
-    set: HashSet<String>,
-    order: VecDeque<String>,
+    set: HashSet<u128>,
+    order: VecDeque<u128>,
     /// Keys handled since the file was last written.
     pending: Vec<String>,
     /// Rebuilt from the journal: the file is written anew at the next save.
     fresh: bool,
 }
 
-/// The stored form of a key such as a message's SHA-256 or `mid:<id>`.
-fn digest(key: &str) -> String {
-    let mut h = dice::to_hex(&dice::sha256(key.as_bytes()));
-    h.truncate(LINE - 1);
-    h
+/// The stored form of a key such as a message's SHA-256 or `mid:<id>`:
+/// the first 128 bits of its SHA-256.
+fn digest(key: &str) -> u128 {
+    let h = dice::sha256(key.as_bytes());
+    u128::from_be_bytes(h[..16].try_into().expect("16 bytes"))
+}
+
+/// The dedupe keys of a message: its bytes' digest, and its Message-ID
+/// unless that was made up from the bytes (`sha256-…`, a mail without one).
+/// The desk checks and records these, and a rebuild reads them back from
+/// the journal's `received` entries, in one way.
+pub fn keys(sha: &str, message_id: &str) -> Vec<String> {
+    let mut v = vec![sha.to_string()];
+    if !message_id.starts_with("sha256-") {
+        v.push(format!("mid:{message_id}"));
+    }
+    v
 }
 
 impl Seen {
@@ -54,12 +68,12 @@ impl Seen {
     /// Note a key handled: in memory now, in the file at the next save.
     pub fn insert(&mut self, key: &str) {
         let d = digest(key);
-        self.pending.push(d.clone());
+        self.pending.push(format!("{d:032x}"));
         self.remember(d);
     }
 
-    fn remember(&mut self, d: String) {
-        if self.set.insert(d.clone()) {
+    fn remember(&mut self, d: u128) {
+        if self.set.insert(d) {
             self.order.push_back(d);
             while self.order.len() > WINDOW {
                 if let Some(old) = self.order.pop_front() {
@@ -105,10 +119,10 @@ impl Seen {
         for line in buf.chunks(LINE) {
             let text = std::str::from_utf8(line).ok()?;
             let (d, nl) = text.split_at(LINE - 1);
-            if nl != "\n" || !d.bytes().all(|b| b.is_ascii_hexdigit()) {
+            if nl != "\n" {
                 return None;
             }
-            s.remember(d.to_string());
+            s.remember(u128::from_str_radix(d, 16).ok()?);
         }
         Some(s)
     }

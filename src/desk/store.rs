@@ -512,10 +512,7 @@ fn seen_keys(entries: &[Entry]) -> Result<Vec<String>, String> {
     let mut keys = Vec::new();
     for e in entries.iter().filter(|e| e.kind == "received") {
         let r: kinds::Received = e.body()?;
-        keys.push(r.sha256);
-        if !r.message_id.starts_with("sha256-") {
-            keys.push(format!("mid:{}", r.message_id));
-        }
+        keys.extend(super::seen::keys(&r.sha256, &r.message_id));
     }
     Ok(keys)
 }

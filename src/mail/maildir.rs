@@ -87,15 +87,20 @@ impl Maildir {
 
     /// Deliver a finished file by moving it into new/ under `name`: no
     /// copy and no new inode. The file must be on the same file system
-    /// (else the rename fails and the caller copies instead).
+    /// (else the rename fails, nothing changed, and the caller copies).
     pub fn adopt(&self, file: &Path, name: &str) -> std::io::Result<PathBuf> {
+        let dst = self.root.join("new").join(name);
+        fs::rename(file, &dst)?;
+        // The mode once the file is out of the private spool, never before.
+        // The file is delivered either way; a mode that cannot be set
+        // leaves it private, which the log says.
         #[cfg(unix)]
         if let Some(m) = self.mode {
             use std::os::unix::fs::PermissionsExt;
-            fs::set_permissions(file, fs::Permissions::from_mode(m))?;
+            if let Err(e) = fs::set_permissions(&dst, fs::Permissions::from_mode(m)) {
+                tracing::warn!(file = %dst.display(), error = %e, "cannot set the outbox file's mode");
+            }
         }
-        let dst = self.root.join("new").join(name);
-        fs::rename(file, &dst)?;
         Ok(dst)
     }
 
