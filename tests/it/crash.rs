@@ -211,9 +211,16 @@ fn crashes_injected_at_every_point_lose_and_repeat_nothing() {
     let jp = t.dir.join("games/g1/journal.toml");
     let entries = adjutant::journal::read(&jp).unwrap();
     let mut journaled: std::collections::BTreeMap<String, usize> = Default::default();
+    let index = std::fs::read_to_string(t.dir.join("games/g1/mail.idx")).unwrap();
     for e in entries.iter().filter(|e| e.kind == "received") {
         let r: adjutant::journal::kinds::Received = e.body().unwrap();
         *journaled.entry(r.message_id.trim_matches(['<', '>']).to_string()).or_default() += 1;
+        // Every journaled mail is in the game's archive, exactly as it came,
+        // and archived once however often the pass was cut short.
+        let kept = adjutant::desk::archive::read(&t.dir.join("games/g1"), &r.sha256).unwrap();
+        assert!(kept.is_some(), "{} is journaled but not archived", r.message_id);
+        let copies = index.lines().filter(|l| l.split(' ').nth(1) == Some(r.sha256.as_str())).count();
+        assert_eq!(copies, 1, "{} archived {copies} times", r.message_id);
     }
     // Replies: by the Message-ID each answers.
     let mut replies: std::collections::BTreeMap<String, usize> = Default::default();

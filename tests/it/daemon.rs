@@ -195,6 +195,12 @@ fn sigkill_at_random_points_loses_and_repeats_nothing() {
     let entries = adjutant::journal::read(&dir.join("games/g1/journal.toml")).unwrap();
     let received = entries.iter().filter(|e| e.kind == "received").count();
     assert_eq!(received, n, "each message journaled once");
+    // ... and in the game's archive, exactly as it came.
+    for e in entries.iter().filter(|e| e.kind == "received") {
+        let r: adjutant::journal::kinds::Received = e.body().unwrap();
+        let kept = adjutant::desk::archive::read(&dir.join("games/g1"), &r.sha256).unwrap();
+        assert!(kept.is_some(), "{} is journaled but not archived", r.message_id);
+    }
     let l = Desk::open(&dir, st.config()).unwrap().load("g1").unwrap();
     let last = if (n - 1) % 2 == 0 { "Riva" } else { "Rovereto" };
     assert_eq!(l.game.orders["austria"], vec![format!("PLACE Laudon AT {last}")], "the last revision counts");
