@@ -108,6 +108,12 @@ pub fn canonical_json(v: &toml::Value, out: &mut String) {
 }
 
 fn json_string(s: &str, out: &mut String) {
+    quoted(s, out, false);
+}
+
+/// A string in double quotes with JSON's escapes, which TOML's basic
+/// strings share; TOML also wants DEL escaped (`del`), canonical JSON not.
+fn quoted(s: &str, out: &mut String, del: bool) {
     out.push('"');
     for c in s.chars() {
         match c {
@@ -118,7 +124,7 @@ fn json_string(s: &str, out: &mut String) {
             '\n' => out.push_str("\\n"),
             '\u{c}' => out.push_str("\\f"),
             '\r' => out.push_str("\\r"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c if (c as u32) < 0x20 || (del && c == '\u{7f}') => out.push_str(&format!("\\u{:04x}", c as u32)),
             c => out.push(c),
         }
     }
@@ -163,11 +169,20 @@ impl Entry {
             .map_err(|e| format!("entry {} ({}) has a malformed body: {e}", self.seq, self.kind))
     }
 
-    /// The entry as journal text: one `[[entry]]` table.
+    /// The entry as journal text: one `[[entry]]` table, a line a field,
+    /// nested tables inline. Written here rather than by the toml crate,
+    /// whose printer was most of the cost of journaling; the layout does
+    /// not enter the hash (docs/journal-v1.md), and any TOML reader reads it.
     pub fn to_text(&self) -> String {
-        let mut doc = toml::Table::new();
-        doc.insert("entry".into(), toml::Value::Array(vec![toml::Value::Table(self.to_table())]));
-        toml::to_string(&doc).expect("entry serializes") + "\n"
+        let mut out = String::from("[[entry]]\n");
+        for (k, v) in &self.to_table() {
+            toml_text::key(&mut out, k);
+            out.push_str(" = ");
+            toml_text::value(&mut out, v);
+            out.push('\n');
+        }
+        out.push('\n');
+        out
     }
 
     fn to_table(&self) -> toml::Table {
@@ -535,6 +550,36 @@ mod tests {
     }
 
     #[test]
+    fn the_entry_printer_reads_back_as_the_same_entry() {
+        // Every entry of the checked-in journals, and one with every kind of
+        // character a player can put in a press or an order.
+        let mut all = Vec::new();
+        for f in ["mantua-v1.toml", "leaguer-v1.toml"] {
+            let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/journals").join(f);
+            all.extend(parse(&fs::read_to_string(p).unwrap()).unwrap());
+        }
+        let mut odd = all[1].clone();
+        let nasty = "quote \" back\\ tab\t nl\n cr\r bell\u{7} del\u{7f} nul\u{0} é 漢 \u{1F600} [[entry]] ''' \"\"\"";
+        odd.body.insert("text".into(), toml::Value::String(nasty.into()));
+        odd.body.insert("weird key.with \"dots\"".into(), toml::Value::Integer(-7));
+        let mut t = toml::Table::new();
+        t.insert(
+            "".into(),
+            toml::Value::Array(vec![toml::Value::Boolean(true), toml::Value::Table(toml::Table::new())]),
+        );
+        t.insert("nested".into(), toml::Value::Array(vec![toml::Value::Table(t.clone())]));
+        odd.body.insert("deep".into(), toml::Value::Table(t));
+        all.push(odd);
+        let text: String = all.iter().map(|e| e.to_text()).collect();
+        let back = parse(&text).unwrap();
+        assert_eq!(back.len(), all.len());
+        for (a, b) in all.iter().zip(&back) {
+            assert_eq!(a.to_table(), b.to_table());
+        }
+        assert!(text.lines().filter(|l| *l == "[[entry]]").count() == all.len(), "a value never spans lines");
+    }
+
+    #[test]
     fn chain_detects_any_edit() {
         let dir = std::env::temp_dir().join(format!("adj-journal-{}", std::process::id()));
         let _ = fs::create_dir_all(&dir);
@@ -578,5 +623,60 @@ mod tests {
         fs::write(&p, format!("{text}[[entry]]\nseq = \"broken")).unwrap();
         assert!(entries(&p).unwrap().last().unwrap().is_err());
         let _ = fs::remove_dir_all(&dir);
+    }
+}
+
+/// A TOML printer for the values a journal holds: strings, integers,
+/// booleans, arrays and tables (inline). What else a `toml::Value` can be
+/// (floats, dates) never reaches a journal, and goes through the crate.
+mod toml_text {
+    use std::fmt::Write;
+
+    pub fn key(out: &mut String, k: &str) {
+        if !k.is_empty() && k.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-') {
+            out.push_str(k);
+        } else {
+            string(out, k);
+        }
+    }
+
+    /// A basic string: every control character escaped, so that a value
+    /// never spans lines (an entry is found by its `[[entry]]` line).
+    pub fn string(out: &mut String, s: &str) {
+        super::quoted(s, out, true);
+    }
+
+    pub fn value(out: &mut String, v: &toml::Value) {
+        match v {
+            toml::Value::String(s) => string(out, s),
+            toml::Value::Integer(i) => {
+                let _ = write!(out, "{i}");
+            }
+            toml::Value::Boolean(b) => out.push_str(if *b { "true" } else { "false" }),
+            toml::Value::Array(a) => {
+                out.push('[');
+                for (i, x) in a.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
+                    }
+                    value(out, x);
+                }
+                out.push(']');
+            }
+            toml::Value::Table(t) if t.is_empty() => out.push_str("{}"),
+            toml::Value::Table(t) => {
+                out.push_str("{ ");
+                for (i, (k, x)) in t.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
+                    }
+                    key(out, k);
+                    out.push_str(" = ");
+                    value(out, x);
+                }
+                out.push_str(" }");
+            }
+            other => out.push_str(&other.to_string()),
+        }
     }
 }
