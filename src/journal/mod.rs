@@ -73,33 +73,52 @@ impl Format {
 /// ascending UTF-8 byte order, no white space, strings with RFC 8785's
 /// escapes, integers in decimal. Floats and dates never appear in a journal.
 pub fn canonical_json(v: &toml::Value, out: &mut String) {
+    spell(v, out, &JSON);
+}
+
+/// How [`spell`] writes a value: as canonical JSON (hashed), or as the
+/// journal's TOML (stored). The two differ only in these tokens, the key
+/// form and TOML's escaping of DEL.
+struct Spelling {
+    comma: &'static str,
+    colon: &'static str,
+    open: &'static str,
+    close: &'static str,
+    toml: bool,
+}
+
+const JSON: Spelling = Spelling { comma: ",", colon: ":", open: "{", close: "}", toml: false };
+const TOML: Spelling = Spelling { comma: ", ", colon: " = ", open: "{ ", close: " }", toml: true };
+
+fn spell(v: &toml::Value, out: &mut String, sp: &Spelling) {
     match v {
-        toml::Value::String(s) => json_string(s, out),
+        toml::Value::String(s) => quoted(s, out, sp.toml),
         toml::Value::Integer(i) => out.push_str(&i.to_string()),
         toml::Value::Boolean(b) => out.push_str(if *b { "true" } else { "false" }),
         toml::Value::Array(a) => {
             out.push('[');
             for (i, x) in a.iter().enumerate() {
                 if i > 0 {
-                    out.push(',');
+                    out.push_str(sp.comma);
                 }
-                canonical_json(x, out);
+                spell(x, out, sp);
             }
             out.push(']');
         }
+        toml::Value::Table(t) if t.is_empty() => out.push_str("{}"),
         toml::Value::Table(t) => {
             let mut keys: Vec<&String> = t.keys().collect();
             keys.sort_by(|a, b| a.as_bytes().cmp(b.as_bytes()));
-            out.push('{');
+            out.push_str(sp.open);
             for (i, k) in keys.into_iter().enumerate() {
                 if i > 0 {
-                    out.push(',');
+                    out.push_str(sp.comma);
                 }
-                json_string(k, out);
-                out.push(':');
-                canonical_json(&t[k], out);
+                spell_key(k, out, sp);
+                out.push_str(sp.colon);
+                spell(&t[k], out, sp);
             }
-            out.push('}');
+            out.push_str(sp.close);
         }
         toml::Value::Float(_) | toml::Value::Datetime(_) => {
             panic!("a journal entry holds a float or a date, which journal-1 does not allow: {v}")
@@ -107,8 +126,13 @@ pub fn canonical_json(v: &toml::Value, out: &mut String) {
     }
 }
 
-fn json_string(s: &str, out: &mut String) {
-    quoted(s, out, false);
+/// A key: always quoted in JSON; bare in TOML when it can be.
+fn spell_key(k: &str, out: &mut String, sp: &Spelling) {
+    if sp.toml && !k.is_empty() && k.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-') {
+        out.push_str(k);
+    } else {
+        quoted(k, out, sp.toml);
+    }
 }
 
 /// A string in double quotes with JSON's escapes, which TOML's basic
@@ -176,9 +200,9 @@ impl Entry {
     pub fn to_text(&self) -> String {
         let mut out = String::from("[[entry]]\n");
         for (k, v) in &self.to_table() {
-            toml_text::key(&mut out, k);
-            out.push_str(" = ");
-            toml_text::value(&mut out, v);
+            spell_key(k, &mut out, &TOML);
+            out.push_str(TOML.colon);
+            spell(v, &mut out, &TOML);
             out.push('\n');
         }
         out.push('\n');
@@ -623,60 +647,5 @@ mod tests {
         fs::write(&p, format!("{text}[[entry]]\nseq = \"broken")).unwrap();
         assert!(entries(&p).unwrap().last().unwrap().is_err());
         let _ = fs::remove_dir_all(&dir);
-    }
-}
-
-/// A TOML printer for the values a journal holds: strings, integers,
-/// booleans, arrays and tables (inline). What else a `toml::Value` can be
-/// (floats, dates) never reaches a journal, and goes through the crate.
-mod toml_text {
-    use std::fmt::Write;
-
-    pub fn key(out: &mut String, k: &str) {
-        if !k.is_empty() && k.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-') {
-            out.push_str(k);
-        } else {
-            string(out, k);
-        }
-    }
-
-    /// A basic string: every control character escaped, so that a value
-    /// never spans lines (an entry is found by its `[[entry]]` line).
-    pub fn string(out: &mut String, s: &str) {
-        super::quoted(s, out, true);
-    }
-
-    pub fn value(out: &mut String, v: &toml::Value) {
-        match v {
-            toml::Value::String(s) => string(out, s),
-            toml::Value::Integer(i) => {
-                let _ = write!(out, "{i}");
-            }
-            toml::Value::Boolean(b) => out.push_str(if *b { "true" } else { "false" }),
-            toml::Value::Array(a) => {
-                out.push('[');
-                for (i, x) in a.iter().enumerate() {
-                    if i > 0 {
-                        out.push_str(", ");
-                    }
-                    value(out, x);
-                }
-                out.push(']');
-            }
-            toml::Value::Table(t) if t.is_empty() => out.push_str("{}"),
-            toml::Value::Table(t) => {
-                out.push_str("{ ");
-                for (i, (k, x)) in t.iter().enumerate() {
-                    if i > 0 {
-                        out.push_str(", ");
-                    }
-                    key(out, k);
-                    out.push_str(" = ");
-                    value(out, x);
-                }
-                out.push_str(" }");
-            }
-            other => out.push_str(&other.to_string()),
-        }
     }
 }
