@@ -453,7 +453,9 @@ fn load_with(data: &Path, id: &str, persist: bool) -> Result<Loaded, Error> {
                     }
                 }
             }
-            _ if t.journal_len == jlen => {
+            // Without the desk lock (`show`, `games`) the snapshot may be
+            // read while the daemon overwrites it: not worth a warning.
+            _ if t.journal_len == jlen && persist => {
                 tracing::warn!(game = %id, "the snapshot is not the one adjutant wrote; rebuilt from the journal")
             }
             _ => {}
