@@ -152,11 +152,11 @@ pub struct Desk {
     pub data: PathBuf,
     pub cfg: Config,
     key: Vec<u8>,
-    /// Each game's deadline facts as its tip file said them, by the tip's
-    /// inode and modification time: an idle pass of a long-running daemon
-    /// costs a `stat` a game. A tip is always replaced by a new file, so
-    /// a changed tip (this process or a CLI command) is never taken for
-    /// the old one.
+    /// Each game's deadline facts as its tip file said them, keyed by the
+    /// tip's inode, time and length and the journal's length: an idle pass
+    /// of a long-running daemon costs two `stat`s a game. A tip is always
+    /// replaced by a new file after the journal grew, so a changed tip (this
+    /// process or a CLI command) is never taken for the old one.
     tips: std::sync::Mutex<HashMap<String, (TipKey, Option<store::Due>)>>,
 }
 

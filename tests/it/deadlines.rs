@@ -59,6 +59,21 @@ fn early_resolution_waits_a_little_for_revisions() {
     assert!(t.mails(ALICE).iter().any(|m| m.1.contains("Laudon") && m.1.contains("Rovereto")), "the revision counted");
 }
 
+/// A running daemon keeps each game's deadline facts between passes; a
+/// change made by another process (here a second desk on the same folder,
+/// as a CLI command would be) must still be seen at its next pass.
+#[test]
+fn a_running_desk_sees_a_deadline_another_process_moved() {
+    let mut t = table("watch", Policy { early_delay: Some("10m".into()), ..Policy::default() });
+    let watcher = adjutant::desk::Desk::open(&t.dir, t.desk.cfg.clone()).unwrap();
+    assert_eq!(watcher.run_once(t.now).unwrap().resolved, 0, "nothing due for three hours");
+    t.send("austria", ALICE, "PLACE Laudon AT Riva");
+    t.send("france", BOB, "PLACE Bonaparte AT Verona");
+    assert_eq!(t.pass().resolved, 0, "everyone is in; the step now resolves in ten minutes");
+    let later = t.now + chrono::Duration::minutes(11);
+    assert_eq!(watcher.run_once(later).unwrap().resolved, 1, "the watcher read the new tip");
+}
+
 #[test]
 fn deadlines_are_shown_in_each_players_zone() {
     let mut t = table("zone", Policy::default());
