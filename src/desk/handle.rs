@@ -285,8 +285,9 @@ fn credential(inb: &parse::Inbound) -> Option<(String, String)> {
 }
 
 impl Desk {
-    /// Handle one raw message into the open games of the pass. Errors are the desk's own (disk), never the
-    /// sender's: a sender's mistake is answered and journaled.
+    /// Handle one raw message into the open games of the pass. Errors are
+    /// the desk's own (disk), never the sender's: a sender's mistake is
+    /// answered and journaled.
     #[instrument(skip_all)]
     pub fn handle(
         &self,
