@@ -222,7 +222,7 @@ fn check_resolved(
         let used = r.orders.get(role).cloned().unwrap_or_default();
         let expected = match game.orders.get(role) {
             Some(o) => o.clone(),
-            None => game.rules.default_orders(&game.state, role),
+            None => game.rules.default_orders(game.state(), role),
         };
         if used != expected {
             return Err(format!("orders used for {role} {used:?} are not the orders accepted {expected:?}"));

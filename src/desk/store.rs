@@ -67,6 +67,7 @@ pub struct DeskState {
     pub renewed: Vec<(u32, BTreeMap<String, String>)>,
 }
 
+/// What the desk writes beside the ruleset's state in `state.toml`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Snapshot {
     /// The journal entry this snapshot reflects, and the journal's length
@@ -80,7 +81,32 @@ pub struct Snapshot {
     pub format: journal::Format,
     pub desk: DeskState,
     pub envelope: Envelope,
-    pub state: String,
+}
+
+/// `state.toml` as a whole: a first line giving the length of the ruleset's
+/// state, the state's own TOML, then the desk's part as `[snapshot]`. The
+/// file reads as one TOML document, but adjutant reads the two parts
+/// apart, so the state is neither escaped into a string nor parsed twice.
+#[derive(Serialize, Deserialize)]
+struct SnapshotPart {
+    snapshot: Snapshot,
+}
+
+const SNAPSHOT_LINE: &str = "# adjutant snapshot (a cache of the journal): the ruleset's state is the next ";
+
+fn encode_snapshot(snap: Snapshot, state: &str) -> String {
+    let part = toml::to_string(&SnapshotPart { snapshot: snap }).expect("snapshot serializes");
+    format!("{SNAPSHOT_LINE}{} bytes\n{state}\n{part}", state.len())
+}
+
+/// The desk's part and the state's text, or `None` for anything else (an
+/// older snapshot, a torn one): the caller rebuilds from the journal.
+fn decode_snapshot(text: &str) -> Option<(Snapshot, &str)> {
+    let (first, rest) = text.split_once('\n')?;
+    let n: usize = first.strip_prefix(SNAPSHOT_LINE)?.strip_suffix(" bytes")?.parse().ok()?;
+    let state = rest.get(..n)?;
+    let part: SnapshotPart = toml::from_str(rest.get(n..)?.strip_prefix('\n')?).ok()?;
+    Some((part.snapshot, state))
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -382,9 +408,9 @@ impl Loaded {
             format: self.journal.format,
             desk: self.desk.clone(),
             envelope: self.game.envelope(),
-            state: self.game.state_text(),
         };
-        let text = toml::to_string(&snap).expect("snapshot serializes");
+        let (seq, hash) = (snap.seq, snap.hash.clone());
+        let text = encode_snapshot(snap, &self.game.snapshot_text());
         let p = self.dir.join("state.toml");
         // Written in place and not synced: a snapshot lost or torn (by the
         // power, or by a crash in mid-write) does not match the tip, and the
@@ -395,8 +421,8 @@ impl Loaded {
         let sp = self.dir.join(super::seen::FILE);
         let seen_len = self.seen.save(&sp).map_err(io(&sp))?;
         let tip = Tip {
-            seq: snap.seq,
-            hash: snap.hash,
+            seq,
+            hash,
             journal_len,
             snapshot: dice::to_hex(&dice::sha256(text.as_bytes())),
             due: Some(Due::of(self)),
@@ -436,12 +462,12 @@ fn load_with(data: &Path, id: &str, persist: bool) -> Result<Loaded, Error> {
     let tip = read_tip(data, id);
     if let (Some(t), Ok(text)) = (&tip, fs::read(dir.join("state.toml"))) {
         let vouched = t.journal_len == jlen && t.snapshot == dice::to_hex(&dice::sha256(&text));
-        let snap = std::str::from_utf8(&text).ok().and_then(|x| toml::from_str::<Snapshot>(x).ok());
+        let snap = if vouched { std::str::from_utf8(&text).ok().and_then(decode_snapshot) } else { None };
         match snap {
-            Some(snap) if vouched && snap.seq == t.seq && snap.hash == t.hash && snap.journal_len == jlen => {
+            Some((snap, state)) if vouched && snap.seq == t.seq && snap.hash == t.hash && snap.journal_len == jlen => {
                 let seen = Seen::read(&dir.join(super::seen::FILE), t.seen_len);
                 if let (Some(rules), Some(seen)) = (crate::rules::find(&snap.envelope.ruleset), seen) {
-                    if let Ok(game) = Game::from_parts(snap.envelope, rules, &snap.state) {
+                    if let Ok(game) = Game::from_parts(snap.envelope, rules, state) {
                         return Ok(Loaded {
                             journal: Journal::with_tip(&jp, snap.seq, snap.hash, snap.format),
                             dir,
@@ -659,6 +685,39 @@ mod tests {
         assert_eq!(Due { resolve_at: None, deadline_at: at(10), ..d.clone() }.pending(now, None), Pending::Resolve);
         assert_eq!(Due { paused: true, resolve_at: at(9), ..d.clone() }.pending(now, day), Pending::Nothing);
         assert_eq!(Due { ended: true, resolve_at: at(9), ..d }.pending(now, day), Pending::Nothing);
+    }
+
+    #[test]
+    fn a_snapshot_reads_back_in_two_parts_and_as_one_toml_document() {
+        let snap = Snapshot {
+            seq: 7,
+            hash: "ab".repeat(32),
+            journal_len: 4096,
+            format: journal::Format::V1,
+            desk: DeskState::default(),
+            envelope: crate::engine::Envelope {
+                id: "g1".into(),
+                ruleset: "mantua".into(),
+                scenario: "campaign".into(),
+                roles: vec!["austria".into(), "france".into()],
+                step: 3,
+                orders: BTreeMap::new(),
+                salts: BTreeMap::new(),
+                ended: false,
+            },
+        };
+        let state = "phase = \"Setup\"\nnote = \"\"\"\n[snapshot]\n\"\"\"\n\n[[blocks]]\nname = \"Laudon\"\n";
+        let text = encode_snapshot(snap.clone(), state);
+        let (back, st) = decode_snapshot(&text).unwrap();
+        assert_eq!(st, state, "the state comes back byte for byte, even with `[snapshot]` in a string");
+        assert_eq!((back.seq, back.hash, back.envelope), (snap.seq, snap.hash, snap.envelope));
+        let whole: toml::Table = toml::from_str(&text).unwrap();
+        assert!(whole.contains_key("blocks") && whole["snapshot"]["seq"].as_integer() == Some(7));
+        // Anything else is not a snapshot: the game is rebuilt instead.
+        assert!(decode_snapshot(&text[..text.len() / 2]).is_none(), "torn");
+        let lie = text.replacen(&format!("next {} bytes", state.len()), &format!("next {} bytes", state.len() + 1), 1);
+        assert!(lie != text && decode_snapshot(&lie).is_none(), "a length that lies");
+        assert!(decode_snapshot("seq = 7\nstate = \"\"\n").is_none(), "an older adjutant's snapshot");
     }
 
     #[test]

@@ -411,7 +411,12 @@ pub struct Game {
     pub orders: BTreeMap<String, Vec<String>>,
     pub salts: BTreeMap<String, String>,
     pub ended: bool,
-    pub state: AnyState,
+    /// Private so that every change goes through a method that forgets
+    /// `loaded` (a snapshot must never be written from stale text).
+    state: AnyState,
+    /// The text the state was read from, while it is unchanged: saving a
+    /// game that only took orders then costs no serialization.
+    loaded: Option<String>,
 }
 
 /// The generic part of a game, as kept in the snapshot.
@@ -477,6 +482,7 @@ impl Game {
             salts: BTreeMap::new(),
             ended: false,
             state,
+            loaded: None,
         })
     }
 
@@ -504,7 +510,25 @@ impl Game {
             salts: env.salts,
             ended: env.ended,
             state: rules.load(state_text)?,
+            loaded: Some(state_text.to_string()),
         })
+    }
+
+    /// The ruleset's state, to read (changes go through `resolve`, `patch`
+    /// and `replace`).
+    pub fn state(&self) -> &AnyState {
+        &self.state
+    }
+
+    /// The state's text for the snapshot: the text it was loaded from while
+    /// nothing changed it (it reads back as the same state, though an older
+    /// adjutant may have spelled it differently), else [`Game::state_text`].
+    /// Replay compares [`Game::digest`], which never uses it.
+    pub fn snapshot_text(&self) -> std::borrow::Cow<'_, str> {
+        match &self.loaded {
+            Some(t) => std::borrow::Cow::Borrowed(t),
+            None => std::borrow::Cow::Owned(self.state_text()),
+        }
     }
 
     /// Change the ruleset state by a patch (see [`merge`]): how a case or a
@@ -514,6 +538,7 @@ impl Game {
         merge(&mut t, patch);
         let text = toml::to_string(&t).map_err(|e| e.to_string())?;
         self.state = self.rules.load(&text)?;
+        self.loaded = None;
         Ok(())
     }
 
@@ -624,6 +649,7 @@ impl Game {
                 used.insert(role.clone(), o.clone());
             }
         }
+        self.loaded = None;
         let events = self.rules.resolve(&mut self.state, &used, dice)?;
         let r =
             Resolution { step: self.step, kind: a.kind, orders: used, defaulted, salts: self.salts_for_seed(), events };
@@ -672,6 +698,7 @@ impl Game {
         put(&mut t, with);
         let text = toml::to_string(&t).map_err(|e| e.to_string())?;
         self.state = self.rules.load(&text)?;
+        self.loaded = None;
         Ok(())
     }
 }
@@ -688,6 +715,7 @@ impl Clone for Game {
             salts: self.salts.clone(),
             ended: self.ended,
             state: self.rules.clone_state(&self.state),
+            loaded: self.loaded.clone(),
         }
     }
 }
@@ -864,6 +892,27 @@ mod standing_orders_tests {
         assert_eq!(log.said.len(), 3);
         // A role neither awaited nor optional is refused.
         assert!(g.check("c", &[(1, "SAY x".into())]).is_err());
+    }
+
+    #[test]
+    fn the_snapshot_text_is_the_loaded_text_only_until_the_state_changes() {
+        let mut g = Game::new("t", &TALK, "one").unwrap();
+        g.accept("a", vec!["SAY hello".into()]);
+        g.resolve(&mut crate::dice::Scripted::new(&[])).unwrap();
+        // Spelled as an older writer might have: it reads as the same state.
+        let older = "said = [ 'a: hello', 'b: nothing' ]\n";
+        let mut g = Game::from_parts(g.envelope(), &TALK, older).unwrap();
+        g.accept("a", vec!["SAY more".into()]);
+        assert_eq!(g.snapshot_text(), older, "orders alone leave the state as it was read");
+        g.resolve(&mut crate::dice::Scripted::new(&[])).unwrap();
+        assert_eq!(g.snapshot_text(), g.state_text(), "after a resolution the state is written afresh");
+        assert!(g.snapshot_text().contains("a: more"));
+        let mut g = Game::from_parts(g.envelope(), &TALK, older).unwrap();
+        g.patch(&toml::from_str("said = ['patched']").unwrap()).unwrap();
+        assert!(g.snapshot_text().contains("patched"), "a moderator's patch is written too");
+        let mut g = Game::from_parts(g.envelope(), &TALK, older).unwrap();
+        g.replace(&toml::from_str("said = ['replaced']").unwrap()).unwrap();
+        assert!(g.snapshot_text().contains("replaced"));
     }
 
     #[test]

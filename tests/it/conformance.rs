@@ -97,12 +97,12 @@ fn play(rules: &'static dyn adjutant::engine::Ruleset, seed: u64, dir: &std::pat
                 assert!(verbs.contains(&verb), "{id} step {}: {role}'s prompt shows {line:?}, whose verb {verb} is not in the vocabulary {verbs:?}", game.step);
             }
             // The no-moves orders a silent role is given are always legal.
-            let defaults = rules.default_orders(&game.state, role);
+            let defaults = rules.default_orders(game.state(), role);
             let numbered: Vec<(usize, String)> = defaults.iter().enumerate().map(|(i, l)| (i + 1, l.clone())).collect();
             if let Err(e) = game.check(role, &numbered) {
                 panic!("{id} step {}: the no-moves orders {defaults:?} of {role} are refused: {e:?}", game.step);
             }
-            let lines = rules.random_orders(&game.state, role, &mut |n| rng.pick(n));
+            let lines = rules.random_orders(game.state(), role, &mut |n| rng.pick(n));
             let numbered: Vec<(usize, String)> = lines.iter().enumerate().map(|(i, l)| (i + 1, l.clone())).collect();
             let canon = game
                 .check(role, &numbered)
@@ -289,7 +289,7 @@ fn garbage_orders_are_refused_never_panic() {
             let line: Vec<&str> = (0..n).map(|_| vocab[rng.pick(vocab.len())].as_str()).collect();
             let line = line.join(if rng.pick(3) == 0 { ", " } else { " " });
             for role in &roles {
-                if let Err(errors) = rules.check(&game.state, role, &[(1, line.clone())]) {
+                if let Err(errors) = rules.check(game.state(), role, &[(1, line.clone())]) {
                     assert!(errors.iter().all(|e| !e.reason.is_empty()), "{line:?}: {errors:?}");
                 }
             }

@@ -30,7 +30,7 @@ pub fn play_out(t: &mut Table, seed: u64, max: u32) -> u32 {
         let a = l.game.awaiting();
         assert!(!a.prompts.is_empty(), "step {} awaits nobody", l.game.step);
         for role in a.prompts.keys() {
-            let lines = l.game.rules.random_orders(&l.game.state, role, &mut |n| rng.pick(n));
+            let lines = l.game.rules.random_orders(l.game.state(), role, &mut |n| rng.pick(n));
             let from = match l.game.roles.iter().position(|r| r == role) {
                 Some(0) => ALICE,
                 Some(_) => BOB,

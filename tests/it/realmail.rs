@@ -51,7 +51,7 @@ fn a_game_played_by_smtp_and_imap() {
         }
         let a = l.game.awaiting();
         for role in a.prompts.keys() {
-            let lines = l.game.rules.random_orders(&l.game.state, role, &mut pick);
+            let lines = l.game.rules.random_orders(l.game.state(), role, &mut pick);
             st.send(
                 &player(role),
                 &desk.reply_address("g1", role),
