@@ -285,10 +285,19 @@ fn check_resolved(
     let mut next = game.clone();
     let res = next.resolve(dice_impl.as_mut())?;
     let made = dice_impl.draws();
+    // A journal from before draws named whom they served is read without
+    // it; a newer one must name the role the ruleset declares.
+    let attributed = |m: &Draw, d: &Draw| {
+        let mut m = m.clone();
+        if d.good.is_none() {
+            (m.serves, m.good) = (None, None);
+        }
+        m
+    };
     for (i, d) in r.draws.iter().enumerate() {
-        match made.get(i) {
+        match made.get(i).map(|m| attributed(m, d)) {
             None => return Err(format!("draw {} {} ({}) was not made on replay", d.stream, d.n, d.label)),
-            Some(m) if m != d => {
+            Some(m) if m != *d => {
                 let what = if m.result != d.result {
                     format!("recorded {:?}, regenerated {:?}", d.result, m.result)
                 } else if m.n != d.n {
@@ -297,6 +306,11 @@ fn check_resolved(
                     format!("records a {:?} of {}, the replay drew a {:?} of {}", d.kind, d.sides, m.kind, m.sides)
                 } else if m.declared != d.declared {
                     format!("is marked declared={} where the replay gives declared={}", d.declared, m.declared)
+                } else if (&m.serves, m.good) != (&d.serves, d.good) {
+                    format!(
+                        "says it served {:?} ({:?} good), the ruleset declares {:?} ({:?} good)",
+                        d.serves, d.good, m.serves, m.good
+                    )
                 } else {
                     format!("is labelled {:?}, the replay drew {:?}", d.label, m.label)
                 };

@@ -101,6 +101,10 @@ fn parse_draw(line: &str) -> Option<Draw> {
         sides: parts.get(3)?.parse().ok()?,
         result: parts.get(4)?.split(',').map(|x| x.parse().ok()).collect::<Option<Vec<u32>>>()?,
         declared: parts.get(5) == Some(&"declared"),
+        // The mail's DICE block says what was drawn, not whom it served:
+        // that is in the journal, for the fairness report.
+        serves: None,
+        good: None,
     })
 }
 

@@ -5,6 +5,7 @@
 //! by the desk, so every function is a pure function of its inputs and an old
 //! journal replays forever.
 
+pub mod luck;
 pub mod stats;
 
 use rand_chacha::ChaCha20Rng;
@@ -229,27 +230,101 @@ pub struct Draw {
     /// verifiable, and marked so by audit.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub declared: bool,
+    /// The role the draw served, when it served one (see [`Serves`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub serves: Option<String>,
+    /// Which faces are good for `serves`; absent only in journals written
+    /// before draws were attributed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub good: Option<Good>,
+}
+
+/// Which faces of a die are good for the role it served.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Good {
+    /// High faces are good for the role (an attack roll).
+    High,
+    /// Low faces are good for the role (a roll to stay under).
+    Low,
+    /// Neither: a shuffle, a pick among items, a roll that only sets
+    /// something (a battle's length), or a draw that served nobody.
+    Neither,
+}
+
+/// Whom a draw served, as the ruleset declares it where it rolls: what the
+/// fairness report scores luck by (a public die may serve one side).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Serves {
+    pub role: Option<String>,
+    pub good: Good,
+}
+
+impl Serves {
+    /// High faces are good for `role`.
+    pub fn high(role: &str) -> Serves {
+        Serves { role: Some(role.to_string()), good: Good::High }
+    }
+    /// Low faces are good for `role`.
+    pub fn low(role: &str) -> Serves {
+        Serves { role: Some(role.to_string()), good: Good::Low }
+    }
+    /// `role`'s draw, no face better than another (a pool draw, a pick).
+    pub fn neither(role: &str) -> Serves {
+        Serves { role: Some(role.to_string()), good: Good::Neither }
+    }
+    /// A draw for nobody in particular (the Event Deck's shuffle).
+    pub fn nobody() -> Serves {
+        Serves { role: None, good: Good::Neither }
+    }
+}
+
+impl Draw {
+    /// A draw as the dice record it.
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        draws: &[Draw],
+        stream: &str,
+        label: &str,
+        serves: &Serves,
+        kind: DrawKind,
+        sides: u32,
+        result: Vec<u32>,
+        declared: bool,
+    ) -> Draw {
+        Draw {
+            stream: stream.into(),
+            n: next_n(draws, stream),
+            label: label.into(),
+            kind,
+            sides,
+            result,
+            declared,
+            serves: serves.role.clone(),
+            good: Some(serves.good),
+        }
+    }
 }
 
 /// The randomness a ruleset may use. Rules never see where it comes from:
 /// committed streams, a moderator's declared dice, or a test script.
 pub trait Dice {
     /// Roll one die of `sides` faces on `stream`.
-    fn roll(&mut self, stream: &StreamId, sides: u32, label: &str) -> u32;
+    fn roll(&mut self, stream: &StreamId, sides: u32, label: &str, serves: &Serves) -> u32;
     /// A permutation of `0..n`.
-    fn shuffle(&mut self, stream: &StreamId, n: usize, label: &str) -> Vec<usize>;
+    fn shuffle(&mut self, stream: &StreamId, n: usize, label: &str, serves: &Serves) -> Vec<usize>;
     /// Indices of `count` items drawn from a pool of `n` in canonical order:
     /// a shuffle of the pool, taking from the front.
-    fn draw_pool(&mut self, stream: &StreamId, n: usize, count: usize, label: &str) -> Vec<usize>;
+    fn draw_pool(&mut self, stream: &StreamId, n: usize, count: usize, label: &str, serves: &Serves) -> Vec<usize>;
     /// `n` dice under one label: each die's label is the label and its
     /// place ("time roll, first die", "second die", "third die", then
     /// "die 4"), as the games have always written a 2D6.
-    fn roll_n(&mut self, stream: &StreamId, n: usize, sides: u32, label: &str) -> Vec<u32> {
+    fn roll_n(&mut self, stream: &StreamId, n: usize, sides: u32, label: &str, serves: &Serves) -> Vec<u32> {
         const PLACES: [&str; 3] = ["first", "second", "third"];
         (0..n)
             .map(|i| {
                 let place = PLACES.get(i).map(|p| format!("{p} die")).unwrap_or_else(|| format!("die {}", i + 1));
-                self.roll(stream, sides, &format!("{label}, {place}"))
+                self.roll(stream, sides, &format!("{label}, {place}"), serves)
             })
             .collect()
     }
@@ -288,9 +363,8 @@ impl Committed {
         self.streams.entry(name.to_string()).or_insert_with(|| Stream::new(seed))
     }
 
-    fn record(&mut self, stream: &str, label: &str, kind: DrawKind, sides: u32, result: Vec<u32>) {
-        let n = next_n(&self.draws, stream);
-        self.draws.push(Draw { stream: stream.into(), n, label: label.into(), kind, sides, result, declared: false });
+    fn record(&mut self, stream: &str, label: &str, serves: &Serves, kind: DrawKind, sides: u32, result: Vec<u32>) {
+        self.draws.push(Draw::new(&self.draws, stream, label, serves, kind, sides, result, false));
     }
 
     pub fn into_draws(self) -> Vec<Draw> {
@@ -299,23 +373,23 @@ impl Committed {
 }
 
 impl Dice for Committed {
-    fn roll(&mut self, id: &StreamId, sides: u32, label: &str) -> u32 {
+    fn roll(&mut self, id: &StreamId, sides: u32, label: &str, serves: &Serves) -> u32 {
         let stream = &id.to_string();
         let f = self.stream(stream).die(sides);
-        self.record(stream, label, DrawKind::Die, sides, vec![f]);
+        self.record(stream, label, serves, DrawKind::Die, sides, vec![f]);
         f
     }
-    fn shuffle(&mut self, id: &StreamId, n: usize, label: &str) -> Vec<usize> {
+    fn shuffle(&mut self, id: &StreamId, n: usize, label: &str, serves: &Serves) -> Vec<usize> {
         let stream = &id.to_string();
         let p = self.stream(stream).permutation(n);
-        self.record(stream, label, DrawKind::Shuffle, n as u32, p.iter().map(|&i| i as u32).collect());
+        self.record(stream, label, serves, DrawKind::Shuffle, n as u32, p.iter().map(|&i| i as u32).collect());
         p
     }
-    fn draw_pool(&mut self, id: &StreamId, n: usize, count: usize, label: &str) -> Vec<usize> {
+    fn draw_pool(&mut self, id: &StreamId, n: usize, count: usize, label: &str, serves: &Serves) -> Vec<usize> {
         let stream = &id.to_string();
         let mut p = self.stream(stream).permutation(n);
         p.truncate(count.min(n));
-        self.record(stream, label, DrawKind::Pool, n as u32, p.iter().map(|&i| i as u32).collect());
+        self.record(stream, label, serves, DrawKind::Pool, n as u32, p.iter().map(|&i| i as u32).collect());
         p
     }
     fn draws(&self) -> &[Draw] {
@@ -380,29 +454,28 @@ impl Scripted {
             1
         })
     }
-    fn push(&mut self, stream: &str, label: &str, kind: DrawKind, sides: u32, result: Vec<u32>) {
-        let n = next_n(&self.draws, stream);
-        self.draws.push(Draw { stream: stream.into(), n, label: label.into(), kind, sides, result, declared: true });
+    fn push(&mut self, stream: &str, label: &str, serves: &Serves, kind: DrawKind, sides: u32, result: Vec<u32>) {
+        self.draws.push(Draw::new(&self.draws, stream, label, serves, kind, sides, result, true));
     }
 }
 
 impl Dice for Scripted {
-    fn roll(&mut self, id: &StreamId, sides: u32, label: &str) -> u32 {
+    fn roll(&mut self, id: &StreamId, sides: u32, label: &str, serves: &Serves) -> u32 {
         let stream = &id.to_string();
         let f = self.take().clamp(1, sides);
-        self.push(stream, label, DrawKind::Die, sides, vec![f]);
+        self.push(stream, label, serves, DrawKind::Die, sides, vec![f]);
         f
     }
-    fn shuffle(&mut self, id: &StreamId, n: usize, label: &str) -> Vec<usize> {
+    fn shuffle(&mut self, id: &StreamId, n: usize, label: &str, serves: &Serves) -> Vec<usize> {
         let stream = &id.to_string();
         let p: Vec<usize> = match self.shuffles.pop_front() {
             Some(v) if is_permutation(&v, n) => v.iter().map(|&i| i as usize).collect(),
             _ => (0..n).collect(),
         };
-        self.push(stream, label, DrawKind::Shuffle, n as u32, p.iter().map(|&i| i as u32).collect());
+        self.push(stream, label, serves, DrawKind::Shuffle, n as u32, p.iter().map(|&i| i as u32).collect());
         p
     }
-    fn draw_pool(&mut self, id: &StreamId, n: usize, count: usize, label: &str) -> Vec<usize> {
+    fn draw_pool(&mut self, id: &StreamId, n: usize, count: usize, label: &str, serves: &Serves) -> Vec<usize> {
         let stream = &id.to_string();
         // Scripted pool draws name the pool indices to take, in order; a
         // short script falls back to the lowest indices not yet taken.
@@ -414,7 +487,7 @@ impl Dice for Scripted {
             };
             taken.push(i);
         }
-        self.push(stream, label, DrawKind::Pool, n as u32, taken.iter().map(|&i| i as u32).collect());
+        self.push(stream, label, serves, DrawKind::Pool, n as u32, taken.iter().map(|&i| i as u32).collect());
         taken
     }
     fn draws(&self) -> &[Draw] {
@@ -443,14 +516,13 @@ impl Declared {
         let i = self.values.iter().position(|(p, _)| p == "*" || l.starts_with(&p.to_lowercase()))?;
         Some(self.values.remove(i).1)
     }
-    fn push(&mut self, stream: &str, label: &str, kind: DrawKind, sides: u32, result: Vec<u32>) {
-        let n = next_n(&self.draws, stream);
-        self.draws.push(Draw { stream: stream.into(), n, label: label.into(), kind, sides, result, declared: true });
+    fn push(&mut self, stream: &str, label: &str, serves: &Serves, kind: DrawKind, sides: u32, result: Vec<u32>) {
+        self.draws.push(Draw::new(&self.draws, stream, label, serves, kind, sides, result, true));
     }
 }
 
 impl Dice for Declared {
-    fn roll(&mut self, id: &StreamId, sides: u32, label: &str) -> u32 {
+    fn roll(&mut self, id: &StreamId, sides: u32, label: &str, serves: &Serves) -> u32 {
         let stream = &id.to_string();
         let f = match self.take(label) {
             Some(v) if !v.is_empty() => v[0].clamp(1, sides),
@@ -459,10 +531,10 @@ impl Dice for Declared {
                 1
             }
         };
-        self.push(stream, label, DrawKind::Die, sides, vec![f]);
+        self.push(stream, label, serves, DrawKind::Die, sides, vec![f]);
         f
     }
-    fn shuffle(&mut self, id: &StreamId, n: usize, label: &str) -> Vec<usize> {
+    fn shuffle(&mut self, id: &StreamId, n: usize, label: &str, serves: &Serves) -> Vec<usize> {
         let stream = &id.to_string();
         let p: Vec<usize> = match self.take(label) {
             Some(v) if is_permutation(&v, n) => v.iter().map(|&i| i as usize).collect(),
@@ -471,10 +543,10 @@ impl Dice for Declared {
                 (0..n).collect()
             }
         };
-        self.push(stream, label, DrawKind::Shuffle, n as u32, p.iter().map(|&i| i as u32).collect());
+        self.push(stream, label, serves, DrawKind::Shuffle, n as u32, p.iter().map(|&i| i as u32).collect());
         p
     }
-    fn draw_pool(&mut self, id: &StreamId, n: usize, count: usize, label: &str) -> Vec<usize> {
+    fn draw_pool(&mut self, id: &StreamId, n: usize, count: usize, label: &str, serves: &Serves) -> Vec<usize> {
         let stream = &id.to_string();
         let want = count.min(n);
         let p: Vec<usize> = match self.take(label) {
@@ -484,7 +556,7 @@ impl Dice for Declared {
                 (0..want).collect()
             }
         };
-        self.push(stream, label, DrawKind::Pool, n as u32, p.iter().map(|&i| i as u32).collect());
+        self.push(stream, label, serves, DrawKind::Pool, n as u32, p.iter().map(|&i| i as u32).collect());
         p
     }
     fn draws(&self) -> &[Draw] {
@@ -530,8 +602,8 @@ mod tests {
     fn pool_draw_is_prefix_of_shuffle() {
         let mut a = Committed::new([("public".to_string(), [3u8; 32])].into());
         let mut b = Committed::new([("public".to_string(), [3u8; 32])].into());
-        let full = a.shuffle(&StreamId::Public, 16, "x");
-        let part = b.draw_pool(&StreamId::Public, 16, 5, "x");
+        let full = a.shuffle(&StreamId::Public, 16, "x", &Serves::nobody());
+        let part = b.draw_pool(&StreamId::Public, 16, 5, "x", &Serves::nobody());
         assert_eq!(&full[..5], &part[..]);
     }
 
@@ -539,9 +611,9 @@ mod tests {
     fn regenerate_replays_a_stream() {
         let seed = [9u8; 32];
         let mut c = Committed::new([("public".to_string(), seed)].into());
-        c.roll(&StreamId::Public, 6, "a");
-        c.draw_pool(&StreamId::Public, 16, 4, "b");
-        c.roll(&StreamId::Public, 20, "c");
+        c.roll(&StreamId::Public, 6, "a", &Serves::nobody());
+        c.draw_pool(&StreamId::Public, 16, 4, "b", &Serves::nobody());
+        c.roll(&StreamId::Public, 20, "c", &Serves::nobody());
         let draws = c.into_draws();
         for i in 0..draws.len() {
             let prefix: Vec<&Draw> = draws[..=i].iter().collect();

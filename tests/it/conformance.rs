@@ -3,7 +3,7 @@
 //! leak, and the journal replays to every state digest.
 
 use adjutant::audit;
-use adjutant::dice::{self, Committed};
+use adjutant::dice::{self, Committed, Dice};
 use adjutant::engine::{Game, Viewer};
 use adjutant::journal::{kinds, Journal};
 use adjutant::render;
@@ -45,12 +45,16 @@ fn accented(c: char) -> char {
 const CHAIN: u32 = 1000;
 const MAX_STEPS: u32 = 3000;
 
-struct Played {
+pub(crate) struct Played {
     steps: u32,
     ended: bool,
+    /// The game's journal, left in `dir`.
+    pub journal: std::path::PathBuf,
 }
 
-fn play(rules: &'static dyn adjutant::engine::Ruleset, seed: u64, dir: &std::path::Path) -> Played {
+/// Play one game of `rules` at random on committed dice, checking at every
+/// step what every game must keep; the journal stays in `dir`.
+pub(crate) fn play(rules: &'static dyn adjutant::engine::Ruleset, seed: u64, dir: &std::path::Path) -> Played {
     let mut rng = Rng(seed);
     let scenario = rules.info().scenarios[0].name.clone();
     let id = format!("conf-{seed}");
@@ -163,6 +167,14 @@ fn play(rules: &'static dyn adjutant::engine::Ruleset, seed: u64, dir: &std::pat
         let mut c = Committed::new(seeds);
         let r = game.resolve(&mut c).unwrap();
         assert!(c.unknown.is_empty());
+        // Every draw says whom it served (a role of the game) or that it
+        // served nobody: what the fairness report scores luck by.
+        for d in c.draws() {
+            assert!(d.good.is_some(), "{id} step {k}: the draw {:?} does not say whom it served", d.label);
+            if let Some(r) = &d.serves {
+                assert!(game.roles.contains(r), "{id} step {k}: the draw {:?} serves {r:?}, not a role", d.label);
+            }
+        }
         let body = kinds::Resolved {
             step: k,
             step_kind: r.kind,
@@ -202,7 +214,7 @@ fn play(rules: &'static dyn adjutant::engine::Ruleset, seed: u64, dir: &std::pat
     let (replayed, summary) = audit::replay(&entries).unwrap_or_else(|m| panic!("{id}: replay failed: {m}"));
     assert_eq!(replayed.digest(), game.digest(), "{id}: replay reached another state");
     assert_eq!(summary.steps, game.step - 1);
-    Played { steps: game.step - 1, ended }
+    Played { steps: game.step - 1, ended, journal: jp }
 }
 
 #[test]

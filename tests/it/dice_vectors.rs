@@ -1,7 +1,7 @@
 //! dice-v1 test vectors: any change to the scheme (seed layout, ChaCha20
 //! use, rejection sampling, Fisher–Yates order) breaks these.
 
-use adjutant::dice::{self, Committed, Dice, Stream, StreamId};
+use adjutant::dice::{self, Committed, Dice, Serves, Stream, StreamId};
 use std::collections::BTreeMap;
 
 fn vector_seed() -> dice::Link {
@@ -60,9 +60,9 @@ fn salts_change_the_seed() {
 #[test]
 fn committed_draws_are_labelled_and_counted_per_stream() {
     let mut c = Committed::new([("public".to_string(), [1; 32]), ("role:x".to_string(), [2; 32])].into());
-    c.roll(&StreamId::Public, 6, "first");
-    c.roll(&StreamId::role("x"), 6, "hidden");
-    c.roll(&StreamId::Public, 6, "second");
+    c.roll(&StreamId::Public, 6, "first", &Serves::nobody());
+    c.roll(&StreamId::role("x"), 6, "hidden", &Serves::nobody());
+    c.roll(&StreamId::Public, 6, "second", &Serves::nobody());
     let d = c.draws();
     assert_eq!((d[0].n, d[1].n, d[2].n), (0, 0, 1));
     assert_eq!(d[2].label, "second");

@@ -7,7 +7,7 @@
 use super::ledger::quality_word;
 use super::orders::{Order, Plan};
 use super::{other, side_name, Rank, SpyStatus, State, GARRISON};
-use crate::dice::{Dice, StreamId};
+use crate::dice::{Dice, Serves, StreamId};
 use crate::engine::Event;
 
 /// How a mission came out, by the spy's total minus the other side's.
@@ -84,7 +84,7 @@ fn mission(s: &mut State, side: &str, order: &Order, dice: &mut dyn Dice, ev: &m
     let quality = match q {
         Some(q) => q as i32,
         None => {
-            let r = dice.roll(&stream, 6, &format!("quality of spy {spy}"));
+            let r = dice.roll(&stream, 6, &format!("quality of spy {spy}"), &Serves::high(side));
             let q = r.div_ceil(2) as u8;
             s.army_mut(side).spy_mut(spy).expect("active").quality = Some(q);
             ev.push(Event::to_role(
@@ -94,12 +94,16 @@ fn mission(s: &mut State, side: &str, order: &Order, dice: &mut dyn Dice, ev: &m
             q as i32
         }
     };
-    let sr = dice.roll(&stream, 6, &format!("spy {spy}, mission roll")) as i32;
+    let sr = dice.roll(&stream, 6, &format!("spy {spy}, mission roll"), &Serves::high(side)) as i32;
     // The defending roll is the moderator's secret: with the Security
     // Officer's +1 beside it, it would tell the spying side whether the
     // enemy has one.
-    let dr =
-        dice.roll(&StreamId::Moderator, 6, &format!("spy {spy} of the {}, the defending roll", side_name(side))) as i32;
+    let dr = dice.roll(
+        &StreamId::Moderator,
+        6,
+        &format!("spy {spy} of the {}, the defending roll", side_name(side)),
+        &Serves::high(enemy),
+    ) as i32;
     let security = i32::from(s.army(enemy).security());
     let (st, dt) = (sr + quality, dr + m.difficulty + security);
     let band = Band::of(st - dt);
@@ -147,7 +151,7 @@ fn effect(
             s.learn(side, &item, value, "Spy report", ev);
         }
         "sabotage-food" => {
-            let r = dice.roll(&stream, 6, "food contamination");
+            let r = dice.roll(&stream, 6, "food contamination", &Serves::high(side));
             let n = if extra { r as i32 } else { half(r, s) };
             let b = s.town.food;
             s.town.food -= n;
@@ -158,7 +162,11 @@ fn effect(
             ));
         }
         "sabotage-desertion" => {
-            let n = if extra { half(dice.roll(&stream, 6, "desertion, number of hits"), s) as u32 } else { 1 };
+            let n = if extra {
+                half(dice.roll(&stream, 6, "desertion, number of hits", &Serves::high(side)), s) as u32
+            } else {
+                1
+            };
             for k in 1..=n {
                 // Among the units on the table: the die's size must not
                 // count the enemy's miners.
@@ -167,14 +175,20 @@ fn effect(
                 if alive.is_empty() {
                     break;
                 }
-                let i = dice.roll(&stream, alive.len() as u32, &format!("desertion, unit for hit {k}")) as usize - 1;
+                let i = dice.roll(
+                    &stream,
+                    alive.len() as u32,
+                    &format!("desertion, unit for hit {k}"),
+                    &Serves::neither(side),
+                ) as usize
+                    - 1;
                 s.hit(enemy, &alive[i], 1, true, "Desertion", ev);
             }
         }
         "sabotage-powder" => {
-            let mut n = dice.roll(&stream, 6, "powder damage, first die") as i32;
+            let mut n = dice.roll(&stream, 6, "powder damage, first die", &Serves::high(side)) as i32;
             if extra {
-                n += dice.roll(&stream, 6, "powder damage, second die") as i32;
+                n += dice.roll(&stream, 6, "powder damage, second die", &Serves::high(side)) as i32;
             }
             let a = s.army_mut(enemy);
             let b = a.powder;
@@ -246,11 +260,15 @@ fn confess(s: &mut State, side: &str, spy: &str, mission: &str, dice: &mut dyn D
     if items.is_empty() {
         return;
     }
-    let k = dice.roll(&stream, items.len() as u32, &format!("what the captured spy {spy} reveals")) as usize - 1;
+    // Which secret the enemy learns: a pick, no face better than another.
+    let k =
+        dice.roll(&stream, items.len() as u32, &format!("what the captured spy {spy} reveals"), &Serves::neither(side))
+            as usize
+            - 1;
     let mut walls = Vec::new();
     if items[k] == "info-walls" {
         let n = s.town.walls.len();
-        let perm = dice.shuffle(&stream, n, "wall sections the captured spy reveals");
+        let perm = dice.shuffle(&stream, n, "wall sections the captured spy reveals", &Serves::neither(side));
         walls = perm.iter().take(3).map(|&i| s.town.walls[i].name.clone()).collect();
     }
     ev.push(Event::to_role(

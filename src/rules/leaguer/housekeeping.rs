@@ -9,7 +9,7 @@ use super::{
     card_class, card_name, espionage, full_deck, is_joker, other, possessive, side_name, Officer, Rank, Spy, SpyStatus,
     State, Unit, UnitKind, Whereabouts, BESIEGERS, GARRISON,
 };
-use crate::dice::{Dice, StreamId};
+use crate::dice::{Dice, Serves, StreamId};
 use crate::engine::Event;
 
 /// What Torrential Rain means for the table, repeated wherever DS is 6.
@@ -48,7 +48,7 @@ pub fn odd_jobs(s: &mut State, plan: &Plan, dice: &mut dyn Dice, ev: &mut Vec<Ev
 fn digging_standard(s: &mut State, dice: &mut dyn Dice, ev: &mut Vec<Event>) {
     match s.ds {
         None => {
-            let d = dice.roll_n(&StreamId::Public, 2, 6, "Digging Standard set-up");
+            let d = dice.roll_n(&StreamId::Public, 2, 6, "Digging Standard set-up", &Serves::high(BESIEGERS));
             let (a, b) = (d[0], d[1]);
             s.ds = Some(a.min(b) as u8);
             ev.push(Event::all(format!(
@@ -57,7 +57,7 @@ fn digging_standard(s: &mut State, dice: &mut dyn Dice, ev: &mut Vec<Event>) {
             )));
         }
         Some(ds) => {
-            let r = dice.roll(&StreamId::Public, 6, "Digging Standard review") as u8;
+            let r = dice.roll(&StreamId::Public, 6, "Digging Standard review", &Serves::high(BESIEGERS)) as u8;
             let new = if r < ds {
                 ds - 1
             } else if r > ds {
@@ -103,7 +103,8 @@ fn fire_fighting(s: &mut State, plan: &Plan, dice: &mut dyn Dice, ev: &mut Vec<E
         let mut rolls = Vec::new();
         let (mut out, mut spread) = (0, 0);
         for k in 1..=n {
-            let r = dice.roll(&StreamId::Public, 6, &format!("fire fighting, fire {k} of {n}"));
+            let r =
+                dice.roll(&StreamId::Public, 6, &format!("fire fighting, fire {k} of {n}"), &Serves::high(GARRISON));
             rolls.push(r.to_string());
             if r >= need {
                 out += 1;
@@ -193,7 +194,12 @@ fn draw_card(s: &mut State, dice: &mut dyn Dice, ev: &mut Vec<Event>) {
 /// the deck stays secret until the game's end reveals the seeds.
 fn shuffle(s: &mut State, cards: Vec<String>, dice: &mut dyn Dice) {
     s.deck.shuffles += 1;
-    let perm = dice.shuffle(&StreamId::Moderator, cards.len(), &format!("Event Deck shuffle {}", s.deck.shuffles));
+    let perm = dice.shuffle(
+        &StreamId::Moderator,
+        cards.len(),
+        &format!("Event Deck shuffle {}", s.deck.shuffles),
+        &Serves::nobody(),
+    );
     s.deck.draw = perm.iter().map(|&i| cards[i].clone()).collect();
 }
 
@@ -289,7 +295,7 @@ fn rally(s: &mut State, plan: &Plan, dice: &mut dyn Dice, ev: &mut Vec<Event>) {
             // On the side's own stream: the enemy may count the counters
             // that come off, but the dice against their target would tell
             // how many +1s the unit had (a Mayor's tells LS is not negative).
-            (1..=u.hits).map(|k| dice.roll(&StreamId::role(&side), 6, &format!("rally {name}, hit {k} of {}", u.hits))).collect();
+            (1..=u.hits).map(|k| dice.roll(&StreamId::role(&side), 6, &format!("rally {name}, hit {k} of {}", u.hits), &Serves::high(&side))).collect();
         let removed = rolls.iter().filter(|&&r| r >= need).count() as u32;
         let unit = s.army_mut(&side).unit_mut(name).expect("validated");
         unit.hits -= removed;
@@ -410,7 +416,7 @@ fn meet(s: &mut State, plan: &Plan, dice: &mut dyn Dice, ev: &mut Vec<Event>) {
         ev.push(Event::to_role(GARRISON, "The meeting with the citizens cannot take place."));
         return;
     };
-    let r = dice.roll(&StreamId::role(GARRISON), 6, "meeting with citizens");
+    let r = dice.roll(&StreamId::role(GARRISON), 6, "meeting with citizens", &Serves::high(GARRISON));
     match r {
         6 => s.change_ls(1, &format!("{who} meets the citizens, rolled 6: the meeting has gone well"), ev),
         1 => s.change_ls(-1, &format!("{who} meets the citizens, rolled 1: the meeting has been a disaster"), ev),
@@ -472,7 +478,14 @@ fn police(s: &mut State, plan: &Plan, dice: &mut dyn Dice, ev: &mut Vec<Event>) 
         return;
     }
     let rolls: Vec<u32> = (1..=short)
-        .map(|k| dice.roll(&StreamId::role(GARRISON), 6, &format!("insurrection, half-battalion short {k}")))
+        .map(|k| {
+            dice.roll(
+                &StreamId::role(GARRISON),
+                6,
+                &format!("insurrection, half-battalion short {k}"),
+                &Serves::low(GARRISON),
+            )
+        })
         .collect();
     let hits = rolls.iter().filter(|&&r| r >= 5).count() as u32;
     text.push_str(&format!(

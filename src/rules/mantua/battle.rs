@@ -12,7 +12,7 @@
 
 use super::orders::{block_in, place_name, Order, Side90};
 use super::{escape_routes, other, side_name, Phase, State, AUSTRIA, FRANCE, MANTOVA};
-use crate::dice::{Dice, StreamId};
+use crate::dice::{Dice, Serves, StreamId};
 use crate::engine::view::{GridBoard, GridCell};
 use crate::engine::{Event, Problem, Table};
 use crate::rules::shared::parse::{self, Line};
@@ -364,7 +364,13 @@ fn reveal(s: &mut State, side: &str, name: &str, dice: &mut dyn Dice) -> Vec<Eve
     let pools = s.pools.get_mut(side).expect("pools of both sides");
     pools.pool.sort();
     let label = format!("units drawn for {name} ({} pool)", side_name(side));
-    let picked = dice.draw_pool(&StreamId::role(side), pools.pool.len(), n.min(pools.pool.len()), &label);
+    let picked = dice.draw_pool(
+        &StreamId::role(side),
+        pools.pool.len(),
+        n.min(pools.pool.len()),
+        &label,
+        &Serves::neither(side),
+    );
     let drawn: Vec<String> = picked.iter().map(|&i| pools.pool[i].clone()).collect();
     pools.pool.retain(|u| !drawn.contains(u));
     let lost = if n < want {
@@ -434,7 +440,14 @@ fn fight(s: &mut State, dice: &mut dyn Dice) -> Vec<Event> {
             return ev;
         }
     }
-    let d = dice.roll_n(&StreamId::Public, 2, 6, &format!("time roll, {} (attacker)", side_name(&att)));
+    // How long the battle lasts is good or bad for neither side as such.
+    let d = dice.roll_n(
+        &StreamId::Public,
+        2,
+        6,
+        &format!("time roll, {} (attacker)", side_name(&att)),
+        &Serves::neither(&att),
+    );
     let (d1, d2) = (d[0], d[1]);
     let total = d1 + d2;
     let track = &DISPLAY.time_track;
@@ -1430,7 +1443,7 @@ fn commands(s: &mut State, side: &str, orders: &[Order], dice: &mut dyn Dice) ->
                 b.wings[w].acted = true;
                 let tname = space_name(b.wings[t].col, b.wings[t].row);
                 let label = format!("combat roll, {} Wing {sp} against {tname}", side_name(side));
-                let d = dice.roll_n(&StreamId::Public, 2, 6, &label);
+                let d = dice.roll_n(&StreamId::Public, 2, 6, &label, &Serves::high(side));
                 let (d1, d2) = (d[0], d[1]);
                 let total = (d1 + d2) as i32 + n;
                 let b = battle_mut(s);

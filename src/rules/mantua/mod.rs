@@ -12,7 +12,7 @@ mod orders;
 mod random;
 mod view;
 
-use crate::dice::{Dice, StreamId};
+use crate::dice::{Dice, Serves, StreamId};
 use crate::engine::{
     Awaited, Event, LeakProbes, Outcome, Problem, Prompt, Rules, RulesetInfo, ScenarioInfo, View, Viewer, Vocabulary,
 };
@@ -758,7 +758,7 @@ impl Mantua {
                     attack.target,
                     g.entry
                 );
-                let f = dice.roll(&StreamId::Public, 6, &label);
+                let f = dice.roll(&StreamId::Public, 6, &label, &Serves::low(defender));
                 let pass = f <= n;
                 ev.push(Event::all(format!(
                     "Escape roll against the group of {n} from {}: {f} ({}).",
