@@ -95,8 +95,9 @@ enum Cmd {
         /// withheld while the game lasts) to FILE.
         #[arg(long, value_name = "FILE")]
         export_public: Option<PathBuf>,
-        /// Write the fairness report (HTML, plots inline) to FILE; with a
-        /// data folder instead of a game, over all its games.
+        /// Write the fairness report (HTML, plots inline; with --json, its
+        /// figures as JSON) to FILE; with a data folder instead of a game,
+        /// over all its games.
         #[arg(long, value_name = "FILE")]
         report: Option<PathBuf>,
     },
@@ -290,7 +291,7 @@ fn run(cli: Cli) -> Result<i32> {
         }
         Cmd::Audit { game, json, export_public, report } => {
             if let Some(out) = &report {
-                write_report(&cli.data, &game, out)?;
+                write_report(&cli.data, &game, out, json)?;
                 if Path::new(&game).is_dir() {
                     // A report over a whole data folder; audit games one by one.
                     return Ok(0);
@@ -525,7 +526,7 @@ fn verify(paths: &[PathBuf], journal: Option<&Path>) -> Result<i32> {
 }
 
 /// The fairness report of one game, or of every game of a data folder.
-fn write_report(data: &Path, game: &str, out: &Path) -> Result<()> {
+fn write_report(data: &Path, game: &str, out: &Path, json: bool) -> Result<()> {
     let p = Path::new(game);
     let journals: Vec<PathBuf> = if p.is_dir() {
         let games = if p.join("games").is_dir() { p.join("games") } else { p.to_path_buf() };
@@ -545,7 +546,8 @@ fn write_report(data: &Path, game: &str, out: &Path) -> Result<()> {
     for j in &journals {
         games.push(crate::report::gather(&crate::journal::read(j)?));
     }
-    std::fs::write(out, crate::report::render(&games)).with_context(|| format!("cannot write {}", out.display()))?;
+    let text = if json { crate::report::render_json(&games) } else { crate::report::render(&games) };
+    std::fs::write(out, text).with_context(|| format!("cannot write {}", out.display()))?;
     println!("fairness report of {} game(s) written to {}", games.len(), out.display());
     Ok(())
 }

@@ -155,6 +155,11 @@ fn quoted(s: &str, out: &mut String, del: bool) {
     out.push('"');
 }
 
+/// A JSON string literal (for the fairness report's `--json`).
+pub fn json_string(s: &str, out: &mut String) {
+    quoted(s, out, false)
+}
+
 impl Entry {
     /// The entry without its hash, as a table: what the hash covers.
     fn unhashed(&self) -> toml::Table {

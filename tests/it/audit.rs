@@ -42,7 +42,7 @@ fn bump_first_die(es: &mut [Entry]) {
 }
 
 /// Rewrite entries and recompute the chain, as a forger would.
-fn rechain(entries: &mut [Entry]) -> String {
+pub(crate) fn rechain(entries: &mut [Entry]) -> String {
     let format = journal::Format::of(entries).unwrap();
     let mut prev = journal::GENESIS.to_string();
     let mut text = String::new();
@@ -281,10 +281,10 @@ fn the_fairness_report_is_a_self_contained_page() {
     let html = std::fs::read_to_string(&out).unwrap();
     assert!(html.starts_with("<!DOCTYPE html>") && html.ends_with("</html>\n"));
     assert!(
-        html.contains("d6: 1 rolls") && html.contains("chi-square") && html.contains("Luck over the game"),
+        html.contains("d6: 1 rolls") && html.contains("chi-square") && html.contains("Luck by side and by player"),
         "{html}"
     );
-    assert!(html.matches("<svg").count() >= 2, "a histogram and a luck plot");
+    assert!(html.matches("<svg").count() >= 2, "a histogram and a luck curve");
     assert!(
         !html.contains("<script") && !html.contains("src=\"http") && !html.contains("href=\"http"),
         "nothing to fetch, nothing to run"
@@ -298,10 +298,7 @@ fn the_fairness_report_is_a_self_contained_page() {
 /// and the screenshot holds the plots' bars.
 #[test]
 fn the_fairness_report_draws_in_headless_chromium() {
-    let chromium = std::path::Path::new("/usr/bin/chromium");
-    if !chromium.exists() {
-        assert!(std::env::var("CI").is_err(), "CI renders the report in Chromium: scripts/test.sh installs it");
-        eprintln!("skipped: no /usr/bin/chromium");
+    if !crate::support::have_chromium() {
         return;
     }
     let (t, jp) = played();
@@ -316,34 +313,8 @@ fn the_fairness_report_draws_in_headless_chromium() {
         .unwrap()
         .status
         .success());
-    let mut child = Command::new(chromium)
-        .args(["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run"])
-        .args([
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--window-size=1000,1400",
-        ])
-        .arg(format!("--user-data-dir={}", t.dir.join("chromium").display()))
-        .arg(format!("--screenshot={}", shot.display()))
-        .arg(format!("file://{}", html.display()))
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let end = std::time::Instant::now() + std::time::Duration::from_secs(90);
-    while child.try_wait().unwrap().is_none() && std::time::Instant::now() < end {
-        std::thread::sleep(std::time::Duration::from_millis(100));
-    }
-    let _ = child.kill();
-    assert!(shot.exists(), "Chromium wrote a screenshot");
-    let ink = Command::new("python3")
-        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/png_ink.py"))
-        .arg(&shot)
-        .arg("2c5aa0")
-        .output()
-        .unwrap();
-    let n: usize = String::from_utf8_lossy(&ink.stdout).trim().parse().unwrap();
+    crate::support::chromium_screenshot(&html, &shot);
+    let n = crate::support::ink(&shot, "2c5aa0");
     assert!(n > 500, "the histogram's bars are drawn ({n} pixels of their colour)");
 }
 

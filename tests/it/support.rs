@@ -5,7 +5,8 @@ use adjutant::config::Config;
 use adjutant::desk::{Desk, NewGame, PassReport};
 use adjutant::mail::maildir::Maildir;
 use chrono::{DateTime, TimeZone, Utc};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::process::Command;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 pub const ALICE: &str = "alice@example.org";
@@ -249,4 +250,53 @@ pub fn output_within(cmd: &mut std::process::Command, secs: u64) -> std::process
         std::thread::sleep(std::time::Duration::from_millis(50));
     };
     std::process::Output { status, stdout: out.join().unwrap_or_default(), stderr: err.join().unwrap_or_default() }
+}
+
+/// Whether headless Chromium is here to render pages; CI must have it
+/// (scripts/test.sh installs Debian's package).
+pub fn have_chromium() -> bool {
+    let here = Path::new("/usr/bin/chromium").exists();
+    if !here {
+        assert!(std::env::var("CI").is_err(), "CI renders pages in Chromium: scripts/test.sh installs it");
+        eprintln!("skipped: no /usr/bin/chromium");
+    }
+    here
+}
+
+/// Render a local page in headless Chromium, with the network shut, into
+/// a screenshot.
+pub fn chromium_screenshot(html: &Path, shot: &Path) {
+    let profile = shot.with_extension("profile");
+    let mut child = Command::new("/usr/bin/chromium")
+        .args(["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run"])
+        .args([
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--window-size=1000,6000",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .arg(format!("--screenshot={}", shot.display()))
+        .arg(format!("file://{}", html.display()))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let end = std::time::Instant::now() + std::time::Duration::from_secs(90);
+    while child.try_wait().unwrap().is_none() && std::time::Instant::now() < end {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let _ = child.kill();
+    assert!(shot.exists(), "Chromium wrote a screenshot");
+}
+
+/// Pixels of a PNG close to the colour `rrggbb`.
+pub fn ink(png: &Path, rrggbb: &str) -> usize {
+    let out = Command::new("python3")
+        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/png_ink.py"))
+        .arg(png)
+        .arg(rrggbb)
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout).trim().parse().unwrap()
 }
