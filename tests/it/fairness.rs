@@ -45,32 +45,38 @@ fn fair_dice_raise_few_alarms() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// A forger who re-draws one side's dice (the better of two) and rewrites
-/// the chain so the journal still links up.
+/// Every journaled draw, as a table a forger may edit.
+fn draws_mut(entries: &mut [Entry]) -> impl Iterator<Item = &mut toml::Table> {
+    entries
+        .iter_mut()
+        .filter(|e| e.kind == "resolved")
+        .flat_map(|e| e.body.get_mut("draws").and_then(|d| d.as_array_mut()).into_iter().flatten())
+        .filter_map(|d| d.as_table_mut())
+}
+
+/// A forger who re-draws one side's dice (the better of two); the caller
+/// then recomputes the chain so that the journal still links up.
 fn forge(entries: &mut [Entry], side: &str) {
     let mut other = Stream::new([7; 32]);
-    for e in entries.iter_mut().filter(|e| e.kind == "resolved") {
-        let Some(draws) = e.body.get_mut("draws").and_then(|d| d.as_array_mut()) else { continue };
-        for d in draws.iter_mut().filter_map(|d| d.as_table_mut()) {
-            let serves = d.get("serves").and_then(|v| v.as_str()) == Some(side);
-            let good = d.get("good").and_then(|v| v.as_str()).map(str::to_string);
-            let (Some(sides), Some(f)) = (
-                d.get("sides").and_then(|v| v.as_integer()),
-                d.get("result").and_then(|r| r.get(0)).and_then(|v| v.as_integer()),
-            ) else {
-                continue;
-            };
-            if !serves || d.get("kind").and_then(|v| v.as_str()) != Some("die") {
-                continue;
-            }
-            let g = other.die(sides as u32) as i64;
-            let better = match good.as_deref() {
-                Some("high") => f.max(g),
-                Some("low") => f.min(g),
-                _ => f,
-            };
-            d.insert("result".into(), toml::Value::Array(vec![toml::Value::Integer(better)]));
+    for d in draws_mut(entries) {
+        let serves = d.get("serves").and_then(|v| v.as_str()) == Some(side);
+        let good = d.get("good").and_then(|v| v.as_str()).map(str::to_string);
+        let (Some(sides), Some(f)) = (
+            d.get("sides").and_then(|v| v.as_integer()),
+            d.get("result").and_then(|r| r.get(0)).and_then(|v| v.as_integer()),
+        ) else {
+            continue;
+        };
+        if !serves || d.get("kind").and_then(|v| v.as_str()) != Some("die") {
+            continue;
         }
+        let g = other.die(sides as u32) as i64;
+        let better = match good.as_deref() {
+            Some("high") => f.max(g),
+            Some("low") => f.min(g),
+            _ => f,
+        };
+        d.insert("result".into(), toml::Value::Array(vec![toml::Value::Integer(better)]));
     }
 }
 
@@ -141,13 +147,9 @@ fn a_journal_from_before_attribution_still_reports() {
     let dir = crate::support::temp_dir("old-luck");
     let played = play(ruleset("mantua"), 3, &dir);
     let mut es = journal::read(&played.journal).unwrap();
-    for e in es.iter_mut().filter(|e| e.kind == "resolved") {
-        if let Some(draws) = e.body.get_mut("draws").and_then(|d| d.as_array_mut()) {
-            for d in draws.iter_mut().filter_map(|d| d.as_table_mut()) {
-                d.remove("serves");
-                d.remove("good");
-            }
-        }
+    for d in draws_mut(&mut es) {
+        d.remove("serves");
+        d.remove("good");
     }
     crate::audit::rechain(&mut es);
     adjutant::audit::replay(&es).expect("an older journal still replays");
@@ -162,11 +164,7 @@ fn a_draw_that_claims_another_side_is_caught_by_audit() {
     let dir = crate::support::temp_dir("claimed-luck");
     let played = play(ruleset("leaguer"), 11, &dir);
     let mut es = journal::read(&played.journal).unwrap();
-    let d = es
-        .iter_mut()
-        .filter(|e| e.kind == "resolved")
-        .flat_map(|e| e.body.get_mut("draws").and_then(|d| d.as_array_mut()).into_iter().flatten())
-        .filter_map(|d| d.as_table_mut())
+    let d = draws_mut(&mut es)
         .find(|d| d.get("serves").and_then(|v| v.as_str()) == Some("garrison"))
         .expect("a draw for the garrison");
     d.insert("serves".into(), toml::Value::String("besiegers".into()));
