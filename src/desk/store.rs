@@ -433,10 +433,15 @@ impl Loaded {
             fs::create_dir_all(d).map_err(io(d))?;
         }
         // Not synced: the journal is, and a tip behind the journal only
-        // means a rebuild that finds the journal reaching past it.
-        journal::write_replace(&tp, toml::to_string(&tip).expect("tip serializes").as_bytes()).map_err(io(&tp))
+        // means a rebuild that finds the journal reaching past it. Written
+        // in place at a fixed size, so it is the old tip or the new one.
+        journal::write_padded(&tp, toml::to_string(&tip).expect("tip serializes").as_bytes(), TIP_SIZE).map_err(io(&tp))
     }
 }
+
+/// The tip file's fixed size: room for a tip with both deadlines (a tip
+/// is about 500 bytes; a longer one is renamed into place instead).
+const TIP_SIZE: usize = 1024;
 
 /// Load a game: the snapshot when its tip vouches for it and the journal
 /// is as long as the tip says, else a replay (saved).
