@@ -65,6 +65,8 @@ pub struct HexBoard {
     pub hexsides: Vec<(String, String, String)>,
     /// Terrain glyph to (name, colour), for the legend and the SVG.
     pub terrain: Vec<(char, String, String)>,
+    /// Roads by name, as the hexes they run through in order.
+    pub roads: Vec<(String, Vec<String>)>,
     pub sides: Vec<(String, String)>,
     pub legend: Vec<String>,
 }

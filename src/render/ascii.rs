@@ -292,8 +292,8 @@ pub fn hexes(b: &HexBoard) -> String {
         }
     }
     let glyphs: Vec<String> = b.terrain.iter().map(|(g, n, _)| format!("{g} {n}")).collect();
-    if !glyphs.is_empty() {
-        out.push_str(&format!("Terrain: {}\n", glyphs.join(", ")));
+    for chunk in wrap(&glyphs, COLS - 9) {
+        out.push_str(&format!("Terrain: {chunk}\n"));
     }
     let places: Vec<String> = b
         .hexes
@@ -303,6 +303,11 @@ pub fn hexes(b: &HexBoard) -> String {
         .collect();
     for chunk in wrap(&places, COLS - 8) {
         out.push_str(&format!("Places: {chunk}\n"));
+    }
+    for (name, hexes) in &b.roads {
+        for chunk in wrap(hexes, COLS - name.chars().count() - 8) {
+            out.push_str(&format!("Road {name}: {chunk}\n"));
+        }
     }
     let mut kinds: Vec<&str> = b.hexsides.iter().map(|(_, _, k)| k.as_str()).collect();
     kinds.dedup();

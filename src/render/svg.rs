@@ -296,11 +296,25 @@ fn hexes(b: &HexBoard) -> String {
             ));
         }
     }
+    let hex_id = |id: &str| -> Option<(i32, i32)> {
+        (id.len() == 4).then(|| (id[..2].parse().ok(), id[2..].parse().ok())).and_then(|(x, y)| Some((x?, y?)))
+    };
+    for (_, hexes) in &b.roads {
+        let pts: Vec<String> = hexes
+            .iter()
+            .filter_map(|h| hex_id(h))
+            .map(|(c, r)| {
+                let (x, y) = centre(c, r);
+                format!("{x:.1},{y:.1}")
+            })
+            .collect();
+        s.push_str(&format!(
+            "<polyline points=\"{}\" fill=\"none\" stroke=\"#8a6a3a\" stroke-width=\"2.5\" stroke-linejoin=\"round\"/>\n",
+            pts.join(" ")
+        ));
+    }
     for (a, c, kind) in &b.hexsides {
-        let parse = |id: &str| -> Option<(i32, i32)> {
-            (id.len() == 4).then(|| (id[..2].parse().ok(), id[2..].parse().ok())).and_then(|(x, y)| Some((x?, y?)))
-        };
-        let (Some(p), Some(q)) = (parse(a), parse(c)) else { continue };
+        let (Some(p), Some(q)) = (hex_id(a), hex_id(c)) else { continue };
         let ((x1, y1), (x2, y2)) = (centre(p.0, p.1), centre(q.0, q.1));
         let (mx2, my2) = ((x1 + x2) / 2.0, (y1 + y2) / 2.0);
         let (dx, dy) = (x2 - x1, y2 - y1);

@@ -1,5 +1,6 @@
 //! The games adjutant runs, one module each, registered in [`ALL`].
 
+pub mod ducs;
 pub mod leaguer;
 pub mod mantua;
 pub mod shared;
@@ -7,7 +8,7 @@ pub mod shared;
 use crate::engine::Ruleset;
 
 /// Every ruleset, by name. Adding a game touches this list and its folder.
-pub static ALL: &[&dyn Ruleset] = &[&mantua::Mantua, &leaguer::Leaguer];
+pub static ALL: &[&dyn Ruleset] = &[&mantua::Mantua, &leaguer::Leaguer, &ducs::Ducs];
 
 pub fn find(name: &str) -> Option<&'static dyn Ruleset> {
     ALL.iter().copied().find(|r| r.info().name == name)

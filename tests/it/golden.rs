@@ -110,6 +110,7 @@ fn kit_boards_hex_and_squares() {
             ('C', "city".into(), "#d9d9d9".into()),
             ('~', "river".into(), "#8fb8e8".into()),
         ],
+        roads: Vec::new(),
         sides: vec![("orfburg".into(), "#2c5aa0".into()), ("wulfenburg".into(), "#c0392b".into())],
         legend: vec!["?: an enemy counter face down".into()],
     };
