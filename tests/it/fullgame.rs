@@ -21,6 +21,12 @@ impl Rng {
 
 /// Play game g1 of `t` to its end (or `max` steps); returns the steps played.
 pub fn play_out(t: &mut Table, seed: u64, max: u32) -> u32 {
+    play_out_watching(t, seed, max, &mut |_| {})
+}
+
+/// As [`play_out`], calling `watch` after every pass (to look at the mail
+/// while the game keeps its secrets).
+pub fn play_out_watching(t: &mut Table, seed: u64, max: u32, watch: &mut dyn FnMut(&Table)) -> u32 {
     let mut rng = Rng(seed | 1);
     loop {
         let l = t.desk.load(&t.game).unwrap();
@@ -44,6 +50,7 @@ pub fn play_out(t: &mut Table, seed: u64, max: u32) -> u32 {
         }
         let step = l.game.step;
         t.pass();
+        watch(t);
         let after = t.desk.load(&t.game).unwrap().game.step;
         assert!(
             after > step || t.desk.load(&t.game).unwrap().game.ended,

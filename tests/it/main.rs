@@ -9,6 +9,7 @@ mod daemon;
 mod deadlines;
 mod desk;
 mod dice_vectors;
+mod ducs;
 mod fairness;
 mod fullgame;
 mod golden;

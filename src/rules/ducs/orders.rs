@@ -13,8 +13,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
-pub const VERBS: &[&str] =
-    &["PLACE", "MOVE", "ATTACK", "CONTINUE", "PASS", "END", "RETREAT", "LOSE", "ADVANCE", "HOLD"];
+pub const VERBS: &[&str] = &["PLACE", "MOVE", "ATTACK", "CONTINUE", "PASS", "RETREAT", "LOSE", "ADVANCE", "HOLD"];
 
 /// After a retreat forced by an attack: occupy the hex or not (R73, R74).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -32,7 +31,6 @@ pub enum Order {
     Attack { hex: String, with: Vec<String>, advance: Option<Advance> },
     Continue,
     Pass,
-    End,
     Retreat { counter: String, to: String, push: Option<(String, String)> },
     Lose { units: Vec<String> },
     Advance { unit: String },
@@ -60,7 +58,6 @@ impl fmt::Display for Order {
             }
             Order::Continue => write!(f, "CONTINUE"),
             Order::Pass => write!(f, "PASS"),
-            Order::End => write!(f, "END"),
             Order::Retreat { counter, to, push } => {
                 write!(f, "RETREAT {counter} TO {to}")?;
                 if let Some((p, at)) = push {
@@ -81,7 +78,7 @@ fn accepted(p: Phase) -> &'static str {
         Phase::Garrison => "PLACE <unit> AT <city or fortress>, one for each of yours",
         Phase::Placement => "PLACE <counter> AT <hex>",
         Phase::Move => "MOVE, ATTACK, CONTINUE, or PASS",
-        Phase::Combat => "ATTACK, CONTINUE, or END",
+        Phase::Combat => "ATTACK, CONTINUE, or PASS (no more attacks)",
         Phase::Retreat => "RETREAT <counter> TO <hex> [PUSH <counter> TO <hex>]",
         Phase::Losses => "LOSE <unit>, <unit>",
         Phase::Advance => "ADVANCE <unit> or HOLD",
@@ -93,7 +90,7 @@ fn verbs_of(p: Phase) -> &'static [&'static str] {
     match p {
         Phase::Garrison | Phase::Placement => &["PLACE"],
         Phase::Move => &["MOVE", "ATTACK", "CONTINUE", "PASS"],
-        Phase::Combat => &["ATTACK", "CONTINUE", "END"],
+        Phase::Combat => &["ATTACK", "CONTINUE", "PASS"],
         Phase::Retreat => &["RETREAT"],
         Phase::Losses => &["LOSE"],
         Phase::Advance => &["ADVANCE", "HOLD"],
@@ -185,7 +182,6 @@ pub fn parse(s: &State, role: &str, line: &str) -> Result<Order, Problem> {
         }
         "CONTINUE" => alone(rest, "CONTINUE").map(|_| Order::Continue)?,
         "PASS" => alone(rest, "PASS").map(|_| Order::Pass)?,
-        "END" => alone(rest, "END").map(|_| Order::End)?,
         "HOLD" => alone(rest, "HOLD").map(|_| Order::Hold)?,
         "RETREAT" => {
             let (head, push) = match parse::split(rest, "push") {
@@ -223,7 +219,7 @@ pub fn validate(s: &State, role: &str, orders: &[Order]) -> Vec<(usize, Problem)
         Phase::Garrison => garrison(s, role, orders, &mut out),
         Phase::Placement => placement(s, role, orders, &mut out),
         Phase::Move | Phase::Combat => {
-            let pass = orders.iter().position(|o| matches!(o, Order::Pass | Order::End));
+            let pass = orders.iter().position(|o| matches!(o, Order::Pass));
             if let Some(i) = pass {
                 if orders.len() > 1 {
                     out.push((
@@ -245,8 +241,8 @@ pub fn validate(s: &State, role: &str, orders: &[Order]) -> Vec<(usize, Problem)
             if continues == orders.len() && s.phase == Phase::Combat {
                 out.push((
                     last,
-                    Problem::new("CONTINUE asks for more attacks after these: write an ATTACK with it, or END")
-                        .hint("END"),
+                    Problem::new("CONTINUE asks for more attacks after these: write an ATTACK with it, or PASS")
+                        .hint("PASS"),
                 ));
             }
         }

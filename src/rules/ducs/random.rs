@@ -53,7 +53,7 @@ pub fn defaults(s: &State, role: &str) -> Vec<Order> {
             }
         }
         Phase::Move => vec![Order::Pass],
-        Phase::Combat => vec![Order::End],
+        Phase::Combat => vec![Order::Pass],
         Phase::Retreat => retreat(s, |opts| combat::default_retreat(s, retreating(s).expect("a retreat"), opts)),
         Phase::Losses => match combat::loss_sets(s).into_iter().next() {
             Some(set) => vec![Order::Lose { units: set.iter().map(|n| id(n)).collect() }],
@@ -143,7 +143,7 @@ pub fn orders(_: &Ducs, s: &State, role: &str, pick: &mut dyn FnMut(usize) -> us
             if !all.is_empty() && orders::validate(s, role, &all).is_empty() {
                 all
             } else {
-                vec![Order::End]
+                vec![Order::Pass]
             }
         }
         Phase::Retreat => retreat(s, |opts| (!opts.is_empty()).then(|| opts[pick(opts.len())].clone())),

@@ -287,8 +287,8 @@ pub fn prompt(s: &State, role: &str) -> Prompt {
             ],
         },
         Phase::Combat => Prompt {
-            text: "Your queued attacks are fought. Order more attacks with units that have not attacked, against counters not yet attacked, or END the phase.".into(),
-            syntax: vec![format!("ATTACK {enemy_hex} WITH {a} [ADVANCE {a} | HOLD]"), "CONTINUE".into(), "END".into()],
+            text: "Your queued attacks are fought. Order more attacks with units that have not attacked, against counters not yet attacked, or PASS to end the phase.".into(),
+            syntax: vec![format!("ATTACK {enemy_hex} WITH {a} [ADVANCE {a} | HOLD]"), "CONTINUE".into(), "PASS".into()],
         },
         Phase::Retreat => {
             let Some(f) = s.fight.as_ref() else { return Prompt::default() };
