@@ -382,7 +382,15 @@ fn fight(s: &mut State, q: &Queued, dice: &mut dyn Dice, ev: &mut Vec<Event>) {
     let modified = die + t.die;
     let die_text =
         if t.die != 0 { format!("die {die} +{} ({}) = {modified}", t.die, t.name) } else { format!("die {die}") };
-    let reading = s.crt.read::<Result>(a, d, modified).expect("crt.toml was checked at set-up");
+    let reading = match s.crt.read::<Result>(a, d, modified) {
+        Ok(r) => r,
+        Err(why) => {
+            // Only a table patched into a running game can get here (the
+            // files are checked at set-up): the combat is void, said so.
+            ev.push(Event::all(format!("Combat {no} cannot be read on the results table ({why}); it is void.")));
+            return;
+        }
+    };
     ev.push(Event::all(format!(
         "Combat {no}: {a_text} = {a} against {d_text} = {d} → {a}:{d} = {column}; {die_text} → {}.",
         reading.result.code()
@@ -402,6 +410,7 @@ fn fight(s: &mut State, q: &Queued, dice: &mut dyn Dice, ev: &mut Vec<Event>) {
         close: close.clone(),
         advance: q.advance.clone(),
         retreating: Vec::new(),
+        retreaters: Vec::new(),
         result: reading.result.code().into(),
         owed: 0,
     };
@@ -415,6 +424,7 @@ fn fight(s: &mut State, q: &Queued, dice: &mut dyn Dice, ev: &mut Vec<Event>) {
         }
         Result::AttackerRetreats => {
             f.retreating = close.clone();
+            f.retreaters = close.clone();
             if close.len() < q.attackers.len() {
                 ev.push(Event::all("Bombarding artillery stays where it is."));
             }
@@ -428,6 +438,7 @@ fn fight(s: &mut State, q: &Queued, dice: &mut dyn Dice, ev: &mut Vec<Event>) {
             // The duke retreats first, so it keeps a hex whoever else is
             // short of one (A20).
             order.sort_by_key(|n| !s.unit(n).map(|u| u.duke()).unwrap_or(false));
+            f.retreaters = order.clone();
             f.retreating = order;
         }
         Result::Exchange => {
@@ -460,7 +471,7 @@ fn follow(s: &mut State, ev: &mut Vec<Event>) -> bool {
                     s.fight = Some(f);
                     continue;
                 };
-                let options = retreat_options(s, &u, &f.retreating);
+                let options = retreat_options(s, &u, &f.retreaters);
                 match options.len() {
                     0 => {
                         ev.push(Event::all(format!(

@@ -304,6 +304,10 @@ pub fn setup(scenario: &str) -> Result<State, String> {
         outcome: None,
     };
     match sc.start.as_str() {
+        "garrison" if SIDES.iter().all(|side| garrison_hexes(&s, side).is_empty()) => {
+            let mut ev = Vec::new();
+            garrison(&mut s, &BTreeMap::new(), &mut ev);
+        }
         "garrison" => {}
         "deployed" => {
             let mut ev = Vec::new();
@@ -354,7 +358,9 @@ pub fn garrison(s: &mut State, orders: &BTreeMap<String, Vec<Order>>, ev: &mut V
                 placed.push(format!("{counter} at {}", label(s, hex)));
             }
         }
-        ev.push(Event::all(format!("{} garrisons: {}.", side_name(side), placed.join(", "))));
+        if !placed.is_empty() {
+            ev.push(Event::all(format!("{} garrisons: {}.", side_name(side), placed.join(", "))));
+        }
     }
     s.phase = Phase::Placement;
     s.active = ORF.into();
@@ -396,7 +402,7 @@ fn next_placer(s: &mut State, ev: &mut Vec<Event>) {
         ev.push(Event::all("Every counter is placed. Turn 1: Orfburg's phase (Orfburg always begins)."));
         return;
     }
-    if placement_room(s, &s.active.clone()).is_empty() {
+    if placement_room(s, &s.active.clone()).is_empty() && duke_room(s, &s.active.clone()).is_empty() {
         // No hex left inside its borders: what is left of it stays off the
         // map (the rules never meet this on a real map; it keeps a patched
         // one from stalling).
@@ -410,6 +416,22 @@ fn next_placer(s: &mut State, ev: &mut Vec<Event>) {
         }
         next_placer(s, ev);
     }
+}
+
+/// Cities and fortresses of its own where a side's unplaced duke may join
+/// a lone unit (R40).
+pub fn duke_room(s: &State, side: &str) -> Vec<Hex> {
+    let Some(duke) = s.duke_of(side).filter(|d| !d.eliminated && d.hex.is_empty()) else { return Vec::new() };
+    let pos = super::movement::Position::new(s);
+    s.hexes
+        .iter()
+        .filter(|h| h.owner == side)
+        .filter_map(|h| Hex::parse(&h.name))
+        .filter(|&h| {
+            let there: Vec<String> = pos.occupants(h).iter().map(|u| u.name.clone()).collect();
+            !there.is_empty() && super::movement::stacking_problem(s, &pos.map, h, duke, &there).is_none()
+        })
+        .collect()
 }
 
 /// Hexes a side may still place a unit on: inside its borders, passable,
@@ -494,6 +516,15 @@ mod tests {
             assert!(mine.iter().filter(|u| u.kind == "artillery").all(|u| u.range == 2));
         }
         assert!(units.iter().any(|u| u.name == "ORF I10") && units.iter().any(|u| u.name == "WULF Duke"));
+    }
+
+    #[test]
+    fn a_side_without_cities_or_fortresses_is_not_awaited_for_garrisons() {
+        let mut s = setup("standard").unwrap();
+        for h in s.hexes.iter_mut().filter(|h| h.owner == ORF && (h.terrain == "city" || h.terrain == "fortress")) {
+            h.terrain = "plain".into();
+        }
+        assert_eq!(s.awaited_roles(), vec![WULF.to_string()]);
     }
 
     #[test]

@@ -187,7 +187,7 @@ impl Unit {
         self.kind == "duke"
     }
     pub fn on_map(&self) -> bool {
-        !self.eliminated && !self.hex.is_empty()
+        self.at().is_some()
     }
     pub fn at(&self) -> Option<Hex> {
         if self.eliminated {
@@ -226,6 +226,10 @@ pub struct Fight {
     /// Counters still to retreat, in order (the duke first: A20).
     #[serde(default)]
     pub retreating: Vec<String>,
+    /// Every counter that retreats from this combat: none of them pushes
+    /// another, before or after it moved (A19).
+    #[serde(default)]
+    pub retreaters: Vec<String>,
     /// The result ("DR", "AR", "EX").
     pub result: String,
     /// Strength the attacker owes after an exchange.
@@ -492,7 +496,12 @@ impl State {
     /// Who the open step waits for.
     pub fn awaited_roles(&self) -> Vec<String> {
         match self.phase {
-            Phase::Garrison => SIDES.iter().map(|s| s.to_string()).collect(),
+            // A side that owns no city or fortress has nothing to garrison.
+            Phase::Garrison => SIDES
+                .iter()
+                .filter(|side| !data::garrison_hexes(self, side).is_empty())
+                .map(|s| s.to_string())
+                .collect(),
             Phase::Over => Vec::new(),
             Phase::Retreat => self.retreating_side().into_iter().collect(),
             _ => vec![self.active.clone()],

@@ -124,7 +124,13 @@ fn counters(s: &State, role: &str, text: &str) -> Result<Vec<String>, Problem> {
     if items.is_empty() {
         return Err(Problem::new("no counter is named").hint("name your counters by id, e.g. I3, C2"));
     }
-    items.into_iter().map(|x| counter(s, role, x)).collect()
+    let ids: Vec<String> = items.into_iter().map(|x| counter(s, role, x)).collect::<Result<_, _>>()?;
+    for (i, id) in ids.iter().enumerate() {
+        if ids[..i].contains(id) {
+            return Err(Problem::new(format!("{id} is named twice")).hint("name each counter once"));
+        }
+    }
+    Ok(ids)
 }
 
 fn hex(s: &State, text: &str) -> Result<String, Problem> {
@@ -364,7 +370,7 @@ fn retreat(s: &State, role: &str, orders: &[Order], out: &mut Vec<(usize, Proble
     let Some(f) = s.fight.as_ref() else { return };
     let Some(name) = f.retreating.first() else { return };
     let u = s.unit(name).expect("a retreating counter");
-    let options = combat::retreat_options(s, u, &f.retreating);
+    let options = combat::retreat_options(s, u, &f.retreaters);
     let hint = options.iter().map(|o| o.order(&u.id)).collect::<Vec<_>>().join(", or ");
     if orders.len() > 1 {
         out.push((
@@ -385,7 +391,7 @@ fn retreat(s: &State, role: &str, orders: &[Order], out: &mut Vec<(usize, Proble
         _ => false,
     });
     if chosen.is_none() {
-        let why = combat::why_not_retreat(s, u, want, pushed.as_ref().map(|(p, h)| (p.as_str(), *h)), &f.retreating);
+        let why = combat::why_not_retreat(s, u, want, pushed.as_ref().map(|(p, h)| (p.as_str(), *h)), &f.retreaters);
         out.push((0, Problem::new(why).hint(hint)));
     }
 }

@@ -40,12 +40,9 @@ pub fn defaults(s: &State, role: &str) -> Vec<Order> {
             let home = capital(s, role).unwrap_or(crate::rules::shared::hex::Hex::new(1, 1));
             let mut room = data::placement_room(s, role);
             if u.duke() {
-                // The duke joins the capital's garrison when it may.
-                let map = super::Map::new(s);
-                let there: Vec<String> = s.at(home).iter().map(|x| x.name.clone()).collect();
-                if super::movement::stacking_problem(s, &map, home, u, &there).is_none() {
-                    room.push(home);
-                }
+                // The duke joins the capital's garrison when it may (the
+                // capital is nearest of all).
+                room.extend(data::duke_room(s, role));
             }
             match room.into_iter().min_by_key(|&h| (s.grid.distance(h, home), h)) {
                 Some(h) => vec![Order::Place { counter: u.id.clone(), hex: h.to_string() }],
@@ -75,7 +72,7 @@ fn retreating(s: &State) -> Option<&Unit> {
 fn retreat(s: &State, mut choose: impl FnMut(&[RetreatOption]) -> Option<RetreatOption>) -> Vec<Order> {
     let Some(u) = retreating(s) else { return Vec::new() };
     let f = s.fight.as_ref().expect("a fight");
-    let options = combat::retreat_options(s, u, &f.retreating);
+    let options = combat::retreat_options(s, u, &f.retreaters);
     match choose(&options) {
         Some(RetreatOption::To(h)) => vec![Order::Retreat { counter: u.id.clone(), to: h.to_string(), push: None }],
         Some(RetreatOption::Push { to, pushed, push_to }) => vec![Order::Retreat {

@@ -293,7 +293,7 @@ pub fn prompt(s: &State, role: &str) -> Prompt {
         Phase::Retreat => {
             let Some(f) = s.fight.as_ref() else { return Prompt::default() };
             let Some(u) = f.retreating.first().and_then(|n| s.unit(n)) else { return Prompt::default() };
-            let options = combat::retreat_options(s, u, &f.retreating);
+            let options = combat::retreat_options(s, u, &f.retreaters);
             let pushes = options.iter().any(|o| matches!(o, RetreatOption::Push { .. }));
             Prompt {
                 text: format!(
