@@ -71,7 +71,7 @@ pub struct HexBoard {
     pub legend: Vec<String>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Default, Serialize)]
 pub struct HexCell {
     pub col: i32,
     pub row: i32,
@@ -82,6 +82,13 @@ pub struct HexCell {
     /// The piece in the hex as this viewer may see it (a short code such
     /// as `I10`, or `?`).
     pub piece: Option<Piece>,
+    /// How the SVG draws the piece as a counter: its NATO symbol
+    /// ("infantry", "cavalry", "artillery", "leader"; empty: a plain
+    /// marker), its printed values ("3-4"), and a crown for a leader
+    /// stacked with it.
+    pub symbol: String,
+    pub values: String,
+    pub crown: bool,
 }
 
 /// A square board (Tacticum's), compact: one short code a square.

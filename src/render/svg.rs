@@ -1,7 +1,7 @@
 //! A `View`'s board as a standalone SVG map (attached to every prompt and
 //! results mail).
 
-use crate::engine::view::{Board, GraphBoard, GridBoard, HexBoard, SquareBoard, TrackBoard, View};
+use crate::engine::view::{Board, GraphBoard, GridBoard, HexBoard, HexCell, SquareBoard, TrackBoard, View};
 
 fn esc(s: &str) -> String {
     s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
@@ -257,6 +257,68 @@ fn piece(x: f64, y: f64, size: f64, colour: &str, text: &str) -> String {
     )
 }
 
+/// A wargame counter: the side's colour, a NATO symbol (infantry a crossed
+/// box, cavalry a box with a diagonal, artillery a box with a dot, a
+/// leader a crown), the id and the printed values beneath, a small crown
+/// in the corner when a leader is stacked with the unit.
+fn counter(x: f64, y: f64, colour: &str, hx: &HexCell) -> String {
+    let (w, h) = (28.0, 24.0);
+    let (l, t) = (x - w / 2.0, y - h / 2.0);
+    let mut s = format!("<rect x=\"{l:.1}\" y=\"{t:.1}\" width=\"{w}\" height=\"{h}\" rx=\"2\" fill=\"{colour}\" stroke=\"#222\" stroke-width=\"0.6\"/>\n");
+    let (bx, by, bw, bh) = (x - 7.0, t + 3.0, 14.0, 8.0);
+    let stroke = "stroke=\"#fff\" stroke-width=\"1\"";
+    let crown = |cx: f64, cy: f64, k: f64| {
+        format!(
+            "<polygon points=\"{:.1},{:.1} {:.1},{:.1} {:.1},{:.1} {:.1},{:.1} {:.1},{:.1} {:.1},{:.1} {:.1},{:.1}\" fill=\"#f2c744\" stroke=\"#7a5a00\" stroke-width=\"0.5\"/>\n",
+            cx - 5.0 * k, cy + 3.0 * k, cx - 5.0 * k, cy - 3.0 * k, cx - 2.5 * k, cy, cx, cy - 4.0 * k,
+            cx + 2.5 * k, cy, cx + 5.0 * k, cy - 3.0 * k, cx + 5.0 * k, cy + 3.0 * k
+        )
+    };
+    match hx.symbol.as_str() {
+        "leader" => s.push_str(&crown(x, by + 4.0, 1.0)),
+        sym => {
+            s.push_str(&format!(
+                "<rect x=\"{bx:.1}\" y=\"{by:.1}\" width=\"{bw}\" height=\"{bh}\" fill=\"none\" {stroke}/>\n"
+            ));
+            if sym == "infantry" || sym == "cavalry" {
+                s.push_str(&format!(
+                    "<line x1=\"{bx:.1}\" y1=\"{:.1}\" x2=\"{:.1}\" y2=\"{by:.1}\" {stroke}/>\n",
+                    by + bh,
+                    bx + bw
+                ));
+            }
+            if sym == "infantry" {
+                s.push_str(&format!(
+                    "<line x1=\"{bx:.1}\" y1=\"{by:.1}\" x2=\"{:.1}\" y2=\"{:.1}\" {stroke}/>\n",
+                    bx + bw,
+                    by + bh
+                ));
+            }
+            if sym == "artillery" {
+                s.push_str(&format!("<circle cx=\"{x:.1}\" cy=\"{:.1}\" r=\"1.8\" fill=\"#fff\"/>\n", by + bh / 2.0));
+            }
+        }
+    }
+    if hx.crown {
+        s.push_str(&crown(l + w - 3.0, t + 3.0, 0.6));
+    }
+    let label = if hx.values.is_empty() {
+        hx.piece.as_ref().map(|p| p.text.clone()).unwrap_or_default()
+    } else {
+        format!(
+            "{} {}",
+            hx.piece.as_ref().map(|p| p.text.trim_end_matches('*').to_string()).unwrap_or_default(),
+            hx.values
+        )
+    };
+    s.push_str(&format!(
+        "<text x=\"{x:.1}\" y=\"{:.1}\" fill=\"#fff\" font-size=\"7\" font-weight=\"bold\" text-anchor=\"middle\">{}</text>\n",
+        t + h - 4.0,
+        esc(&label)
+    ));
+    s
+}
+
 /// A hex map: flat-topped hexes coloured by terrain, hexside marks
 /// (rivers blue, roads dashed, bridges grey), places named, pieces drawn
 /// as squares of their side's colour, and a legend.
@@ -278,7 +340,8 @@ fn hexes(b: &HexBoard) -> String {
     for c in 1..=b.columns {
         for r in 1..=b.rows {
             let (x, y) = centre(c, r);
-            let g = b.hexes.iter().find(|x| x.col == c && x.row == r).map(|x| x.terrain).unwrap_or('.');
+            let cell = b.hexes.iter().find(|x| x.col == c && x.row == r);
+            let g = cell.map(|x| x.terrain).unwrap_or('.');
             let pts: Vec<String> = (0..6)
                 .map(|k| {
                     let a = std::f64::consts::PI / 3.0 * k as f64;
@@ -290,10 +353,14 @@ fn hexes(b: &HexBoard) -> String {
                 pts.join(" "),
                 colour(g)
             ));
-            s.push_str(&format!(
-                "<text x=\"{x:.1}\" y=\"{:.1}\" font-size=\"6\" fill=\"#8a7d60\" text-anchor=\"middle\">{c:02}{r:02}</text>\n",
-                y - R * 0.55
-            ));
+            // A counter covers its hex's number (the legend and the ASCII
+            // map still give it): fewer tiny labels keep the PNG small.
+            if cell.map(|x| x.symbol.is_empty() || x.piece.is_none()).unwrap_or(true) {
+                s.push_str(&format!(
+                    "<text x=\"{x:.1}\" y=\"{:.1}\" font-size=\"6\" fill=\"#8a7d60\" text-anchor=\"middle\">{c:02}{r:02}</text>\n",
+                    y - R * 0.55
+                ));
+            }
         }
     }
     let hex_id = |id: &str| -> Option<(i32, i32)> {
@@ -343,7 +410,11 @@ fn hexes(b: &HexBoard) -> String {
             ));
         }
         if let Some(p) = &hx.piece {
-            s.push_str(&piece(x, y + 1.0, 18.0, side_colour(&p.side), &p.text));
+            if hx.symbol.is_empty() {
+                s.push_str(&piece(x, y + 1.0, 18.0, side_colour(&p.side), &p.text));
+            } else {
+                s.push_str(&counter(x, y, side_colour(&p.side), hx));
+            }
         }
     }
     let mut lines: Vec<String> = Vec::new();

@@ -83,7 +83,22 @@ pub fn board(s: &State, title: String) -> HexBoard {
         if glyph == '.' && place.is_empty() && units.is_empty() {
             continue;
         }
-        hexes.push(HexCell { col: h.col, row: h.row, terrain: glyph, place, piece: code(&units) });
+        let unit = units.iter().find(|u| !u.duke()).or(units.first());
+        let symbol = match unit.map(|u| u.kind.as_str()) {
+            Some("duke") => "leader",
+            Some(k) => k,
+            None => "",
+        };
+        hexes.push(HexCell {
+            col: h.col,
+            row: h.row,
+            terrain: glyph,
+            place,
+            piece: code(&units),
+            symbol: symbol.to_string(),
+            values: unit.map(|u| format!("{}-{}", u.strength, u.movement)).unwrap_or_default(),
+            crown: units.len() > 1 && units.iter().any(|u| u.duke()),
+        });
     }
     let mut hexsides = Vec::new();
     for x in &s.hexsides {
