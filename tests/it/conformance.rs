@@ -310,8 +310,9 @@ fn garbage_orders_are_refused_never_panic() {
 }
 
 /// Each ruleset's demo script (what `adjutant demo` sends) reaches its end
-/// within a few dozen passes whatever the dice: the README's first command
-/// must never hang. Played here on the engine alone, so that many seeds are
+/// within a bounded number of passes whatever the dice (a whole Ducs game
+/// of fifteen turns takes about fifty): the README's first command must
+/// never hang. Played here on the engine alone, so that many seeds are
 /// cheap; the moderator's desk commands (Mantua's END) end the script.
 #[test]
 fn every_demo_script_ends_whatever_the_dice() {
@@ -323,7 +324,7 @@ fn every_demo_script_ends_whatever_the_dice() {
             let mut pass = 0;
             while game.outcome().is_none() {
                 let Some(mails) = game.demo(pass) else { break };
-                assert!(pass < 60, "{id}: the {} demo is still going at pass {pass}", rules.info().name);
+                assert!(pass < 150, "{id}: the {} demo is still going at pass {pass}", rules.info().name);
                 let mut at_the_desk = false;
                 for m in &mails {
                     if !game.roles.contains(&m.role) {

@@ -1,8 +1,9 @@
 //! `adjutant demo ducs`: what the demo's two players send, pass by pass —
 //! a refused garrison, the set-up, then every phase played by a plain
-//! policy (march on the enemy capital, attack at 1-1 or better, advance
-//! with the first attacker) until a duke falls, a capital is taken or the
-//! fifteen turns run out — as a pure function of the state.
+//! policy (garrisons hold, the rest march on the enemy capital, attack at
+//! 1-1 or better, advance with the first attacker) until a duke falls, a
+//! capital is taken or the fifteen turns run out — as a pure function of
+//! the state.
 
 use super::movement::Position;
 use super::random::defaults;
@@ -74,8 +75,14 @@ fn march(s: &State, role: &str) -> Vec<Order> {
     let mut taken: BTreeSet<Hex> = s.units.iter().filter_map(|u| u.at()).collect();
     let mut moves = Vec::new();
     let mut after = s.clone();
+    // Garrisons hold their cities and fortresses; the rest march.
+    let map = super::Map::new(s);
+    let holds = |h: Hex| map.is_stronghold(h) && map.data(h).map(|d| d.control == role).unwrap_or(false);
     for u in s.alive(role).filter(|u| !u.duke()) {
         let from = u.at().expect("on the map");
+        if holds(from) {
+            continue;
+        }
         let reach = pos.reach(u, from, u.movement * 2);
         let best =
             reach.keys().copied().filter(|h| !taken.contains(h)).min_by_key(|&h| (s.grid.distance(h, target), h));
