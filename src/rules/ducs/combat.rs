@@ -322,39 +322,31 @@ fn attack_possible(s: &State) -> bool {
 pub fn odds(s: &State, attackers: &[&Unit], h: Hex) -> (u32, u32, String, String) {
     let factor = s.numbers.duke_factor;
     let map = Map::new(s);
-    let mut a_sum = 0;
-    let mut a_parts = Vec::new();
-    for u in attackers {
-        let at = u.at().expect("an attacker on the map");
-        let doubled = s.fanatised(&u.side, at);
-        let v = u.strength * if doubled { factor } else { 1 };
-        a_sum += v;
-        a_parts.push(if doubled {
-            format!("{} {}×{factor}", u.name, u.strength)
-        } else {
-            format!("{} {}", u.name, u.strength)
-        });
-    }
+    // A side's strengths, each doubled where its duke is near (never the
+    // duke's own), with how they were counted.
+    let sum = |units: &[&Unit], near: &dyn Fn(&Unit) -> bool| {
+        let mut total = 0;
+        let mut parts = Vec::new();
+        for u in units {
+            let doubled = !u.duke() && near(u);
+            total += u.strength * if doubled { factor } else { 1 };
+            parts.push(if doubled {
+                format!("{} {}×{factor}", u.name, u.strength)
+            } else {
+                format!("{} {}", u.name, u.strength)
+            });
+        }
+        (total, parts.join(" + "))
+    };
+    let (a_sum, a_text) = sum(attackers, &|u| u.at().map(|at| s.fanatised(&u.side, at)).unwrap_or(false));
     let defenders = s.at(h);
-    let mut d_sum = 0;
-    let mut d_parts = Vec::new();
-    for u in &defenders {
-        let doubled = !u.duke() && s.fanatised(&u.side, h);
-        let v = u.strength * if doubled { factor } else { 1 };
-        d_sum += v;
-        d_parts.push(if doubled {
-            format!("{} {}×{factor}", u.name, u.strength)
-        } else {
-            format!("{} {}", u.name, u.strength)
-        });
-    }
+    let (mut d_sum, mut d_text) = sum(&defenders, &|u| s.fanatised(&u.side, h));
     let t = map.terrain(h);
-    let mut d_text = d_parts.join(" + ");
     if t.defence > 1 {
         d_text = format!("({d_text}) ×{} ({})", t.defence, t.name);
         d_sum *= t.defence;
     }
-    (a_sum, d_sum, a_parts.join(" + "), d_text)
+    (a_sum, d_sum, a_text, d_text)
 }
 
 /// Fight one queued attack: odds, one public die, the table.

@@ -23,6 +23,7 @@ use crate::engine::{
     Awaited, Event, LeakProbes, Outcome, Problem, Prompt, Rules, RulesetInfo, ScenarioInfo, View, Viewer, Vocabulary,
 };
 use crate::rules::shared::hex::{Grid, Hex, Side};
+use crate::rules::shared::sides::TwoSides;
 use crate::rules::shared::table::OddsTable;
 pub use orders::{Advance, Order};
 use serde::{Deserialize, Serialize};
@@ -32,12 +33,10 @@ pub const ORF: &str = "orfburg";
 pub const WULF: &str = "wulfenburg";
 pub const SIDES: [&str; 2] = [ORF, WULF];
 
+const TWO: TwoSides = TwoSides { first: (ORF, "Orfburg"), second: (WULF, "Wulfenburg") };
+
 pub fn other(side: &str) -> &'static str {
-    if side == ORF {
-        WULF
-    } else {
-        ORF
-    }
+    TWO.other(side)
 }
 
 /// The country's name as the counters print it (R05).
@@ -50,11 +49,7 @@ pub fn prefix(side: &str) -> &'static str {
 }
 
 pub fn side_name(side: &str) -> &'static str {
-    if side == ORF {
-        "Orfburg"
-    } else {
-        "Wulfenburg"
-    }
+    TWO.name(side)
 }
 
 fn is_false(b: &bool) -> bool {

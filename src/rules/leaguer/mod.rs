@@ -36,20 +36,15 @@ pub const GARRISON: &str = "garrison";
 /// The moderator's key among the prompts (the desk's name for them).
 pub const GM: &str = "gm";
 
+const TWO: crate::rules::shared::sides::TwoSides =
+    crate::rules::shared::sides::TwoSides { first: (BESIEGERS, "Besiegers"), second: (GARRISON, "Garrison") };
+
 pub fn other(side: &str) -> &'static str {
-    if side == BESIEGERS {
-        GARRISON
-    } else {
-        BESIEGERS
-    }
+    TWO.other(side)
 }
 
 pub fn side_name(side: &str) -> &'static str {
-    if side == BESIEGERS {
-        "Besiegers"
-    } else {
-        "Garrison"
-    }
+    TWO.name(side)
 }
 
 /// "the Besiegers'" or "the Garrison's".

@@ -17,6 +17,7 @@ use crate::engine::{
     Awaited, Event, LeakProbes, Outcome, Problem, Prompt, Rules, RulesetInfo, ScenarioInfo, View, Viewer, Vocabulary,
 };
 use crate::rules::shared::graph::Graph;
+use crate::rules::shared::sides::TwoSides;
 pub use orders::Order;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
@@ -139,20 +140,14 @@ pub struct State {
     pub battle: Option<battle::Battle>,
 }
 
+const TWO: TwoSides = TwoSides { first: (AUSTRIA, "Austria"), second: (FRANCE, "France") };
+
 pub fn other(side: &str) -> &'static str {
-    if side == AUSTRIA {
-        FRANCE
-    } else {
-        AUSTRIA
-    }
+    TWO.other(side)
 }
 
 pub fn side_name(side: &str) -> &'static str {
-    if side == AUSTRIA {
-        "Austria"
-    } else {
-        "France"
-    }
+    TWO.name(side)
 }
 
 impl State {

@@ -1,9 +1,11 @@
 //! What several games share: name matching, reading order lines, road
-//! networks, hex grids, square boards and results tables.
+//! networks, hex grids, square boards, results tables and the two sides
+//! of a two-player game.
 
 pub mod graph;
 pub mod hex;
 pub mod names;
 pub mod parse;
+pub mod sides;
 pub mod squares;
 pub mod table;
