@@ -182,8 +182,10 @@ fn unreachable(pos: &Position, u: &Unit, at: Hex, goal: Hex, left: u32, budget: 
             .hint(closest(pos, u, at, goal, left));
     }
     if pos.enemy_at(&u.side, goal) {
-        return Problem::new(format!("{goal} holds an enemy counter: attack it with ATTACK {goal} WITH …"))
-            .hint(format!("ATTACK {goal} WITH {}", u.id));
+        return Problem::new(format!(
+            "{goal} holds an enemy counter: no counter enters an enemy's hex; attack it from next to it with ATTACK {goal} WITH …"
+        ))
+        .hint(closest(pos, u, at, goal, left));
     }
     // Without the zones' stops, would it get there?
     let open = pos.s.grid.reach(
