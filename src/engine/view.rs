@@ -67,6 +67,9 @@ pub struct HexBoard {
     pub terrain: Vec<(char, String, String)>,
     /// Roads by name, as the hexes they run through in order.
     pub roads: Vec<(String, Vec<String>)>,
+    /// Areas outlined on the map (Ducs's land between the rivers), each a
+    /// label and its hexes.
+    pub areas: Vec<(String, Vec<String>)>,
     pub sides: Vec<(String, String)>,
     pub legend: Vec<String>,
 }

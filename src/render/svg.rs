@@ -330,7 +330,7 @@ fn hexes(b: &HexBoard) -> String {
     let centre = |c: i32, r: i32| {
         (mx + R + (c - 1) as f64 * 1.5 * R, my + h3 / 2.0 + (r - 1) as f64 * h3 + if low(c) { h3 / 2.0 } else { 0.0 })
     };
-    let lines = 1 + b.legend.len() + usize::from(!b.terrain.is_empty());
+    let lines = 1 + b.legend.len() + b.areas.len() + usize::from(!b.terrain.is_empty());
     let w = (mx * 2.0 + R * 2.0 + (b.columns - 1).max(0) as f64 * 1.5 * R).ceil() as i32;
     let map_h = my + h3 * (b.rows as f64 + 0.5) + 10.0;
     let h = (map_h + 16.0 * lines as f64 + 10.0).ceil() as i32;
@@ -380,6 +380,30 @@ fn hexes(b: &HexBoard) -> String {
             pts.join(" ")
         ));
     }
+    // An area's outline: every side of one of its hexes that borders a hex
+    // outside it, dashed.
+    for (_, hexes) in &b.areas {
+        let inside: Vec<(i32, i32)> = hexes.iter().filter_map(|h| hex_id(h)).collect();
+        let centres: Vec<(f64, f64)> = inside.iter().map(|&(c, r)| centre(c, r)).collect();
+        for &(x, y) in &centres {
+            for k in 0..6 {
+                let a = std::f64::consts::PI / 6.0 + std::f64::consts::PI / 3.0 * k as f64;
+                let (nx, ny) = (x + h3 * a.cos(), y + h3 * a.sin());
+                if centres.iter().any(|&(cx, cy)| (cx - nx).abs() < 1.0 && (cy - ny).abs() < 1.0) {
+                    continue;
+                }
+                let (mx2, my2) = ((x + nx) / 2.0, (y + ny) / 2.0);
+                let (px, py) = (-a.sin() * R / 2.0, a.cos() * R / 2.0);
+                s.push_str(&format!(
+                    "<line x1=\"{:.1}\" y1=\"{:.1}\" x2=\"{:.1}\" y2=\"{:.1}\" stroke=\"#6a2c91\" stroke-width=\"2\" stroke-dasharray=\"4 3\"/>\n",
+                    mx2 - px,
+                    my2 - py,
+                    mx2 + px,
+                    my2 + py
+                ));
+            }
+        }
+    }
     for (a, c, kind) in &b.hexsides {
         let (Some(p), Some(q)) = (hex_id(a), hex_id(c)) else { continue };
         let ((x1, y1), (x2, y2)) = (centre(p.0, p.1), centre(q.0, q.1));
@@ -422,6 +446,7 @@ fn hexes(b: &HexBoard) -> String {
         let t: Vec<String> = b.terrain.iter().map(|(g, n, _)| format!("{g} {n}")).collect();
         lines.push(format!("Terrain: {}", t.join(", ")));
     }
+    lines.extend(b.areas.iter().map(|(label, _)| format!("Dashed purple outline: {label}")));
     lines.extend(b.legend.iter().cloned());
     s.push_str(&legend(10, map_h as i32, &b.sides, &lines));
     s.push_str("</svg>\n");

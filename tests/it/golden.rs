@@ -151,6 +151,7 @@ fn kit_boards_hex_and_squares() {
             ('~', "river".into(), "#8fb8e8".into()),
         ],
         roads: Vec::new(),
+        areas: Vec::new(),
         sides: vec![("orfburg".into(), "#2c5aa0".into()), ("wulfenburg".into(), "#c0392b".into())],
         legend: vec!["?: an enemy counter face down".into()],
     };

@@ -144,6 +144,7 @@ pub fn board(s: &State, title: String) -> HexBoard {
             .map(|t| (t.glyph.chars().next().unwrap_or('.'), t.name.clone(), t.colour.clone()))
             .collect(),
         roads: s.roads.iter().map(|r| (r.name.clone(), r.hexes.clone())).collect(),
+        areas: vec![("between the rivers".into(), zone.clone())],
         sides: COLOURS.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect(),
         legend,
     }
