@@ -702,22 +702,23 @@ mod tests {
             desk: DeskState::default(),
             envelope: crate::engine::Envelope {
                 id: "g1".into(),
-                ruleset: "mantua".into(),
-                scenario: "campaign".into(),
-                roles: vec!["austria".into(), "france".into()],
+                // The desk never reads a ruleset's state: any name will do.
+                ruleset: "some-game".into(),
+                scenario: "some-scenario".into(),
+                roles: vec!["first".into(), "second".into()],
                 step: 3,
                 orders: BTreeMap::new(),
                 salts: BTreeMap::new(),
                 ended: false,
             },
         };
-        let state = "phase = \"Setup\"\nnote = \"\"\"\n[snapshot]\n\"\"\"\n\n[[blocks]]\nname = \"Laudon\"\n";
+        let state = "phase = \"Setup\"\nnote = \"\"\"\n[snapshot]\n\"\"\"\n\n[[pieces]]\nname = \"P1\"\n";
         let text = encode_snapshot(snap.clone(), state);
         let (back, st) = decode_snapshot(&text).unwrap();
         assert_eq!(st, state, "the state comes back byte for byte, even with `[snapshot]` in a string");
         assert_eq!((back.seq, back.hash, back.envelope), (snap.seq, snap.hash, snap.envelope));
         let whole: toml::Table = toml::from_str(&text).unwrap();
-        assert!(whole.contains_key("blocks") && whole["snapshot"]["seq"].as_integer() == Some(7));
+        assert!(whole.contains_key("pieces") && whole["snapshot"]["seq"].as_integer() == Some(7));
         // Anything else is not a snapshot: the game is rebuilt instead.
         assert!(decode_snapshot(&text[..text.len() / 2]).is_none(), "torn");
         let lie = text.replacen(&format!("next {} bytes", state.len()), &format!("next {} bytes", state.len() + 1), 1);

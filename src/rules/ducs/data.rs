@@ -332,15 +332,15 @@ pub fn setup(scenario: &str) -> Result<State, String> {
     Ok(s)
 }
 
+/// The hexes inside a side's borders (its set-up territory).
+fn own_hexes<'a>(s: &'a State, side: &'a str) -> impl Iterator<Item = Hex> + 'a {
+    s.hexes.iter().filter(move |h| h.owner == side).filter_map(|h| Hex::parse(&h.name))
+}
+
 /// The cities and fortresses a side garrisons at set-up (R11).
 pub fn garrison_hexes(s: &State, side: &str) -> Vec<Hex> {
     let map = Map::new(s);
-    s.hexes
-        .iter()
-        .filter(|h| h.owner == side)
-        .filter_map(|h| Hex::parse(&h.name))
-        .filter(|&h| map.is_stronghold(h))
-        .collect()
+    own_hexes(s, side).filter(|&h| map.is_stronghold(h)).collect()
 }
 
 fn label(s: &State, hex: &str) -> String {
@@ -423,10 +423,7 @@ fn next_placer(s: &mut State, ev: &mut Vec<Event>) {
 pub fn duke_room(s: &State, side: &str) -> Vec<Hex> {
     let Some(duke) = s.duke_of(side).filter(|d| !d.eliminated && d.hex.is_empty()) else { return Vec::new() };
     let pos = super::movement::Position::new(s);
-    s.hexes
-        .iter()
-        .filter(|h| h.owner == side)
-        .filter_map(|h| Hex::parse(&h.name))
+    own_hexes(s, side)
         .filter(|&h| {
             let there: Vec<String> = pos.occupants(h).iter().map(|u| u.name.clone()).collect();
             !there.is_empty() && super::movement::stacking_problem(s, &pos.map, h, duke, &there).is_none()
@@ -438,12 +435,7 @@ pub fn duke_room(s: &State, side: &str) -> Vec<Hex> {
 /// empty (R12, R39).
 pub fn placement_room(s: &State, side: &str) -> Vec<Hex> {
     let pos = super::movement::Position::new(s);
-    s.hexes
-        .iter()
-        .filter(|h| h.owner == side)
-        .filter_map(|h| Hex::parse(&h.name))
-        .filter(|&h| pos.map.passable(h) && pos.occupants(h).is_empty())
-        .collect()
+    own_hexes(s, side).filter(|&h| pos.map.passable(h) && pos.occupants(h).is_empty()).collect()
 }
 
 #[cfg(test)]

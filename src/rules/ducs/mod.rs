@@ -385,15 +385,6 @@ impl<'a> Map<'a> {
         self.terrain(h).defence > 1
     }
 
-    /// Hexes a retreating or placed counter may stand on at all.
-    pub fn neighbours(&self, h: Hex) -> Vec<Hex> {
-        self.s.grid.neighbours(h)
-    }
-
-    pub fn place_name(&self, h: Hex) -> String {
-        self.data(h).map(|d| d.place.clone()).unwrap_or_default()
-    }
-
     /// `0605` or `0605 (Kaiserburg)`.
     pub fn label(&self, h: Hex) -> String {
         match self.data(h).map(|d| d.place.as_str()).filter(|p| !p.is_empty()) {
@@ -429,20 +420,6 @@ impl State {
     }
     pub fn duke_of(&self, side: &str) -> Option<&Unit> {
         self.units.iter().find(|u| u.side == side && u.duke())
-    }
-    /// The enemy unit whose zone of control covers `h` for `side`, if any:
-    /// a unit (never a duke, A8) next to it, not across an unbridged river
-    /// (R42, R46, R47).
-    pub fn zoc_by(&self, map: &Map, side: &str, h: Hex) -> Option<&Unit> {
-        let enemy = other(side);
-        self.grid
-            .neighbours(h)
-            .into_iter()
-            .filter(|&n| !map.river_between(h, n))
-            .find_map(|n| self.units.iter().find(|u| u.side == enemy && !u.duke() && u.at() == Some(n)))
-    }
-    pub fn in_zoc(&self, map: &Map, side: &str, h: Hex) -> bool {
-        self.zoc_by(map, side, h).is_some()
     }
     /// The side's duke is within reach of `h` (R18, A10).
     pub fn fanatised(&self, side: &str, h: Hex) -> bool {
