@@ -45,10 +45,13 @@ fn ingest(tag: &str, games: usize, per_game: usize) -> (f64, usize, Desk, std::p
     }
     desk.deliver().unwrap();
     // Order mails: each player revises their set-up again and again (each
-    // accepted set replaces the last), a tenth of them with a mistake.
+    // accepted set replaces the last), a tenth of them with a mistake. A
+    // first round of one mail a game is the process's first pass over the
+    // games (each read from disk); the measured pass is a running daemon's,
+    // which holds the games it committed (`[limits] games_in_memory`).
     let places = ["Rovereto", "Riva"];
     let mut n = 0;
-    for i in 0..per_game {
+    let post_round = |i: usize, n: &mut usize| {
         for (g, id) in ids.iter().enumerate() {
             let to = desk.reply_address(id, "austria");
             let body = if i % 10 == 9 {
@@ -57,9 +60,22 @@ fn ingest(tag: &str, games: usize, per_game: usize) -> (f64, usize, Desk, std::p
                 format!("PLACE Laudon AT {}\nSALT s{i}", places[i % 2])
             };
             let raw = format!("From: <a{g}@example.org>\r\nTo: <{to}>\r\nSubject: orders\r\nMessage-ID: <m{n}@example.org>\r\n\r\n{body}\r\n");
-            desk.post(raw.as_bytes(), t0 + chrono::Duration::seconds(n as i64)).unwrap();
-            n += 1;
+            desk.post(raw.as_bytes(), t0 + chrono::Duration::seconds(*n as i64)).unwrap();
+            *n += 1;
         }
+    };
+    post_round(per_game, &mut n);
+    let start = Instant::now();
+    desk.run_once(t0 + chrono::Duration::minutes(30)).unwrap();
+    let first = start.elapsed().as_secs_f64();
+    println!("first pass of the process over {games} games, one mail each: {:.2} s", first);
+    for i in 0..per_game {
+        post_round(i, &mut n);
+    }
+    if std::env::var_os("BENCH_PART").is_some() {
+        // A profiler attached now sees the pass alone, not the set-up.
+        eprintln!("ingest starts in 2 s: pid {}", std::process::id());
+        std::thread::sleep(std::time::Duration::from_secs(2));
     }
     let (start, cpu0) = (Instant::now(), cpu_seconds());
     let r = desk.run_once(t0 + chrono::Duration::hours(1)).unwrap();

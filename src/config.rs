@@ -208,6 +208,9 @@ pub struct Limits {
     pub replies_per_hour: u32,
     /// Steps one dice chain of a new game serves before it is renewed.
     pub chain_length: u32,
+    /// Games a running daemon keeps in memory between passes (0: none);
+    /// past it the least recently committed is read from disk again.
+    pub games_in_memory: usize,
 }
 
 impl Default for Limits {
@@ -221,6 +224,7 @@ impl Default for Limits {
             max_press_chars: 2000,
             replies_per_hour: 60,
             chain_length: crate::dice::CHAIN_LEN,
+            games_in_memory: 1000,
         }
     }
 }

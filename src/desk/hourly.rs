@@ -33,11 +33,11 @@ impl Hourly {
     /// Count one more for `key` at time `t` against `limit`.
     pub fn count(&mut self, key: &str, t: i64, limit: u32) -> Quota {
         self.dirty = true;
-        self.times.retain(|_, v| {
-            v.retain(|&x| t - x < 3600);
-            !v.is_empty()
-        });
+        // Only this address's hour is brought up to date here (a pass with
+        // mail from many players must not sweep them all for each mail);
+        // the others are swept when the counts are saved.
         let v = self.times.entry(key.to_lowercase()).or_default();
+        v.retain(|&x| t - x < 3600);
         let limit = limit as usize;
         if v.len() > limit {
             return Quota::Over;
@@ -52,8 +52,14 @@ impl Hourly {
 
     /// Write it back (renamed into place, no fsync: a count lost with the
     /// power is harmless, and a flood must not cost a disk sync a mail).
-    pub fn save(&self) {
+    pub fn save(&mut self) {
         if self.dirty {
+            if let Some(t) = self.times.values().flatten().max().copied() {
+                self.times.retain(|_, v| {
+                    v.retain(|&x| t - x < 3600);
+                    !v.is_empty()
+                });
+            }
             let text = toml::to_string(&self.times).unwrap_or_default();
             let _ = crate::journal::write_replace(&self.path, text.as_bytes());
         }
@@ -74,7 +80,7 @@ impl Counts {
         })
     }
 
-    pub fn save(&self) {
+    pub fn save(&mut self) {
         self.replies.save();
         self.refusals.save();
     }

@@ -86,6 +86,10 @@ pub struct Batch {
 }
 
 impl Batch {
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty() && self.letters.is_empty()
+    }
+
     pub fn entry<T: Serialize>(&mut self, kind: &str, body: &T) {
         self.entries.push((kind.to_string(), toml::Value::try_from(body).expect("journal bodies serialize")));
     }
@@ -158,6 +162,28 @@ pub struct Desk {
     /// replaced by a new file after the journal grew, so a changed tip (this
     /// process or a CLI command) is never taken for the old one.
     tips: std::sync::Mutex<HashMap<String, (TipKey, Option<store::Due>)>>,
+    /// Games committed by this desk, kept for its next passes (a running
+    /// daemon then loads a game from disk once, not once a pass).
+    kept: std::sync::Mutex<Kept>,
+}
+
+/// The games a desk keeps in memory between passes, at most
+/// `[limits] games_in_memory`, the least recently committed dropped first.
+/// A game is taken back only while its tip and journal on disk are still
+/// the ones it wrote (every change to a game appends to its journal and
+/// rewrites its tip, so a CLI command's change is seen); otherwise it is
+/// loaded anew.
+#[derive(Default)]
+struct Kept {
+    games: HashMap<String, KeptGame>,
+    tick: u64,
+}
+
+struct KeptGame {
+    /// When it was kept, to drop the oldest first.
+    tick: u64,
+    key: TipKey,
+    game: Loaded,
 }
 
 /// What identifies one version of a tip file.
@@ -211,7 +237,7 @@ impl Desk {
                 )));
             }
         }
-        let desk = Desk { data: data.to_path_buf(), cfg, key, tips: Default::default() };
+        let desk = Desk { data: data.to_path_buf(), cfg, key, tips: Default::default(), kept: Default::default() };
         Maildir::open(&desk.inbox_path()).map_err(io("open inbox", &desk.inbox_path()))?;
         Ok(desk)
     }
@@ -775,7 +801,7 @@ impl Desk {
     pub fn commit_all(&self, games: Vec<(&mut Loaded, Batch)>, now: DateTime<Utc>) -> Result<(), Error> {
         let mut staged = Vec::new();
         for (l, batch) in games {
-            if batch.entries.is_empty() && batch.letters.is_empty() {
+            if batch.is_empty() {
                 continue;
             }
             let s = self.stage(l, batch, now)?;
@@ -1175,11 +1201,14 @@ impl Desk {
 
     /// Commit every open game's batch (journal, then replies), in game order.
     pub fn flush(&self, open: &mut Open, now: DateTime<Utc>) -> Result<(), Error> {
+        let committed: Vec<String> =
+            open.games.iter().filter(|(_, (_, b))| !b.is_empty()).map(|(id, _)| id.clone()).collect();
         let games = open.games.values_mut().map(|(l, batch)| (l, std::mem::take(batch))).collect();
         self.commit_all(games, now)?;
-        if let Some(c) = open.counts.take() {
+        if let Some(mut c) = open.counts.take() {
             c.save();
         }
+        self.keep(committed.iter().filter_map(|id| open.games.remove(id)).map(|(l, _)| l));
         Ok(())
     }
 
@@ -1200,7 +1229,7 @@ impl Desk {
                 None if !store::game_dir(&self.data, &id).join("journal.toml").exists() => continue,
                 None => {}
             }
-            let mut l = match store::load(&self.data, &id) {
+            let mut l = match self.load(&id) {
                 Ok(l) => l,
                 Err(e) => {
                     warn!(game = %id, error = %e, "cannot load game");
@@ -1223,26 +1252,22 @@ impl Desk {
                 Ok(batch)
             }));
             match r {
-                Ok(Ok(batch)) if batch.entries.is_empty() && batch.letters.is_empty() => {}
+                Ok(Ok(batch)) if batch.is_empty() => {}
                 Ok(Ok(batch)) => due.push((l, batch)),
                 Ok(Err(e @ (Error::Io { .. } | Error::Journal(_)))) => return Err(e),
                 Ok(Err(e)) => warn!(game = %id, error = %e, "cannot resolve the step; skipped"),
                 Err(_) => warn!(game = %id, "resolving the step panicked; skipped"),
             }
         }
-        self.commit_all(due.iter_mut().map(|(l, b)| (l, std::mem::take(b))).collect(), now)
+        self.commit_all(due.iter_mut().map(|(l, b)| (l, std::mem::take(b))).collect(), now)?;
+        self.keep(due.into_iter().map(|(l, _)| l));
+        Ok(())
     }
 
     /// A game's deadline facts from its tip: read again only when the tip
     /// file changed since this desk last read it.
     fn due_of(&self, id: &str) -> Option<store::Due> {
-        use std::os::unix::fs::MetadataExt;
-        let m = fs::metadata(store::tip_path(&self.data, id)).ok()?;
-        // The journal's length too: every commit changes it, so a tip
-        // rewritten within one tick of a coarse clock onto a reused inode
-        // is still told apart.
-        let j = fs::metadata(store::game_dir(&self.data, id).join("journal.toml")).ok()?;
-        let key = (m.ino(), m.modified().ok()?, m.len(), j.len());
+        let key = self.tip_key(id)?;
         let mut tips = self.tips.lock().unwrap_or_else(|e| e.into_inner());
         if let Some((k, due)) = tips.get(id) {
             if *k == key {
@@ -1252,6 +1277,17 @@ impl Desk {
         let due = store::read_tip(&self.data, id).and_then(|t| t.due);
         tips.insert(id.to_string(), (key, due.clone()));
         due
+    }
+
+    /// What identifies the game's tip and journal as they are on disk now.
+    fn tip_key(&self, id: &str) -> Option<TipKey> {
+        use std::os::unix::fs::MetadataExt;
+        let m = fs::metadata(store::tip_path(&self.data, id)).ok()?;
+        // The journal's length too: every commit changes it, so a tip
+        // rewritten within one tick of a coarse clock onto a reused inode
+        // is still told apart.
+        let j = fs::metadata(store::game_dir(&self.data, id).join("journal.toml")).ok()?;
+        Some((m.ino(), m.modified().ok()?, m.len(), j.len()))
     }
 
     /// The games in the data folder (the folders with a journal).
@@ -1274,7 +1310,37 @@ impl Desk {
     }
 
     pub fn load(&self, id: &str) -> Result<Loaded, Error> {
-        Ok(store::load(&self.data, id)?)
+        let kept = self.kept.lock().unwrap_or_else(|e| e.into_inner()).games.remove(id);
+        match kept {
+            Some(k) if Some(k.key) == self.tip_key(id) => Ok(k.game),
+            _ => Ok(store::load(&self.data, id)?),
+        }
+    }
+
+    /// Keep games just committed for the next pass. Only games whose batch
+    /// was committed are kept: what they hold in memory is then exactly
+    /// what their snapshot says.
+    fn keep(&self, games: impl IntoIterator<Item = Loaded>) {
+        let cap = self.cfg.limits.games_in_memory;
+        let mut k = self.kept.lock().unwrap_or_else(|e| e.into_inner());
+        for l in games {
+            // Taken just after this desk's own commit, under the desk lock
+            // that every writer takes: the key of what this game wrote.
+            let Some(key) = self.tip_key(&l.game.id) else { continue };
+            if cap == 0 {
+                return;
+            }
+            k.tick += 1;
+            let tick = k.tick;
+            k.games.insert(l.game.id.clone(), KeptGame { tick, key, game: l });
+            if k.games.len() > cap {
+                // Dropping the oldest costs a scan, but only once the
+                // desk holds more games than it keeps.
+                if let Some(old) = k.games.iter().min_by_key(|(_, g)| g.tick).map(|(id, _)| id.clone()) {
+                    k.games.remove(&old);
+                }
+            }
+        }
     }
 
     /// Load a game to look at it, writing nothing (no lock needed).

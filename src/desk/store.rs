@@ -95,8 +95,20 @@ struct SnapshotPart {
 const SNAPSHOT_LINE: &str = "# adjutant snapshot (a cache of the journal): the ruleset's state is the next ";
 
 fn encode_snapshot(snap: Snapshot, state: &str) -> String {
-    let part = toml::to_string(&SnapshotPart { snapshot: snap }).expect("snapshot serializes");
+    let part = toml_text("snapshot", &snap);
     format!("{SNAPSHOT_LINE}{} bytes\n{state}\n{part}", state.len())
+}
+
+/// `value` as the TOML table `[name]` (the top level for ""), by the
+/// journal's printer when it can spell it, else by the toml crate's.
+fn toml_text<T: Serialize>(name: &str, value: &T) -> String {
+    if let Ok(toml::Value::Table(t)) = toml::Value::try_from(value) {
+        if let Some(text) = journal::table_text(name, &t) {
+            return text;
+        }
+    }
+    let text = if name.is_empty() { toml::to_string(value) } else { toml::to_string(&BTreeMap::from([(name, value)])) };
+    text.expect("the desk's records serialize")
 }
 
 /// The desk's part and the state's text, or `None` for anything else (an
@@ -435,7 +447,7 @@ impl Loaded {
         // Not synced: the journal is, and a tip behind the journal only
         // means a rebuild that finds the journal reaching past it. Written
         // in place at a fixed size, so it is the old tip or the new one.
-        journal::write_padded(&tp, toml::to_string(&tip).expect("tip serializes").as_bytes(), TIP_SIZE).map_err(io(&tp))
+        journal::write_padded(&tp, toml_text("", &tip).as_bytes(), TIP_SIZE).map_err(io(&tp))
     }
 }
 
@@ -707,16 +719,24 @@ mod tests {
                 scenario: "some-scenario".into(),
                 roles: vec!["first".into(), "second".into()],
                 step: 3,
-                orders: BTreeMap::new(),
-                salts: BTreeMap::new(),
+                // What a player may write, awkward characters and all.
+                orders: BTreeMap::from([
+                    ("first".into(), vec!["MOVE \"A\" TO b\\c".into(), "PRESS é\t\u{7f}".into()]),
+                    ("second".into(), vec![]),
+                ]),
+                salts: BTreeMap::from([("first".into(), "s 1".into())]),
                 ended: false,
             },
         };
+        let mut snap = snap;
+        snap.desk.declared = vec![("gm".into(), vec![3, 6])];
+        snap.desk.renewed = vec![(100, BTreeMap::from([("public".into(), "cd".repeat(32))]))];
         let state = "phase = \"Setup\"\nnote = \"\"\"\n[snapshot]\n\"\"\"\n\n[[pieces]]\nname = \"P1\"\n";
         let text = encode_snapshot(snap.clone(), state);
         let (back, st) = decode_snapshot(&text).unwrap();
         assert_eq!(st, state, "the state comes back byte for byte, even with `[snapshot]` in a string");
         assert_eq!((back.seq, back.hash, back.envelope), (snap.seq, snap.hash, snap.envelope));
+        assert_eq!(toml::to_string(&back.desk).unwrap(), toml::to_string(&snap.desk).unwrap());
         let whole: toml::Table = toml::from_str(&text).unwrap();
         assert!(whole.contains_key("pieces") && whole["snapshot"]["seq"].as_integer() == Some(7));
         // Anything else is not a snapshot: the game is rebuilt instead.
@@ -724,6 +744,25 @@ mod tests {
         let lie = text.replacen(&format!("next {} bytes", state.len()), &format!("next {} bytes", state.len() + 1), 1);
         assert!(lie != text && decode_snapshot(&lie).is_none(), "a length that lies");
         assert!(decode_snapshot("seq = 7\nstate = \"\"\n").is_none(), "an older adjutant's snapshot");
+    }
+
+    #[test]
+    fn the_desks_records_read_back_whichever_printer_spells_them() {
+        // The journal's printer spells no float: the toml crate's then
+        // does, and both read back as the same nested tables.
+        let plain = toml::toml! { seq = 3
+        [due]
+        step = 2
+        at = ["a", "b"] };
+        let float = toml::toml! { seq = 3
+        [due]
+        step = 2.5 };
+        for (name, t) in [("snapshot", &plain), ("snapshot", &float), ("", &plain), ("", &float)] {
+            let text = toml_text(name, t);
+            let back: toml::Table = toml::from_str(&text).unwrap();
+            let back = if name.is_empty() { back } else { back[name].as_table().unwrap().clone() };
+            assert_eq!(&back, t, "{name:?}: {text}");
+        }
     }
 
     #[test]

@@ -126,6 +126,34 @@ fn spell(v: &toml::Value, out: &mut String, sp: &Spelling) {
     }
 }
 
+/// A TOML document of one table (`[name]`, or the top level for an empty
+/// name) whose values are strings,
+/// integers, booleans, arrays and tables (nested ones written inline), by
+/// the journal's printer, which is several times faster than the toml
+/// crate's; `None` if the table holds a float or a date, which it does not
+/// spell.
+pub fn table_text(name: &str, t: &toml::Table) -> Option<String> {
+    fn plain(v: &toml::Value) -> bool {
+        match v {
+            toml::Value::Float(_) | toml::Value::Datetime(_) => false,
+            toml::Value::Array(a) => a.iter().all(plain),
+            toml::Value::Table(t) => t.values().all(plain),
+            _ => true,
+        }
+    }
+    if !t.values().all(plain) {
+        return None;
+    }
+    let mut out = if name.is_empty() { String::new() } else { format!("[{name}]\n") };
+    for (k, v) in t {
+        spell_key(k, &mut out, &TOML);
+        out.push_str(TOML.colon);
+        spell(v, &mut out, &TOML);
+        out.push('\n');
+    }
+    Some(out)
+}
+
 /// A key: always quoted in JSON; bare in TOML when it can be.
 fn spell_key(k: &str, out: &mut String, sp: &Spelling) {
     if sp.toml && !k.is_empty() && k.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-') {

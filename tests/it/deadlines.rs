@@ -74,6 +74,26 @@ fn a_running_desk_sees_a_deadline_another_process_moved() {
     assert_eq!(watcher.run_once(later).unwrap().resolved, 1, "the watcher read the new tip");
 }
 
+/// A running daemon also keeps the games it committed in memory; a game
+/// another process wrote to since must be read from disk again, or the
+/// daemon would chain its next entries onto an old tip and lose the other
+/// process's orders.
+#[test]
+fn a_running_desk_takes_up_what_another_process_wrote_to_a_game_it_kept() {
+    let mut t = table("kept", Policy { early_delay: Some("10m".into()), ..Policy::default() });
+    let daemon = adjutant::desk::Desk::open(&t.dir, t.desk.cfg.clone()).unwrap();
+    t.send("austria", ALICE, "PLACE Laudon AT Riva");
+    assert_eq!(daemon.run_once(t.now).unwrap().accepted, 1, "the daemon now keeps g1");
+    t.send("france", BOB, "PLACE Bonaparte AT Verona");
+    assert_eq!(t.pass().accepted, 1, "another process takes France's orders");
+    t.send("austria", ALICE, "PLACE Laudon AT Rovereto");
+    assert_eq!(daemon.run_once(t.now).unwrap().accepted, 1);
+    let l = daemon.load("g1").unwrap();
+    assert!(l.game.orders.contains_key("france"), "France's orders, written by the other process, are kept");
+    assert!(l.game.orders["austria"].iter().any(|o| o.contains("Rovereto")));
+    assert_audits(&t.dir.join("games/g1/journal.toml"));
+}
+
 #[test]
 fn deadlines_are_shown_in_each_players_zone() {
     let mut t = table("zone", Policy::default());
