@@ -1,0 +1,139 @@
+//! The scenarios (`games/tacticum/`, one file each), read once and copied
+//! into a new game's state.
+
+use super::{Army, Objective, Phantom, State};
+use serde::Deserialize;
+use std::sync::LazyLock;
+
+const FILES: &[&str] = &[
+    include_str!("../../../games/tacticum/scenario-01-force-on-force.toml"),
+    include_str!("../../../games/tacticum/scenario-02-preserve-the-eagle.toml"),
+    include_str!("../../../games/tacticum/scenario-03-revolt.toml"),
+];
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioFile {
+    #[allow(dead_code)]
+    pub provenance: String,
+    pub name: String,
+    #[allow(dead_code)]
+    pub number: String,
+    pub title: String,
+    pub about: String,
+    #[allow(dead_code)]
+    pub note: String,
+    pub turn_order: Vec<String>,
+    pub board: BoardFile,
+    #[serde(rename = "army")]
+    pub armies: Vec<Army>,
+    #[serde(default, rename = "phantom")]
+    pub phantoms: Vec<Phantom>,
+    #[serde(default)]
+    pub capture: CaptureFile,
+    #[serde(rename = "objective")]
+    pub objectives: Vec<Objective>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BoardFile {
+    pub columns: u8,
+    pub rows: u8,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CaptureFile {
+    #[serde(default)]
+    pub two_sides: Vec<String>,
+}
+
+impl ScenarioFile {
+    pub fn roles(&self) -> Vec<String> {
+        self.turn_order.clone()
+    }
+}
+
+pub static SCENARIOS: LazyLock<Vec<ScenarioFile>> = LazyLock::new(|| {
+    FILES.iter().map(|t| toml::from_str(t).unwrap_or_else(|e| panic!("games/tacticum: {e}"))).collect()
+});
+
+pub fn setup(scenario: &str) -> Result<State, String> {
+    let f = SCENARIOS.iter().find(|s| s.name == scenario).ok_or_else(|| {
+        let names: Vec<&str> = SCENARIOS.iter().map(|s| s.name.as_str()).collect();
+        format!("no Tacticum scenario {scenario:?}; there are {}", names.join(", "))
+    })?;
+    let s = State {
+        scenario: f.name.clone(),
+        title: format!("Scenario {}: {}", f.number, f.title),
+        columns: f.board.columns,
+        rows: f.board.rows,
+        turn_order: f.turn_order.clone(),
+        active: f.turn_order[0].clone(),
+        turn: 0,
+        armies: f.armies.clone(),
+        phantoms: f.phantoms.clone(),
+        two_sides: f.capture.two_sides.clone(),
+        objectives: f.objectives.clone(),
+        lost: Default::default(),
+        last: None,
+        passes: 0,
+        outcome: None,
+    };
+    check(&s).map_err(|e| format!("games/tacticum, {scenario}: {e}"))?;
+    Ok(s)
+}
+
+/// What the code relies on: every square on the board and held once, an
+/// army for each role, objectives of known kinds.
+fn check(s: &State) -> Result<(), String> {
+    let mut seen = std::collections::BTreeSet::new();
+    for a in &s.armies {
+        for c in std::iter::once(&a.commander).chain(&a.infantry).filter(|c| !c.is_empty()) {
+            s.board().parse(c, "board").map_err(|p| format!("{}: {}", a.name, p.reason))?;
+            if !seen.insert(c.to_lowercase()) {
+                return Err(format!("{c} holds two pieces"));
+            }
+        }
+    }
+    for r in &s.turn_order {
+        if s.army_index(r).is_none() {
+            return Err(format!("no army for {r}"));
+        }
+    }
+    for o in &s.objectives {
+        if !["trap", "reduce", "reach", "capture"].contains(&o.kind.as_str()) {
+            return Err(format!("unknown objective kind {:?}", o.kind));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_scenario_sets_up_with_its_printed_forces() {
+        // Printed: I 17 + Commander a side (S1-2); II White 14 + Commander,
+        // Black 9 + the Eagle (S2-2); III Rebels 13, Black 11 + Commander
+        // (S3-2).
+        let forces = [
+            ("force-on-force", [(17, true), (17, true)]),
+            ("preserve-the-eagle", [(9, true), (14, true)]),
+            ("revolt", [(11, true), (13, false)]),
+        ];
+        for (name, f) in forces {
+            let s = setup(name).unwrap();
+            for (i, (n, commander)) in f.iter().enumerate() {
+                assert_eq!(s.armies[i].infantry.len(), *n, "{name} {}", s.armies[i].name);
+                assert_eq!(!s.armies[i].commander.is_empty(), *commander, "{name}");
+            }
+        }
+        assert_eq!(setup("force-on-force").unwrap().active, "black", "S1-4");
+        assert_eq!(setup("preserve-the-eagle").unwrap().active, "black", "S2-4");
+        assert_eq!(setup("revolt").unwrap().active, "white", "S3-4");
+        assert!(setup("nowhere").unwrap_err().contains("force-on-force"));
+    }
+}

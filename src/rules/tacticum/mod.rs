@@ -1,0 +1,363 @@
+//! Tacticum Invictus (rulebook: ../shared/rulebooks/tacticum-invictus.txt),
+//! grid tactics for two: one move a turn (a unit, a Square or a Column),
+//! captures by flanking and by a Column's charge, a Commander that is never
+//! captured but can be Trapped. This module holds Basic Training and
+//! Scenarios I–III (Force-on-Force, Preserve the Eagle, Revolt!); the
+//! readings of what the text leaves open are the brief's (A-numbers in
+//! comments), listed in the README.
+//!
+//! The board size, set-ups and objectives are data (`games/tacticum/`, one
+//! file a scenario), copied into the state at set-up so that a case can
+//! patch any army and a running game never changes under an owner's edit.
+
+mod data;
+mod demo;
+mod moves;
+mod orders;
+mod view;
+
+use crate::dice::Dice;
+use crate::engine::{
+    Awaited, Event, LeakProbes, Outcome, Problem, Prompt, Rules, RulesetInfo, ScenarioInfo, View, Viewer, Vocabulary,
+};
+use crate::rules::shared::squares::{Board, Naming, Sq};
+pub use orders::{Block, Order};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// One army (a colour): its Commander's square and its Infantry's, in a
+/// stable order that names them (`B1`, `B2`, …, `BC`); a captured piece
+/// keeps its slot with an empty square.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Army {
+    pub name: String,
+    /// Whether its units form Squares and Columns (Rebels do not: S3-6).
+    pub formations: bool,
+    /// "" for none (the Rebels) or captured.
+    #[serde(default)]
+    pub commander: String,
+    pub infantry: Vec<String>,
+}
+
+/// Squares that count as a unit of `army` (II's corners, S2-5): flank ends
+/// for it, occupied for everyone but its Commander, who may enter them.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Phantom {
+    pub army: String,
+    pub cells: Vec<String>,
+}
+
+/// A way to win, of a closed set of kinds whose parameters are data.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Objective {
+    pub army: String,
+    /// `trap` (an enemy Commander Trapped), `reduce` (the enemy down to
+    /// `at_most` pieces), `reach` (own Commander on one of `cells`),
+    /// `capture` (`count` enemy pieces captured).
+    pub kind: String,
+    #[serde(default)]
+    pub at_most: u32,
+    #[serde(default)]
+    pub count: u32,
+    #[serde(default)]
+    pub cells: Vec<String>,
+}
+
+/// The last move, for the map and the results.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct Last {
+    pub army: String,
+    pub order: String,
+    /// Squares the moved pieces stand on now, and those whose piece was
+    /// captured.
+    pub moved: Vec<String>,
+    pub captured: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct State {
+    pub scenario: String,
+    pub title: String,
+    pub columns: u8,
+    pub rows: u8,
+    pub turn_order: Vec<String>,
+    /// The army to move.
+    pub active: String,
+    /// Moves made, both sides counted.
+    pub turn: u32,
+    pub armies: Vec<Army>,
+    #[serde(default)]
+    pub phantoms: Vec<Phantom>,
+    /// Armies whose moves also capture a lone enemy unit touched on two
+    /// sides (III's Rebels).
+    #[serde(default)]
+    pub two_sides: Vec<String>,
+    pub objectives: Vec<Objective>,
+    /// Pieces of each army its enemy captured.
+    #[serde(default)]
+    pub lost: BTreeMap<String, u32>,
+    #[serde(default)]
+    pub last: Option<Last>,
+    /// Turns passed in a row because the army to move had no legal action.
+    #[serde(default)]
+    pub passes: u32,
+    #[serde(default)]
+    pub outcome: Option<Outcome>,
+}
+
+/// What stands on a square.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Who {
+    Commander(usize),
+    /// Army index, slot in its Infantry.
+    Infantry(usize, usize),
+    /// A phantom square counting as a unit of this army.
+    Phantom(usize),
+}
+
+impl Who {
+    pub fn army(self) -> usize {
+        match self {
+            Who::Commander(a) | Who::Infantry(a, _) | Who::Phantom(a) => a,
+        }
+    }
+    pub fn is_unit(self) -> bool {
+        !matches!(self, Who::Phantom(_))
+    }
+}
+
+impl State {
+    pub fn board(&self) -> Board {
+        Board { columns: self.columns, rows: self.rows, naming: Naming::ColumnLetter }
+    }
+    pub fn name(&self, sq: Sq) -> String {
+        self.board().name(sq)
+    }
+    pub fn sq(&self, name: &str) -> Option<Sq> {
+        self.board().parse(name, "board").ok()
+    }
+    pub fn army_index(&self, name: &str) -> Option<usize> {
+        self.armies.iter().position(|a| a.name == name)
+    }
+    /// Who stands on each square, by index `row * columns + col`.
+    pub fn occupancy(&self) -> Vec<Option<Who>> {
+        let mut at = vec![None; self.columns as usize * self.rows as usize];
+        let idx = |s: &State, c: &str| s.sq(c).map(|q| q.row as usize * s.columns as usize + q.col as usize);
+        for p in &self.phantoms {
+            if let Some(a) = self.army_index(&p.army) {
+                for c in &p.cells {
+                    if let Some(i) = idx(self, c) {
+                        at[i] = Some(Who::Phantom(a));
+                    }
+                }
+            }
+        }
+        for (a, army) in self.armies.iter().enumerate() {
+            if let Some(i) = idx(self, &army.commander) {
+                at[i] = Some(Who::Commander(a));
+            }
+            for (k, c) in army.infantry.iter().enumerate() {
+                if let Some(i) = idx(self, c) {
+                    at[i] = Some(Who::Infantry(a, k));
+                }
+            }
+        }
+        at
+    }
+    /// A piece's printed name: army letter and slot (`B3`), `C` for the
+    /// Commander (`BC`).
+    pub fn piece_name(&self, w: Who) -> String {
+        let letter = |a: usize| self.armies[a].name.chars().next().unwrap_or('?').to_ascii_uppercase();
+        match w {
+            Who::Commander(a) => format!("{}C", letter(a)),
+            Who::Infantry(a, k) => format!("{}{}", letter(a), k + 1),
+            Who::Phantom(a) => format!("{} corner", army_title(&self.armies[a].name)),
+        }
+    }
+    /// Pieces of an army on the board.
+    pub fn on_board(&self, a: usize) -> u32 {
+        let army = &self.armies[a];
+        (!army.commander.is_empty()) as u32 + army.infantry.iter().filter(|c| !c.is_empty()).count() as u32
+    }
+    fn next_army(&self, army: &str) -> String {
+        let i = self.turn_order.iter().position(|a| a == army).unwrap_or(0);
+        self.turn_order[(i + 1) % self.turn_order.len()].clone()
+    }
+}
+
+pub fn army_title(name: &str) -> String {
+    let mut c = name.chars();
+    c.next().map(|f| f.to_uppercase().chain(c).collect()).unwrap_or_default()
+}
+
+pub struct Tacticum;
+
+pub const VERBS: &[&str] = &["MOVE", "CHARGE", "PASS"];
+
+impl Rules for Tacticum {
+    type State = State;
+    type Order = Order;
+
+    fn info(&self) -> RulesetInfo {
+        RulesetInfo {
+            name: "tacticum",
+            title: "Tacticum Invictus",
+            moderated: false,
+            // The rules have no end but the objectives: two armies that
+            // will not engage are drawn after this many moves.
+            step_limit: Some(400),
+            step_kinds: &["turn"],
+            scenarios: data::SCENARIOS
+                .iter()
+                .map(|s| ScenarioInfo {
+                    name: s.name.clone(),
+                    roles: s.roles(),
+                    about: s.about.clone(),
+                    variants: Vec::new(),
+                })
+                .collect(),
+        }
+    }
+
+    fn setup(&self, scenario: &str) -> Result<State, String> {
+        data::setup(scenario)
+    }
+
+    fn awaited(&self, s: &State) -> Awaited {
+        let roles = if s.outcome.is_some() { Vec::new() } else { vec![s.active.clone()] };
+        Awaited { kind: "turn".into(), roles, optional: Vec::new() }
+    }
+
+    fn prompt(&self, s: &State, role: &str) -> Prompt {
+        view::prompt(s, role)
+    }
+
+    fn parse(&self, s: &State, role: &str, line: &str) -> Result<Order, Problem> {
+        orders::parse(s, role, line)
+    }
+
+    fn validate(&self, s: &State, role: &str, orders: &[Order]) -> Vec<(usize, Problem)> {
+        orders::validate(s, role, orders)
+    }
+
+    fn default_orders(&self, s: &State, role: &str) -> Vec<Order> {
+        // A silent player loses the turn: no order at all, since a
+        // PASS is refused while a legal move exists.
+        let _ = (s, role);
+        Vec::new()
+    }
+
+    fn vocabulary(&self, s: &State, role: &str) -> Vocabulary {
+        let _ = (s, role);
+        Vocabulary { verbs: VERBS.iter().map(|v| v.to_string()).collect(), names: Vec::new() }
+    }
+
+    fn leak_probes(&self, s: &State, role: &str) -> LeakProbes {
+        // Perfect information: every view is the same (brief 3.4).
+        let _ = (s, role);
+        LeakProbes::default()
+    }
+
+    fn demo(&self, s: &State, pass: usize) -> Option<Vec<crate::engine::DemoMail>> {
+        demo::mails(s, pass)
+    }
+
+    fn resolve(&self, s: &mut State, orders: &BTreeMap<String, Vec<Order>>, dice: &mut dyn Dice) -> Vec<Event> {
+        let _ = dice;
+        let mut ev = Vec::new();
+        if s.outcome.is_some() {
+            return ev;
+        }
+        let mover = s.active.clone();
+        let order = orders.get(&mover).and_then(|o| o.first()).cloned().unwrap_or(Order::Pass);
+        moves::play(s, &mover, &order, &mut ev);
+        s.turn += 1;
+        if end_checks(s, &mover, &mut ev) {
+            return ev;
+        }
+        // The next army to move; one with no legal action passes, and
+        // when no army can move the game is drawn.
+        let mut next = s.next_army(&mover);
+        for _ in 0..s.turn_order.len() {
+            if !moves::legal(s, &next).is_empty() {
+                s.active = next;
+                return ev;
+            }
+            ev.push(Event::all(format!("{} has no legal move and passes.", army_title(&next))));
+            next = s.next_army(&next);
+        }
+        let reason = "no army has a legal move".to_string();
+        ev.push(Event::all(format!("The game is drawn: {reason}.")));
+        s.outcome = Some(Outcome { winner: None, reason, also: Vec::new() });
+        ev
+    }
+
+    fn view(&self, s: &State, viewer: &Viewer) -> View {
+        view::view(s, viewer)
+    }
+
+    fn outcome(&self, s: &State) -> Option<Outcome> {
+        s.outcome.clone()
+    }
+
+    fn random_orders(&self, s: &State, role: &str, pick: &mut dyn FnMut(usize) -> usize) -> Vec<Order> {
+        let all = moves::legal(s, role);
+        if all.is_empty() {
+            return vec![Order::Pass];
+        }
+        // Captures are what make a game end: a random player that takes
+        // one when it can finishes games the step limit would otherwise
+        // cut short.
+        let captures: Vec<&Order> = all.iter().filter(|o| moves::captures(s, role, o) > 0).collect();
+        if !captures.is_empty() && pick(3) > 0 {
+            return vec![captures[pick(captures.len())].clone()];
+        }
+        vec![all[pick(all.len())].clone()]
+    }
+}
+
+/// The objectives after a move: the mover's first, so that the mover's side
+/// wins a turn that meets both sides'. A Commander counts as Trapped
+/// only for an army other than the mover.
+fn end_checks(s: &mut State, mover: &str, ev: &mut Vec<Event>) -> bool {
+    let mut order: Vec<String> = vec![mover.to_string()];
+    order.extend(s.turn_order.iter().filter(|a| *a != mover).cloned());
+    for army in order {
+        let objectives: Vec<Objective> = s.objectives.iter().filter(|o| o.army == army).cloned().collect();
+        for o in objectives {
+            if let Some(reason) = met(s, &o, mover) {
+                ev.push(Event::all(format!("{} wins: {reason}.", army_title(&army))));
+                s.outcome = Some(Outcome { winner: Some(army.clone()), reason, also: Vec::new() });
+                return true;
+            }
+        }
+    }
+    false
+}
+
+/// Whether an objective is met now, and how to say it.
+fn met(s: &State, o: &Objective, mover: &str) -> Option<String> {
+    let me = s.army_index(&o.army)?;
+    let enemies: Vec<usize> = (0..s.armies.len()).filter(|&a| a != me).collect();
+    match o.kind.as_str() {
+        "trap" => enemies.iter().find_map(|&e| {
+            let army = &s.armies[e];
+            (army.name != mover && !army.commander.is_empty() && moves::trapped(s, e))
+                .then(|| format!("the {} Commander at {} is Trapped", army_title(&army.name), army.commander))
+        }),
+        "reduce" => enemies.iter().find_map(|&e| {
+            let n = s.on_board(e);
+            (n <= o.at_most)
+                .then(|| format!("{} is down to {n} units (at most {} wins)", army_title(&s.armies[e].name), o.at_most))
+        }),
+        "reach" => {
+            let at = &s.armies[me].commander;
+            o.cells.contains(at).then(|| format!("the {} Commander reached {at}", army_title(&o.army)))
+        }
+        "capture" => {
+            let n: u32 = enemies.iter().map(|&e| s.lost.get(&s.armies[e].name).copied().unwrap_or(0)).sum();
+            (n >= o.count).then(|| format!("{} has captured {n} enemy units", army_title(&o.army)))
+        }
+        _ => None,
+    }
+}

@@ -1,0 +1,174 @@
+//! Orders as players write them (brief 4.2): `MOVE e2 TO e6`, `MOVE d2:e3
+//! TO e3:f4 [VIA d3:e4]`, `CHARGE e6:e8 AT e4`, `PASS`; a block is two
+//! opposite corners, its shape the formation.
+
+use super::{moves, State};
+use crate::engine::Problem;
+use crate::rules::shared::parse;
+use crate::rules::shared::squares::Sq;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// A rectangle of squares, lowest corner first: one square, a Square
+/// (2×2) or a Column (3×1 either way).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Block {
+    pub lo: Sq,
+    pub hi: Sq,
+}
+
+impl Block {
+    pub fn one(sq: Sq) -> Block {
+        Block { lo: sq, hi: sq }
+    }
+    pub fn new(a: Sq, b: Sq) -> Block {
+        Block {
+            lo: Sq { col: a.col.min(b.col), row: a.row.min(b.row) },
+            hi: Sq { col: a.col.max(b.col), row: a.row.max(b.row) },
+        }
+    }
+    pub fn width(&self) -> u8 {
+        self.hi.col - self.lo.col + 1
+    }
+    pub fn height(&self) -> u8 {
+        self.hi.row - self.lo.row + 1
+    }
+    pub fn cells(&self) -> Vec<Sq> {
+        let mut v = Vec::new();
+        for row in self.lo.row..=self.hi.row {
+            for col in self.lo.col..=self.hi.col {
+                v.push(Sq { col, row });
+            }
+        }
+        v
+    }
+    /// The formation its shape makes.
+    pub fn shape(&self) -> Shape {
+        match (self.width(), self.height()) {
+            (1, 1) => Shape::Unit,
+            (2, 2) => Shape::Square,
+            (1, 3) | (3, 1) => Shape::Column,
+            _ => Shape::Other,
+        }
+    }
+    /// The same block moved by (columns, rows), if still on a board of
+    /// that size.
+    pub fn shifted(&self, dc: i32, dr: i32, columns: u8, rows: u8) -> Option<Block> {
+        let f = |s: Sq| {
+            let (c, r) = (s.col as i32 + dc, s.row as i32 + dr);
+            ((0..columns as i32).contains(&c) && (0..rows as i32).contains(&r))
+                .then_some(Sq { col: c as u8, row: r as u8 })
+        };
+        Some(Block { lo: f(self.lo)?, hi: f(self.hi)? })
+    }
+    pub fn name(&self, s: &State) -> String {
+        if self.lo == self.hi {
+            s.name(self.lo)
+        } else {
+            format!("{}:{}", s.name(self.lo), s.name(self.hi))
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shape {
+    Unit,
+    Square,
+    Column,
+    Other,
+}
+
+/// One turn's action, with the board's squares as the state names them
+/// (`Display` needs no state: squares are written `a1`-style).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum Order {
+    Move { from: Block, to: Block, via: Option<Block> },
+    Charge { column: Block, at: Sq },
+    Pass,
+}
+
+fn sq_name(s: Sq) -> String {
+    format!("{}{}", (b'a' + s.col) as char, s.row + 1)
+}
+
+fn block_name(b: &Block) -> String {
+    if b.lo == b.hi {
+        sq_name(b.lo)
+    } else {
+        format!("{}:{}", sq_name(b.lo), sq_name(b.hi))
+    }
+}
+
+impl fmt::Display for Order {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Order::Move { from, to, via } => {
+                write!(f, "MOVE {} TO {}", block_name(from), block_name(to))?;
+                if let Some(v) = via {
+                    write!(f, " VIA {}", block_name(v))?;
+                }
+                Ok(())
+            }
+            Order::Charge { column, at } => write!(f, "CHARGE {} AT {}", block_name(column), sq_name(*at)),
+            Order::Pass => write!(f, "PASS"),
+        }
+    }
+}
+
+const SYNTAX: &str = "MOVE e2 TO e6, MOVE d2:e3 TO e3:f4, CHARGE e6:e8 AT e4 or PASS";
+
+fn block(s: &State, word: &str) -> Result<Block, Problem> {
+    let word = word.trim();
+    let (a, b) = word.split_once(':').unwrap_or((word, word));
+    let a = s.board().parse(a, "board")?;
+    let b = s.board().parse(b, "board")?;
+    let bl = Block::new(a, b);
+    if bl.shape() == Shape::Other {
+        return Err(Problem::new(format!("{word} is neither a square, a Square (2×2) nor a Column (3×1)"))
+            .hint("write one square (e4), a Square by two opposite corners (d2:e3) or a Column by its ends (d2:d4)"));
+    }
+    Ok(bl)
+}
+
+pub fn parse(s: &State, _role: &str, line: &str) -> Result<Order, Problem> {
+    let Some(l) = parse::Line::new(line) else { return Err(Problem::new("an empty line")) };
+    let verb = l.key();
+    let rest = l.rest;
+    let syntax = |what: &str| Problem::new(format!("{verb} needs {what}")).hint(SYNTAX);
+    match verb.as_str() {
+        "MOVE" => {
+            let (head, via) = match parse::split(rest, "via") {
+                Some((a, b)) => (a, Some(block(s, b)?)),
+                None => (rest, None),
+            };
+            let (from, to) =
+                parse::split(head, "to").ok_or_else(|| syntax("what moves and TO where (MOVE e2 TO e6)"))?;
+            Ok(Order::Move { from: block(s, from)?, to: block(s, to)?, via })
+        }
+        "CHARGE" => {
+            let (column, at) =
+                parse::split(rest, "at").ok_or_else(|| syntax("a Column and AT the square (CHARGE e6:e8 AT e4)"))?;
+            Ok(Order::Charge { column: block(s, column)?, at: s.board().parse(at, "board")? })
+        }
+        "PASS" if rest.is_empty() => Ok(Order::Pass),
+        "PASS" => Err(Problem::new("PASS takes nothing after it").hint("PASS")),
+        _ => Err(Problem::new(format!("{:?} is not an order", l.verb)).hint(SYNTAX)),
+    }
+}
+
+pub fn validate(s: &State, role: &str, orders: &[Order]) -> Vec<(usize, Problem)> {
+    let mut out = Vec::new();
+    if orders.len() > 1 {
+        out.push((
+            1,
+            Problem::new("one action a turn (a unit, a Square or a Column)".to_string())
+                .hint(format!("send only {}", orders[0])),
+        ));
+    }
+    if let Some(o) = orders.first() {
+        if let Err(p) = moves::check(s, role, o) {
+            out.push((0, p));
+        }
+    }
+    out
+}

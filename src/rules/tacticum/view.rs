@@ -1,0 +1,158 @@
+//! The board as every player sees it (the game hides nothing, brief 3.4),
+//! the last move marked, and the prompt: the mover's formations and a few
+//! legal moves written out, since by mail there is no board to look at.
+
+use super::moves;
+use super::orders::Shape;
+use super::{army_title, Order, State, Who};
+use crate::engine::view::{Board, Piece, SquareBoard, Table, View};
+use crate::engine::{Prompt, Viewer};
+
+/// Army colours for the SVG.
+fn colour(army: &str) -> &'static str {
+    match army {
+        "black" => "#222222",
+        "white" => "#b8b8b8",
+        "red" => "#b22222",
+        _ => "#1f4e9c",
+    }
+}
+
+pub fn view(s: &State, viewer: &Viewer) -> View {
+    let _ = viewer;
+    let at = s.occupancy();
+    let mut cells = Vec::new();
+    let mut terrain = Vec::new();
+    for row in 0..s.rows {
+        for col in 0..s.columns {
+            // Row 1 (Black's edge) is drawn at the bottom.
+            let shown = s.rows - 1 - row;
+            match at[row as usize * s.columns as usize + col as usize] {
+                Some(Who::Phantom(_)) => terrain.push((col, shown, '+')),
+                Some(w) => {
+                    let text = if matches!(w, Who::Commander(_)) { "C" } else { "i" };
+                    cells.push((col, shown, Piece { side: s.armies[w.army()].name.clone(), text: text.into() }));
+                }
+                None => {}
+            }
+        }
+    }
+    let mut legend = vec!["i Infantry, C Commander".to_string()];
+    if let Some(p) = s.phantoms.first() {
+        legend.push(format!(
+            "+++ {} (count as {} units; only its Commander enters)",
+            p.cells.join(" "),
+            army_title(&p.army)
+        ));
+    }
+    let mut lines = vec![format!("{}, move {}.", s.title, s.turn + 1)];
+    if let Some(l) = &s.last {
+        let mut t = format!("Last move: {} {}", army_title(&l.army), l.order);
+        if !l.captured.is_empty() {
+            t.push_str(&format!(" (captured on {})", l.captured.join(", ")));
+        }
+        lines.push(t);
+        if !l.moved.is_empty() {
+            legend.push(format!("last move to {}", l.moved.join(" ")));
+        }
+    }
+    match &s.outcome {
+        Some(o) => lines.push(match &o.winner {
+            Some(w) => format!("{} has won: {}.", army_title(w), o.reason),
+            None => format!("The game is drawn: {}.", o.reason),
+        }),
+        None => lines.push(format!("{} to move.", army_title(&s.active))),
+    }
+    let rows = s
+        .armies
+        .iter()
+        .enumerate()
+        .map(|(i, a)| {
+            let goals: Vec<String> = s.objectives.iter().filter(|o| o.army == a.name).map(goal).collect();
+            vec![
+                army_title(&a.name),
+                s.on_board(i).to_string(),
+                s.lost.get(&a.name).copied().unwrap_or(0).to_string(),
+                goals.join("; "),
+            ]
+        })
+        .collect();
+    let board = SquareBoard {
+        title: "The board (row 1 is Black's edge, a its left)".into(),
+        columns: s.columns,
+        rows: s.rows,
+        col_labels: (0..s.columns).map(|c| ((b'a' + c) as char).to_string()).collect(),
+        row_labels: (0..s.rows).rev().map(|r| (r + 1).to_string()).collect(),
+        cells,
+        terrain,
+        sides: s.armies.iter().map(|a| (a.name.clone(), colour(&a.name).to_string())).collect(),
+        legend,
+    };
+    View {
+        title: format!("Tacticum Invictus — {}", s.title),
+        lines,
+        tables: vec![Table {
+            title: "Armies".into(),
+            header: vec!["Army".into(), "Units".into(), "Lost".into(), "Wins by".into()],
+            rows,
+        }],
+        boards: vec![Board::Squares(board)],
+    }
+}
+
+/// An objective in words.
+fn goal(o: &super::Objective) -> String {
+    match o.kind.as_str() {
+        "trap" => "trap the enemy Commander".into(),
+        "reduce" => format!("enemy down to {} or fewer", o.at_most),
+        "reach" => format!("Commander to {}", o.cells.join(" or ")),
+        "capture" => format!("capture {}", o.count),
+        k => k.to_string(),
+    }
+}
+
+pub fn prompt(s: &State, role: &str) -> Prompt {
+    let legal = moves::legal(s, role);
+    let blocks = |shape: Shape| -> Vec<String> {
+        let mut v: Vec<String> = legal
+            .iter()
+            .filter_map(|o| match o {
+                Order::Move { from, .. } | Order::Charge { column: from, .. } if from.shape() == shape => {
+                    Some(from.name(s))
+                }
+                _ => None,
+            })
+            .collect();
+        v.dedup();
+        v.sort();
+        v.dedup();
+        v
+    };
+    let squares = blocks(Shape::Square);
+    let columns = blocks(Shape::Column);
+    let mut text = format!("Your move ({}): one unit, one Square or one Column.", army_title(role));
+    if s.armies.iter().any(|a| a.name == role && a.formations) {
+        text.push_str(&format!(
+            " Your Squares that can move: {}. Your Columns that can move or charge: {}.",
+            if squares.is_empty() { "none".into() } else { squares.join(", ") },
+            if columns.is_empty() { "none".into() } else { columns.join(", ") }
+        ));
+    }
+    let charges: Vec<String> =
+        legal.iter().filter(|o| matches!(o, Order::Charge { .. })).map(|o| o.to_string()).collect();
+    if !charges.is_empty() {
+        text.push_str(&format!(" Charges open to you: {}.", charges.join(", ")));
+    }
+    let example = |shape: Shape| legal.iter().find(|o| matches!(o, Order::Move { from, .. } if from.shape() == shape));
+    let mut syntax: Vec<String> = [Shape::Unit, Shape::Square, Shape::Column]
+        .iter()
+        .filter_map(|&sh| example(sh).map(|o| o.to_string()))
+        .collect();
+    if let Some(c) = charges.first() {
+        syntax.push(c.clone());
+    }
+    if syntax.is_empty() {
+        syntax.push("PASS (you have no legal move)".into());
+    }
+    Prompt { text, syntax }
+}
