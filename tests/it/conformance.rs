@@ -55,8 +55,18 @@ pub(crate) struct Played {
 /// Play one game of `rules` at random on committed dice, checking at every
 /// step what every game must keep; the journal stays in `dir`.
 pub(crate) fn play(rules: &'static dyn adjutant::engine::Ruleset, seed: u64, dir: &std::path::Path) -> Played {
+    play_scenario(rules, &rules.info().scenarios[0].name, seed, dir)
+}
+
+/// [`play`] in the scenario named.
+pub(crate) fn play_scenario(
+    rules: &'static dyn adjutant::engine::Ruleset,
+    scenario: &str,
+    seed: u64,
+    dir: &std::path::Path,
+) -> Played {
     let mut rng = Rng(seed);
-    let scenario = rules.info().scenarios[0].name.clone();
+    let scenario = scenario.to_string();
     let id = format!("conf-{seed}");
     let mut game = Game::new(&id, rules, &scenario).unwrap();
     let streams = dice::stream_names(&game.roles);
@@ -226,8 +236,10 @@ fn random_play_of_every_ruleset() {
         // Ten games a ruleset in the test suite; CONFORMANCE_GAMES=1000 for
         // a long soak (documented in the README).
         let games: u64 = std::env::var("CONFORMANCE_GAMES").ok().and_then(|v| v.parse().ok()).unwrap_or(10);
+        // The games go round the ruleset's scenarios, so each is played.
+        let scenarios = rules.info().scenarios;
         for seed in 0..games {
-            let p = play(*rules, seed, &dir);
+            let p = play_scenario(*rules, &scenarios[seed as usize % scenarios.len()].name, seed, &dir);
             steps += p.steps;
             ended += usize::from(p.ended);
         }

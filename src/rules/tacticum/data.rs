@@ -9,6 +9,8 @@ const FILES: &[&str] = &[
     include_str!("../../../games/tacticum/scenario-01-force-on-force.toml"),
     include_str!("../../../games/tacticum/scenario-02-preserve-the-eagle.toml"),
     include_str!("../../../games/tacticum/scenario-03-revolt.toml"),
+    include_str!("../../../games/tacticum/scenario-06-seize-the-eagle.toml"),
+    include_str!("../../../games/tacticum/scenario-07-alae.toml"),
 ];
 
 #[derive(Debug, Clone, Deserialize)]
@@ -31,6 +33,14 @@ pub struct ScenarioFile {
     pub phantoms: Vec<Phantom>,
     #[serde(default)]
     pub capture: CaptureFile,
+    /// `toss`: the first player is drawn; else the first in
+    /// `turn_order`.
+    #[serde(default)]
+    pub first: String,
+    #[serde(default)]
+    pub lines: bool,
+    #[serde(default)]
+    pub infantry_limit: u32,
     #[serde(rename = "objective")]
     pub objectives: Vec<Objective>,
 }
@@ -66,6 +76,11 @@ pub fn setup(scenario: &str) -> Result<State, String> {
     })?;
     let s = State {
         scenario: f.name.clone(),
+        phase: if f.first == "toss" { "toss".into() } else { "turn".into() },
+        lines: f.lines,
+        infantry_limit: f.infantry_limit,
+        cavalry_turn_max: 5,
+        pending: None,
         title: format!("Scenario {}: {}", f.number, f.title),
         columns: f.board.columns,
         rows: f.board.rows,
@@ -90,7 +105,8 @@ pub fn setup(scenario: &str) -> Result<State, String> {
 fn check(s: &State) -> Result<(), String> {
     let mut seen = std::collections::BTreeSet::new();
     for a in &s.armies {
-        for c in std::iter::once(&a.commander).chain(&a.infantry).filter(|c| !c.is_empty()) {
+        let all = std::iter::once(&a.commander).chain(&a.infantry).chain(&a.cavalry).chain(std::iter::once(&a.eagle));
+        for c in all.filter(|c| !c.is_empty()) {
             s.board().parse(c, "board").map_err(|p| format!("{}: {}", a.name, p.reason))?;
             if !seen.insert(c.to_lowercase()) {
                 return Err(format!("{c} holds two pieces"));
@@ -103,7 +119,7 @@ fn check(s: &State) -> Result<(), String> {
         }
     }
     for o in &s.objectives {
-        if !["trap", "reduce", "reach", "capture"].contains(&o.kind.as_str()) {
+        if !["trap", "reduce", "reach", "capture", "eagle", "eliminate_cavalry"].contains(&o.kind.as_str()) {
             return Err(format!("unknown objective kind {:?}", o.kind));
         }
     }
@@ -123,6 +139,8 @@ mod tests {
             ("force-on-force", [(17, true), (17, true)]),
             ("preserve-the-eagle", [(9, true), (14, true)]),
             ("revolt", [(11, true), (13, false)]),
+            ("seize-the-eagle", [(10, true), (10, true)]),
+            ("alae", [(17, true), (17, true)]),
         ];
         for (name, f) in forces {
             let s = setup(name).unwrap();
@@ -135,5 +153,11 @@ mod tests {
         assert_eq!(setup("preserve-the-eagle").unwrap().active, "black", "S2-4");
         assert_eq!(setup("revolt").unwrap().active, "white", "S3-4");
         assert!(setup("nowhere").unwrap_err().contains("force-on-force"));
+        // S6-2: one Cavalry and an Eagle a side; S7-1: two Cavalry a side.
+        let vi = setup("seize-the-eagle").unwrap();
+        assert!(vi.armies.iter().all(|a| a.cavalry.len() == 1 && !a.eagle.is_empty()));
+        assert_eq!((vi.phase.as_str(), vi.infantry_limit), ("toss", 7), "A-15, S6-4");
+        let vii = setup("alae").unwrap();
+        assert!(vii.armies.iter().all(|a| a.cavalry.len() == 2) && vii.lines && (vii.columns, vii.rows) == (15, 11));
     }
 }

@@ -16,7 +16,7 @@ mod moves;
 mod orders;
 mod view;
 
-use crate::dice::Dice;
+use crate::dice::{Dice, Serves, StreamId};
 use crate::engine::{
     Awaited, Event, LeakProbes, Outcome, Problem, Prompt, Rules, RulesetInfo, ScenarioInfo, View, Viewer, Vocabulary,
 };
@@ -37,6 +37,12 @@ pub struct Army {
     #[serde(default)]
     pub commander: String,
     pub infantry: Vec<String>,
+    /// Cavalry (VI on, `BH1`…), each alone, never in a formation.
+    #[serde(default)]
+    pub cavalry: Vec<String>,
+    /// VI's Eagle cube (`BE`): moves only in a formation, never captured.
+    #[serde(default)]
+    pub eagle: String,
 }
 
 /// Squares that count as a unit of `army` (II's corners, S2-5): flank ends
@@ -53,7 +59,9 @@ pub struct Objective {
     pub army: String,
     /// `trap` (an enemy Commander Trapped), `reduce` (the enemy down to
     /// `at_most` pieces), `reach` (own Commander on one of `cells`),
-    /// `capture` (`count` enemy pieces captured).
+    /// `capture` (`count` enemy pieces captured), `eagle` (own Cavalry
+    /// beside the enemy's Eagle), `eliminate_cavalry` (every enemy Cavalry
+    /// gone).
     pub kind: String,
     #[serde(default)]
     pub at_most: u32,
@@ -74,9 +82,33 @@ pub struct Last {
     pub captured: Vec<String>,
 }
 
+fn turn_phase() -> String {
+    "turn".into()
+}
+
+fn five() -> u32 {
+    5
+}
+
+/// A Column's charge at a Cavalry that may dodge to either side: the
+/// Cavalry's owner is asked where.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Pending {
+    /// The army that charged, and its order.
+    pub mover: String,
+    pub charge: Order,
+    /// The Cavalry's owner, and the squares it may dodge to.
+    pub dodger: String,
+    pub options: Vec<String>,
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct State {
     pub scenario: String,
+    /// `toss` (both players, for the first player where none is printed),
+    /// `turn`, or `respond` (the charged Cavalry's owner chooses a dodge).
+    #[serde(default = "turn_phase")]
+    pub phase: String,
     pub title: String,
     pub columns: u8,
     pub rows: u8,
@@ -88,6 +120,19 @@ pub struct State {
     pub armies: Vec<Army>,
     #[serde(default)]
     pub phantoms: Vec<Phantom>,
+    /// Whether four units in a row make a Line (the Invictus board, S7-5).
+    #[serde(default)]
+    pub lines: bool,
+    /// Most spaces an Infantry unit (the Commander too) moves; 0: no limit
+    /// (VI and the Invictus board: 7, S6-4, S7-4).
+    #[serde(default)]
+    pub infantry_limit: u32,
+    /// Most spaces of a Cavalry move that turns (S6-8).
+    #[serde(default = "five")]
+    pub cavalry_turn_max: u32,
+    /// A charge waiting on the charged Cavalry's dodge (S6-15, A-22).
+    #[serde(default)]
+    pub pending: Option<Pending>,
     /// Armies whose moves also capture a lone enemy unit touched on two
     /// sides (III's Rebels).
     #[serde(default)]
@@ -111,6 +156,8 @@ pub enum Who {
     Commander(usize),
     /// Army index, slot in its Infantry.
     Infantry(usize, usize),
+    Cavalry(usize, usize),
+    Eagle(usize),
     /// A phantom square counting as a unit of this army.
     Phantom(usize),
 }
@@ -118,7 +165,7 @@ pub enum Who {
 impl Who {
     pub fn army(self) -> usize {
         match self {
-            Who::Commander(a) | Who::Infantry(a, _) | Who::Phantom(a) => a,
+            Who::Commander(a) | Who::Infantry(a, _) | Who::Cavalry(a, _) | Who::Eagle(a) | Who::Phantom(a) => a,
         }
     }
     pub fn is_unit(self) -> bool {
@@ -156,6 +203,14 @@ impl State {
             if let Some(i) = idx(self, &army.commander) {
                 at[i] = Some(Who::Commander(a));
             }
+            if let Some(i) = idx(self, &army.eagle) {
+                at[i] = Some(Who::Eagle(a));
+            }
+            for (k, c) in army.cavalry.iter().enumerate() {
+                if let Some(i) = idx(self, c) {
+                    at[i] = Some(Who::Cavalry(a, k));
+                }
+            }
             for (k, c) in army.infantry.iter().enumerate() {
                 if let Some(i) = idx(self, c) {
                     at[i] = Some(Who::Infantry(a, k));
@@ -171,13 +226,17 @@ impl State {
         match w {
             Who::Commander(a) => format!("{}C", letter(a)),
             Who::Infantry(a, k) => format!("{}{}", letter(a), k + 1),
+            Who::Cavalry(a, k) => format!("{}H{}", letter(a), k + 1),
+            Who::Eagle(a) => format!("{}E", letter(a)),
             Who::Phantom(a) => format!("{} corner", army_title(&self.armies[a].name)),
         }
     }
-    /// Pieces of an army on the board.
+    /// Units of an army on the board, its Commander and Cavalry counted,
+    /// not the Eagle, a cube.
     pub fn on_board(&self, a: usize) -> u32 {
         let army = &self.armies[a];
-        (!army.commander.is_empty()) as u32 + army.infantry.iter().filter(|c| !c.is_empty()).count() as u32
+        let n = |v: &Vec<String>| v.iter().filter(|c| !c.is_empty()).count() as u32;
+        (!army.commander.is_empty()) as u32 + n(&army.infantry) + n(&army.cavalry)
     }
     fn next_army(&self, army: &str) -> String {
         let i = self.turn_order.iter().position(|a| a == army).unwrap_or(0);
@@ -192,7 +251,7 @@ pub fn army_title(name: &str) -> String {
 
 pub struct Tacticum;
 
-pub const VERBS: &[&str] = &["MOVE", "CHARGE", "PASS"];
+pub const VERBS: &[&str] = &["MOVE", "CHARGE", "PASS", "READY", "DODGE"];
 
 impl Rules for Tacticum {
     type State = State;
@@ -206,7 +265,7 @@ impl Rules for Tacticum {
             // The rules have no end but the objectives: two armies that
             // will not engage are drawn after this many moves.
             step_limit: Some(400),
-            step_kinds: &["turn"],
+            step_kinds: &["toss", "turn", "respond"],
             scenarios: data::SCENARIOS
                 .iter()
                 .map(|s| ScenarioInfo {
@@ -224,8 +283,13 @@ impl Rules for Tacticum {
     }
 
     fn awaited(&self, s: &State) -> Awaited {
-        let roles = if s.outcome.is_some() { Vec::new() } else { vec![s.active.clone()] };
-        Awaited { kind: "turn".into(), roles, optional: Vec::new() }
+        let roles = match (&s.outcome, s.phase.as_str(), &s.pending) {
+            (Some(_), _, _) => Vec::new(),
+            (None, "toss", _) => s.turn_order.clone(),
+            (None, "respond", Some(p)) => vec![p.dodger.clone()],
+            _ => vec![s.active.clone()],
+        };
+        Awaited { kind: s.phase.clone(), roles, optional: Vec::new() }
     }
 
     fn prompt(&self, s: &State, role: &str) -> Prompt {
@@ -240,11 +304,17 @@ impl Rules for Tacticum {
         orders::validate(s, role, orders)
     }
 
-    fn default_orders(&self, s: &State, role: &str) -> Vec<Order> {
+    fn default_orders(&self, s: &State, _role: &str) -> Vec<Order> {
         // A silent player loses the turn: no order at all, since a
-        // PASS is refused while a legal move exists.
-        let _ = (s, role);
-        Vec::new()
+        // PASS is refused while a legal move exists. A dodge goes to
+        // the first side in reading order; a toss is READY.
+        match (s.phase.as_str(), &s.pending) {
+            ("toss", _) => vec![Order::Ready],
+            ("respond", Some(p)) => {
+                p.options.first().and_then(|c| s.sq(c)).map(|q| vec![Order::Dodge(q)]).unwrap_or_default()
+            }
+            _ => Vec::new(),
+        }
     }
 
     fn vocabulary(&self, s: &State, role: &str) -> Vocabulary {
@@ -263,14 +333,39 @@ impl Rules for Tacticum {
     }
 
     fn resolve(&self, s: &mut State, orders: &BTreeMap<String, Vec<Order>>, dice: &mut dyn Dice) -> Vec<Event> {
-        let _ = dice;
         let mut ev = Vec::new();
         if s.outcome.is_some() {
             return ev;
         }
-        let mover = s.active.clone();
-        let order = orders.get(&mover).and_then(|o| o.first()).cloned().unwrap_or(Order::Pass);
-        moves::play(s, &mover, &order, &mut ev);
+        if s.phase == "toss" {
+            // Both players' SALTs are in the seed: neither they nor the
+            // server chooses who moves first.
+            let n = s.turn_order.len() as u32;
+            let d = dice.roll(&StreamId::Public, n, "first player", &Serves::nobody());
+            let first = s.turn_order[(d.clamp(1, n) - 1) as usize].clone();
+            ev.push(Event::all(format!("The toss (d{n} = {d}): {} moves first.", army_title(&first))));
+            s.active = first;
+            s.phase = "turn".into();
+            return ev;
+        }
+        let mover = match s.pending.take() {
+            Some(p) => {
+                let choice = orders.get(&p.dodger).and_then(|o| o.first()).cloned();
+                moves::dodge(s, &p, choice, &mut ev);
+                p.mover
+            }
+            None => {
+                let mover = s.active.clone();
+                let order = orders.get(&mover).and_then(|o| o.first()).cloned().unwrap_or(Order::Pass);
+                moves::play(s, &mover, &order, &mut ev);
+                if s.pending.is_some() {
+                    s.phase = "respond".into();
+                    return ev;
+                }
+                mover
+            }
+        };
+        s.phase = "turn".into();
         s.turn += 1;
         if end_checks(s, &mover, &mut ev) {
             return ev;
@@ -301,6 +396,9 @@ impl Rules for Tacticum {
     }
 
     fn random_orders(&self, s: &State, role: &str, pick: &mut dyn FnMut(usize) -> usize) -> Vec<Order> {
+        if s.phase != "turn" {
+            return self.default_orders(s, role);
+        }
         let all = moves::legal(s, role);
         if all.is_empty() {
             return vec![Order::Pass];
@@ -354,6 +452,24 @@ fn met(s: &State, o: &Objective, mover: &str) -> Option<String> {
             let at = &s.armies[me].commander;
             o.cells.contains(at).then(|| format!("the {} Commander reached {at}", army_title(&o.army)))
         }
+        "eagle" => enemies.iter().find_map(|&e| {
+            let eagle = s.sq(&s.armies[e].eagle)?;
+            s.armies[me].cavalry.iter().find_map(|c| {
+                let q = s.sq(c)?;
+                (q.col.abs_diff(eagle.col) + q.row.abs_diff(eagle.row) == 1).then(|| {
+                    format!(
+                        "{} Cavalry at {c} stands beside the {} Eagle",
+                        army_title(&o.army),
+                        army_title(&s.armies[e].name)
+                    )
+                })
+            })
+        }),
+        "eliminate_cavalry" => enemies.iter().find_map(|&e| {
+            let cav = &s.armies[e].cavalry;
+            (!cav.is_empty() && cav.iter().all(|c| c.is_empty()))
+                .then(|| format!("every {} Cavalry is gone", army_title(&s.armies[e].name)))
+        }),
         "capture" => {
             let n: u32 = enemies.iter().map(|&e| s.lost.get(&s.armies[e].name).copied().unwrap_or(0)).sum();
             (n >= o.count).then(|| format!("{} has captured {n} enemy units", army_title(&o.army)))

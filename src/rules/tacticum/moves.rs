@@ -6,7 +6,7 @@
 //! player need.
 
 use super::orders::{Block, Shape};
-use super::{army_title, Last, Order, State, Who};
+use super::{army_title, Last, Order, Pending, State, Who};
 use crate::engine::{Event, Problem};
 use crate::rules::shared::squares::Sq;
 
@@ -16,6 +16,12 @@ use crate::rules::shared::squares::Sq;
 pub struct Effect {
     pub moves: Vec<(Who, Sq)>,
     pub charged: Option<(Who, Sq)>,
+    /// A Cavalry that charged a Cavalry: eliminated with it (S6-12).
+    pub spent: Option<(Who, Sq)>,
+    /// A charged Cavalry that dodges to this square (S6-15, A-22)...
+    pub dodge: Option<(Who, Sq)>,
+    /// ...or may dodge to either of these: its owner chooses.
+    pub choice: Vec<Sq>,
 }
 
 /// The four orthogonal steps (columns, rows).
@@ -40,7 +46,18 @@ impl<'a> Pos<'a> {
     /// A unit of army `a` that forms formations (every unit of an army that
     /// uses them: Infantry and the Commander, A-4).
     fn formation_unit(&self, q: Sq, a: usize) -> bool {
-        matches!(self.get(q), Some(w) if w.is_unit() && w.army() == a) && self.s.armies[a].formations
+        let unit = matches!(self.get(q), Some(Who::Infantry(x, _) | Who::Commander(x) | Who::Eagle(x)) if x == a);
+        unit && self.s.armies[a].formations
+    }
+    /// Beside a unit of its own army (the Glossary's Supported, S6-6).
+    fn supported(&self, q: Sq) -> bool {
+        let Some(w) = self.get(q) else { return false };
+        STEPS.iter().any(
+            |&d| matches!(self.step(q, d, 1).and_then(|x| self.get(x)), Some(v) if v.is_unit() && v.army() == w.army()),
+        )
+    }
+    fn open(&self, q: Sq) -> bool {
+        self.get(q).is_none()
     }
     /// Whether the unit at `q` belongs to a Square of its army (BT-14, 26):
     /// any 2×2 of its army's formation units that holds it.
@@ -80,30 +97,189 @@ pub fn check(s: &State, role: &str, o: &Order) -> Result<Effect, Problem> {
         },
         Order::Move { from, to, via } => {
             own(&p, a, from)?;
-            match from.shape() {
-                Shape::Unit => {
+            match (from.shape(), p.get(from.lo)) {
+                (Shape::Unit, Some(Who::Cavalry(..))) => {
+                    let to = single(s, to)?;
+                    let path = cavalry_path(&p, from.lo, to, via.as_ref())?;
+                    blocked_on(&p, from.lo, &path, to)?;
+                    Ok(Effect { moves: vec![(p.get(from.lo).expect("own"), to)], ..Default::default() })
+                }
+                (Shape::Unit, Some(Who::Eagle(_))) => {
+                    Err(Problem::new("the Eagle moves only as part of a formation (S6-5)")
+                        .hint("move a Square or Column that holds it"))
+                }
+                (Shape::Unit, _) => {
                     if via.is_some() {
                         return Err(Problem::new("a unit moves in a straight line, without a turn (BT-6)")
                             .hint(format!("MOVE {} TO {}", from.name(s), to.name(s))));
                     }
                     unit_move(&p, a, from.lo, to)
                 }
-                shape => {
-                    formations_allowed(s, a)?;
+                (shape, _) => {
+                    formation(&p, a, from, shape)?;
                     formation_move(&p, shape, from, to, via.as_ref())
                 }
             }
         }
-        Order::Charge { column, at } => {
+        Order::Charge { column, at, via } => {
             own(&p, a, column)?;
-            if column.shape() != Shape::Column {
-                return Err(Problem::new("only a Column charges (BT-24)")
-                    .hint("name the Column by its ends, e.g. CHARGE e6:e8 AT e4"));
+            match (column.shape(), p.get(column.lo)) {
+                (Shape::Unit, Some(Who::Cavalry(..))) => cavalry_charge(&p, a, column.lo, *at, via.as_ref()),
+                (Shape::Column, _) if via.is_none() => {
+                    formation(&p, a, column, Shape::Column)?;
+                    charge(&p, a, column, *at)
+                }
+                (Shape::Column, _) => Err(Problem::new("a Column charges straight ahead, without a turn")
+                    .hint(format!("CHARGE {} AT {}", column.name(s), s.name(*at)))),
+                _ => Err(Problem::new("only a Column or a Cavalry unit charges (BT-24, S6-11)")
+                    .hint("name the Column by its ends, e.g. CHARGE e6:e8 AT e4, or the Cavalry's square")),
             }
-            formations_allowed(s, a)?;
-            charge(&p, a, column, *at)
+        }
+        Order::Ready | Order::Dodge(_) => {
+            Err(Problem::new(format!("{o} answers another step; now move a unit or a formation")).hint("MOVE e2 TO e6"))
         }
     }
+}
+
+fn single(s: &State, to: &Block) -> Result<Sq, Problem> {
+    if to.shape() != Shape::Unit {
+        return Err(
+            Problem::new("one unit moves to one square").hint(format!("name one square, e.g. {}", s.name(to.lo)))
+        );
+    }
+    Ok(to.lo)
+}
+
+/// The squares a Cavalry passes through to `to` (`to` last): straight, or
+/// with one turn at `via` (a corner, or either corner that is open) when
+/// the whole move is at most `cavalry_turn_max` (S6-8, A-21).
+fn cavalry_path(p: &Pos, from: Sq, to: Sq, via: Option<&Block>) -> Result<Vec<Sq>, Problem> {
+    let s = p.s;
+    if to == from {
+        return Err(Problem::new("a Cavalry move may not end where it began (S6-8)").hint("name another square"));
+    }
+    let line = |a: Sq, b: Sq| -> Option<Vec<Sq>> {
+        if a == b || (a.col != b.col && a.row != b.row) {
+            return None;
+        }
+        let d = ((b.col as i32 - a.col as i32).signum(), (b.row as i32 - a.row as i32).signum());
+        let n = a.col.abs_diff(b.col).max(a.row.abs_diff(b.row)) as i32;
+        Some((1..=n).map(|k| p.step(a, d, k).expect("on the board")).collect())
+    };
+    if via.is_none() {
+        if let Some(path) = line(from, to) {
+            return Ok(path);
+        }
+    }
+    let corners: Vec<Sq> = match via {
+        Some(v) if v.shape() == Shape::Unit => vec![v.lo],
+        Some(v) => return Err(Problem::new(format!("VIA {} is not one square", v.name(s))).hint("VIA b6")),
+        None => vec![Sq { col: from.col, row: to.row }, Sq { col: to.col, row: from.row }],
+    };
+    let mut why = Vec::new();
+    for c in corners {
+        let (Some(mut a), Some(b)) = (line(from, c), line(c, to)) else {
+            why.push(format!("{} is not a corner between {} and {}", s.name(c), s.name(from), s.name(to)));
+            continue;
+        };
+        let n = a.len() + b.len();
+        if n > s.cavalry_turn_max as usize {
+            why.push(format!(
+                "via {} the move is {n} spaces; a Cavalry move that turns is at most {} (S6-8)",
+                s.name(c),
+                s.cavalry_turn_max
+            ));
+            continue;
+        }
+        if let Some(&q) = a.iter().chain(&b).filter(|&&q| q != to).find(|&&q| !p.open(q)) {
+            why.push(format!("via {}, {}", s.name(c), p.describe(q)));
+            continue;
+        }
+        a.extend(b);
+        return Ok(a);
+    }
+    Err(Problem::new(why.join("; "))
+        .hint(format!("a Cavalry moves straight, or turns once within {} spaces", s.cavalry_turn_max)))
+}
+
+/// Every square of a Cavalry's path open, its last one too (a move, not a
+/// charge).
+fn blocked_on(p: &Pos, from: Sq, path: &[Sq], to: Sq) -> Result<(), Problem> {
+    let s = p.s;
+    match path.iter().find(|&&q| !p.open(q)) {
+        Some(&q) if q == to && matches!(p.get(q), Some(w) if w.is_unit()) => Err(Problem::new(format!(
+            "{}: a Cavalry captures only by charging",
+            p.describe(q)
+        ))
+        .hint(format!("CHARGE {} AT {}", s.name(from), s.name(q)))),
+        Some(&q) => Err(Problem::new(format!("blocked: {}", p.describe(q))).hint("choose an open way")),
+        None => Ok(()),
+    }
+}
+
+/// A Cavalry's charge (S6-11, S6-12, S6-14, A-21): an unsupported Infantry
+/// unit, only from its flank (the last leg along its row), or an
+/// unsupported Cavalry from any side, both then eliminated.
+fn cavalry_charge(p: &Pos, a: usize, from: Sq, at: Sq, via: Option<&Block>) -> Result<Effect, Problem> {
+    let s = p.s;
+    let path = cavalry_path(p, from, at, via)?;
+    if let Some(&q) = path.iter().take(path.len() - 1).find(|&&q| !p.open(q)) {
+        return Err(
+            Problem::new(format!("the charge is blocked: {}", p.describe(q))).hint("a charge needs an open way")
+        );
+    }
+    let cav = p.get(from).expect("own Cavalry");
+    let target = match p.get(at) {
+        Some(w) if w.is_unit() && w.army() != a => w,
+        _ => {
+            return Err(Problem::new(format!("{}: a charge captures an enemy unit", p.describe(at))).hint(format!(
+                "MOVE {} TO {}",
+                s.name(from),
+                s.name(at)
+            )))
+        }
+    };
+    if matches!(target, Who::Commander(_) | Who::Eagle(_)) {
+        return Err(Problem::new(format!(
+            "{}: a Commander or an Eagle is never captured (BT-11, A-20)",
+            p.describe(at)
+        ))
+        .hint("trap the Commander instead"));
+    }
+    if p.supported(at) {
+        return Err(Problem::new(format!(
+            "{}, a supported unit (one of its own beside it): Cavalry captures only an unsupported unit (S6-11, S6-14)",
+            p.describe(at)
+        ))
+        .hint("charge an unsupported unit, or flank this one"));
+    }
+    if matches!(target, Who::Cavalry(..)) {
+        return Ok(Effect { charged: Some((target, at)), spent: Some((cav, from)), ..Default::default() });
+    }
+    let prev = if path.len() >= 2 { path[path.len() - 2] } else { from };
+    if prev.row != at.row {
+        return Err(Problem::new(format!(
+            "Cavalry charges an Infantry unit only into its flanks: the last leg into {} must run along its row (S6-11, A-21)",
+            s.name(at)
+        ))
+        .hint(format!("come at {} from its left or right", s.name(at))));
+    }
+    Ok(Effect { moves: vec![(cav, at)], charged: Some((target, at)), ..Default::default() })
+}
+
+/// The block's units make the formation its shape names.
+fn formation(p: &Pos, a: usize, b: &Block, shape: Shape) -> Result<(), Problem> {
+    let s = p.s;
+    formations_allowed(s, a)?;
+    if shape == Shape::Line && !s.lines {
+        return Err(Problem::new("Lines are formed only on the Invictus board (S7-5)")
+            .hint("a block is a Square (d2:e3) or a Column (d2:d4) here"));
+    }
+    if let Some(q) = b.cells().into_iter().find(|&q| !p.formation_unit(q, a)) {
+        return Err(Problem::new(format!("{}: Cavalry is never part of a formation (S6-9)", p.describe(q)))
+            .hint("move the Cavalry alone"));
+    }
+    Ok(())
 }
 
 fn own(p: &Pos, a: usize, b: &Block) -> Result<(), Problem> {
@@ -157,6 +333,18 @@ fn unit_move(p: &Pos, a: usize, from: Sq, to: &Block) -> Result<Effect, Problem>
     }
     let d = ((to.col as i32 - from.col as i32).signum(), (to.row as i32 - from.row as i32).signum());
     let who = p.get(from).expect("own unit");
+    let n = from.col.abs_diff(to.col).max(from.row.abs_diff(to.row)) as u32;
+    if s.infantry_limit > 0 && n > s.infantry_limit {
+        return Err(Problem::new(format!(
+            "an Infantry unit moves at most {} spaces (S6-4, S7-4); this is {n}",
+            s.infantry_limit
+        ))
+        .hint(format!(
+            "MOVE {} TO {}",
+            s.name(from),
+            s.name(p.step(from, d, s.infantry_limit as i32).unwrap_or(to))
+        )));
+    }
     let mut q = from;
     while q != to {
         q = p.step(q, d, 1).expect("towards a square on the board");
@@ -180,7 +368,7 @@ fn unit_move(p: &Pos, a: usize, from: Sq, to: &Block) -> Result<Effect, Problem>
             }
         }
     }
-    Ok(Effect { moves: vec![(who, to)], charged: None })
+    Ok(Effect { moves: vec![(who, to)], ..Default::default() })
 }
 
 /// The farthest square short of `block` in the unit's direction.
@@ -197,7 +385,11 @@ fn nearest(p: &Pos, from: Sq, d: (i32, i32), block: Sq) -> String {
 fn formation_move(p: &Pos, shape: Shape, from: &Block, to: &Block, via: Option<&Block>) -> Result<Effect, Problem> {
     let s = p.s;
     let members: Vec<Sq> = from.cells();
-    let what = if shape == Shape::Square { "Square" } else { "Column" };
+    let what = match shape {
+        Shape::Square => "Square",
+        Shape::Line => "Line",
+        _ => "Column",
+    };
     if to.shape() != shape || to.width() != from.width() {
         return Err(Problem::new(format!(
             "a {what} keeps its shape: {} is not a {what} like {}",
@@ -213,7 +405,7 @@ fn formation_move(p: &Pos, shape: Shape, from: &Block, to: &Block, via: Option<&
                 let n = dc.abs() + dr.abs();
                 if n == 0 || n > 2 {
                     return Err(Problem::new(format!("a Square moves 1 or 2 spaces (BT-13); this is {n}"))
-                        .hint(format!("MOVE {} TO {}", from.name(s), shifted(s, from, dc.signum(), 0, dr.signum()))));
+                        .hint(format!("MOVE {} TO {}", from.name(s), shifted(s, from, 1, dc.signum(), dr.signum()))));
                 }
                 if dc != 0 && dr != 0 {
                     vec![vec![(dc, 0), (dc, dr)], vec![(0, dr), (dc, dr)]]
@@ -222,6 +414,16 @@ fn formation_move(p: &Pos, shape: Shape, from: &Block, to: &Block, via: Option<&
                 } else {
                     vec![vec![(dc, dr)]]
                 }
+            }
+            Shape::Line => {
+                if dc != 0 || dr.abs() != 1 {
+                    return Err(Problem::new("a Line moves 1 space forward or back (S7-6)").hint(format!(
+                        "MOVE {} TO {}",
+                        from.name(s),
+                        shifted(s, from, 1, 0, 1)
+                    )));
+                }
+                vec![vec![(0, dr)]]
             }
             _ => {
                 let vertical = from.width() == 1;
@@ -274,7 +476,7 @@ fn formation_move(p: &Pos, shape: Shape, from: &Block, to: &Block, via: Option<&
         match blocked(path) {
             None => {
                 let moves = members.iter().map(|&q| (p.get(q).expect("member"), shift(q, dc, dr))).collect();
-                return Ok(Effect { moves, charged: None });
+                return Ok(Effect { moves, ..Default::default() });
             }
             Some(w) => why.push(w),
         }
@@ -336,13 +538,28 @@ fn charge(p: &Pos, a: usize, column: &Block, at: Sq) -> Result<Effect, Problem> 
         }
         Some(_) => return Err(Problem::new(format!("{}: your own unit", p.describe(at))).hint("charge an enemy unit")),
     };
-    if matches!(target, Who::Commander(_)) {
-        return Err(
-            Problem::new(format!("{}: a Commander is never captured (BT-11)", p.describe(at))).hint("trap it instead")
-        );
+    if matches!(target, Who::Commander(_) | Who::Eagle(_)) {
+        return Err(Problem::new(format!(
+            "{}: a Commander or an Eagle is never captured (BT-11, A-20)",
+            p.describe(at)
+        ))
+        .hint("trap it instead"));
     }
     let moves = column.cells().into_iter().map(|q| (p.get(q).expect("member"), shift(q, d.0 * k, d.1 * k))).collect();
-    Ok(Effect { moves, charged: Some((target, at)) })
+    if matches!(target, Who::Cavalry(..)) {
+        // A charged Cavalry dodges to a side of the charge when it can
+        // (S6-15, A-22): at once if one side is open, by its owner's
+        // choice if both are; with neither it is captured.
+        let mut sides: Vec<Sq> =
+            [(d.1, d.0), (-d.1, -d.0)].iter().filter_map(|&e| p.step(at, e, 1)).filter(|&q| p.open(q)).collect();
+        sides.sort_by_key(|q| (q.col, q.row));
+        match sides.len() {
+            0 => {}
+            1 => return Ok(Effect { moves, dodge: Some((target, sides[0])), ..Default::default() }),
+            _ => return Ok(Effect { moves, choice: sides, ..Default::default() }),
+        }
+    }
+    Ok(Effect { moves, charged: Some((target, at)), ..Default::default() })
 }
 
 /// Put a piece on a square ("" for off the board).
@@ -350,18 +567,22 @@ fn place(s: &mut State, w: Who, cell: String) {
     match w {
         Who::Commander(a) => s.armies[a].commander = cell,
         Who::Infantry(a, k) => s.armies[a].infantry[k] = cell,
+        Who::Cavalry(a, k) => s.armies[a].cavalry[k] = cell,
+        Who::Eagle(a) => s.armies[a].eagle = cell,
         Who::Phantom(_) => {}
     }
 }
 
 /// Make the move and its captures (brief 3.2: the charge, then every flank
-/// and two-side capture judged at once on the position after it).
+/// and two-side capture judged at once on the position after it). A charge
+/// at a Cavalry that may dodge either way waits in `pending` for its
+/// owner's choice.
 pub fn play(s: &mut State, mover: &str, o: &Order, ev: &mut Vec<Event>) {
     let title = army_title(mover);
     let eff = match check(s, mover, o) {
         Ok(e) => e,
-        // A PASS while moves exist is the no-moves default of a silent
-        // player: the turn is lost.
+        // No order is the no-moves default of a silent player: the turn
+        // is lost.
         Err(_) if *o == Order::Pass => {
             ev.push(Event::all(format!("{title} sent no move and loses the turn.")));
             s.last = Some(Last { army: mover.to_string(), order: "PASS".into(), ..Default::default() });
@@ -372,8 +593,53 @@ pub fn play(s: &mut State, mover: &str, o: &Order, ev: &mut Vec<Event>) {
             return;
         }
     };
-    let captured = apply(s, mover, &eff);
+    if !eff.choice.is_empty() {
+        let Order::Charge { at, .. } = o else { return };
+        let owner = s.occupancy()[at.row as usize * s.columns as usize + at.col as usize]
+            .map(|w| s.armies[w.army()].name.clone())
+            .unwrap_or_default();
+        let options: Vec<String> = eff.choice.iter().map(|q| s.name(*q)).collect();
+        ev.push(Event::all(format!(
+            "{title}: {o}. The {} Cavalry at {} may dodge to {}: {} chooses.",
+            army_title(&owner),
+            s.name(*at),
+            options.join(" or "),
+            army_title(&owner)
+        )));
+        s.pending = Some(Pending { mover: mover.to_string(), charge: o.clone(), dodger: owner, options });
+        return;
+    }
+    finish(s, mover, o, eff, ev);
+}
+
+/// The charged Cavalry's owner chose (or the deadline chose the first side
+/// in reading order): the dodge, then the rest of the charge.
+pub fn dodge(s: &mut State, p: &Pending, choice: Option<Order>, ev: &mut Vec<Event>) {
+    let pick = match choice {
+        Some(Order::Dodge(q)) if p.options.contains(&s.name(q)) => q,
+        _ => match p.options.first().and_then(|c| s.sq(c)) {
+            Some(q) => q,
+            None => return,
+        },
+    };
+    let Ok(mut eff) = check(s, &p.mover, &p.charge) else {
+        ev.push(Event::all(format!("{}'s {} is void.", army_title(&p.mover), p.charge)));
+        return;
+    };
+    let Order::Charge { at, .. } = p.charge else { return };
+    let cav = s.occupancy()[at.row as usize * s.columns as usize + at.col as usize].expect("the charged Cavalry");
+    eff.choice.clear();
+    eff.dodge = Some((cav, pick));
+    finish(s, &p.mover, &p.charge, eff, ev);
+}
+
+fn finish(s: &mut State, mover: &str, o: &Order, eff: Effect, ev: &mut Vec<Event>) {
+    let title = army_title(mover);
     ev.push(Event::all(format!("{title}: {o}.")));
+    if let Some((w, q)) = eff.dodge {
+        ev.push(Event::all(format!("The {} Cavalry dodges to {}.", army_title(&s.armies[w.army()].name), s.name(q))));
+    }
+    let captured = apply(s, mover, &eff);
     for (_, _, text) in &captured {
         ev.push(Event::all(text.clone()));
     }
@@ -390,16 +656,39 @@ fn apply(s: &mut State, mover: &str, eff: &Effect) -> Vec<(Who, Sq, String)> {
     let a = s.army_index(mover).expect("the mover's army");
     let mut out = Vec::new();
     if let Some((w, q)) = eff.charged {
-        let how = format!("{} {} captured by charging.", army_title(&s.armies[w.army()].name), s.name(q));
+        let how = match eff.spent {
+            Some(_) => format!(
+                "{} Cavalry {} and the charging Cavalry are both eliminated.",
+                army_title(&s.armies[w.army()].name),
+                s.name(q)
+            ),
+            None => format!("{} {} captured by charging.", army_title(&s.armies[w.army()].name), s.name(q)),
+        };
         place(s, w, String::new());
         out.push((w, q, how));
+    }
+    if let Some((w, _)) = eff.spent {
+        // Eliminated, not captured: only the attacked Cavalry counts as a
+        // capture.
+        place(s, w, String::new());
+    }
+    if let Some((w, q)) = eff.dodge {
+        place(s, w, s.name(q));
     }
     for (w, q) in &eff.moves {
         let name = s.name(*q);
         place(s, *w, name);
     }
     let moved: Vec<Sq> = eff.moves.iter().map(|(_, q)| *q).collect();
+    // The dodged Cavalry counts as away while the charge's flanks are
+    // judged: it neither is captured nor captures.
+    if let Some((w, _)) = eff.dodge {
+        place(s, w, String::new());
+    }
     out.append(&mut flanks(s, a, &moved));
+    if let Some((w, q)) = eff.dodge {
+        place(s, w, s.name(q));
+    }
     for (w, _, _) in &out {
         place(s, *w, String::new());
         let army = s.armies[w.army()].name.clone();
@@ -436,9 +725,10 @@ fn flanks(s: &State, a: usize, moved: &[Sq]) -> Vec<(Who, Sq, String)> {
             };
             let Some(end) = end else { continue };
             for (w, q) in run {
-                // A Commander is never captured (BT-11, BT-28); a unit of
-                // a Square is immune to flanks (BT-14, BT-27).
-                if matches!(w, Who::Commander(_)) || p.in_square(q) {
+                // A Commander or an Eagle is never captured (BT-11, BT-28,
+                // A-20); a unit of a Square is immune to flanks (BT-14,
+                // BT-27).
+                if matches!(w, Who::Commander(_) | Who::Eagle(_)) || p.in_square(q) {
                     continue;
                 }
                 // The two ends, in reading order (row 1 first, then a..).
@@ -459,18 +749,16 @@ fn flanks(s: &State, a: usize, moved: &[Sq]) -> Vec<(Who, Sq, String)> {
             for d in STEPS {
                 let Some(q) = p.step(m, d, 1) else { continue };
                 let Some(w) = p.get(q).filter(|w| w.is_unit() && w.army() != a) else { continue };
-                if matches!(w, Who::Commander(_)) {
+                if matches!(w, Who::Commander(_) | Who::Eagle(_)) || p.supported(q) {
                     continue;
                 }
-                let around: Vec<Who> = STEPS.iter().filter_map(|&e| p.step(q, e, 1).and_then(|x| p.get(x))).collect();
-                let alone = !around.iter().any(|x| x.is_unit() && x.army() == w.army());
                 let touching: Vec<String> = STEPS
                     .iter()
                     .filter_map(|&e| p.step(q, e, 1))
                     .filter(|&x| matches!(p.get(x), Some(v) if v.is_unit() && v.army() == a))
                     .map(|x| s.name(x))
                     .collect();
-                if alone && touching.len() >= 2 {
+                if touching.len() >= 2 {
                     let text = format!(
                         "{} {} captured: alone and touched on two sides ({}).",
                         army_title(&s.armies[w.army()].name),
@@ -485,7 +773,7 @@ fn flanks(s: &State, a: usize, moved: &[Sq]) -> Vec<(Who, Sq, String)> {
     out
 }
 
-/// Every legal action of `role`'s army, in a stable order.
+/// Every legal action of `role`'s army at a turn, in a stable order.
 pub fn legal(s: &State, role: &str) -> Vec<Order> {
     let Some(a) = s.army_index(role) else { return Vec::new() };
     let p = Pos::new(s);
@@ -500,19 +788,46 @@ pub fn legal(s: &State, role: &str) -> Vec<Order> {
         }
     }
     let try_order = |o: Order, out: &mut Vec<Order>| {
-        if check(s, role, &o).is_ok() {
+        if check(s, role, &o).is_ok() && !out.contains(&o) {
             out.push(o);
         }
     };
     for &q in &units {
-        for d in STEPS {
-            for n in 1.. {
-                let Some(t) = p.step(q, d, n) else { break };
-                let o = Order::Move { from: Block::one(q), to: Block::one(t), via: None };
-                if check(s, role, &o).is_err() {
-                    break;
+        match p.get(q) {
+            Some(Who::Cavalry(..)) => {
+                // Every square within a turning move's reach, and on the
+                // straight lines beyond; charges at every enemy in reach.
+                for row in 0..s.rows {
+                    for col in 0..s.columns {
+                        let t = Sq { col, row };
+                        let straight = t.col == q.col || t.row == q.row;
+                        let near = (q.col.abs_diff(t.col) + q.row.abs_diff(t.row)) as u32 <= s.cavalry_turn_max;
+                        if t == q || !(straight || near) {
+                            continue;
+                        }
+                        let o = match p.get(t) {
+                            None => Order::Move { from: Block::one(q), to: Block::one(t), via: None },
+                            Some(w) if w.is_unit() && w.army() != a => {
+                                Order::Charge { column: Block::one(q), at: t, via: None }
+                            }
+                            _ => continue,
+                        };
+                        try_order(o, &mut out);
+                    }
                 }
-                out.push(o);
+            }
+            Some(Who::Eagle(_)) => {}
+            _ => {
+                for d in STEPS {
+                    for n in 1.. {
+                        let Some(t) = p.step(q, d, n) else { break };
+                        let o = Order::Move { from: Block::one(q), to: Block::one(t), via: None };
+                        if check(s, role, &o).is_err() {
+                            break;
+                        }
+                        out.push(o);
+                    }
+                }
             }
         }
     }
@@ -520,7 +835,10 @@ pub fn legal(s: &State, role: &str) -> Vec<Order> {
         return out;
     }
     for &q in &units {
-        let candidates = [(Shape::Square, (1, 1)), (Shape::Column, (0, 2)), (Shape::Column, (2, 0))];
+        let mut candidates = vec![(Shape::Square, (1, 1)), (Shape::Column, (0, 2)), (Shape::Column, (2, 0))];
+        if s.lines {
+            candidates.push((Shape::Line, (3, 0)));
+        }
         for (shape, (w, h)) in candidates {
             let Some(hi) = p.step(q, (w, h), 1) else { continue };
             let b = Block::new(q, hi);
@@ -542,6 +860,7 @@ pub fn legal(s: &State, role: &str) -> Vec<Order> {
                     (-1, 1),
                     (-1, -1),
                 ],
+                Shape::Line => vec![(0, 1), (0, -1)],
                 _ => (1..=3).flat_map(|k| if w == 0 { [(0, k), (0, -k)] } else { [(k, 0), (-k, 0)] }).collect(),
             };
             for (dc, dr) in shifts {
@@ -554,7 +873,7 @@ pub fn legal(s: &State, role: &str) -> Vec<Order> {
                 for (end, d) in [(b.hi, d1), (b.lo, d2)] {
                     for n in 1..=3 {
                         if let Some(t) = p.step(end, d, n) {
-                            try_order(Order::Charge { column: b, at: t }, &mut out);
+                            try_order(Order::Charge { column: b, at: t, via: None }, &mut out);
                         }
                     }
                 }
@@ -572,13 +891,16 @@ pub fn trapped(s: &State, a: usize) -> bool {
     !legal(s, &role).iter().any(|o| match o {
         Order::Move { from, .. } => from.cells().contains(&c),
         Order::Charge { column, .. } => column.cells().contains(&c),
-        Order::Pass => false,
+        _ => false,
     })
 }
 
 /// How many enemy pieces an order captures (for the random player).
 pub fn captures(s: &State, role: &str, o: &Order) -> usize {
     let Ok(eff) = check(s, role, o) else { return 0 };
+    if !eff.choice.is_empty() {
+        return 0;
+    }
     let mut t = s.clone();
     apply(&mut t, role, &eff).len()
 }

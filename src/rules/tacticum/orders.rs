@@ -48,6 +48,7 @@ impl Block {
             (1, 1) => Shape::Unit,
             (2, 2) => Shape::Square,
             (1, 3) | (3, 1) => Shape::Column,
+            (4, 1) => Shape::Line,
             _ => Shape::Other,
         }
     }
@@ -75,6 +76,8 @@ pub enum Shape {
     Unit,
     Square,
     Column,
+    /// Four in a row (the Invictus board, S7-5).
+    Line,
     Other,
 }
 
@@ -82,9 +85,22 @@ pub enum Shape {
 /// (`Display` needs no state: squares are written `a1`-style).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum Order {
-    Move { from: Block, to: Block, via: Option<Block> },
-    Charge { column: Block, at: Sq },
+    Move {
+        from: Block,
+        to: Block,
+        via: Option<Block>,
+    },
+    /// A Column's charge, or a Cavalry's (which may turn once, `via`).
+    Charge {
+        column: Block,
+        at: Sq,
+        via: Option<Block>,
+    },
     Pass,
+    /// The toss step's answer.
+    Ready,
+    /// Where the charged Cavalry dodges (S6-15).
+    Dodge(Sq),
 }
 
 fn sq_name(s: Sq) -> String {
@@ -109,13 +125,22 @@ impl fmt::Display for Order {
                 }
                 Ok(())
             }
-            Order::Charge { column, at } => write!(f, "CHARGE {} AT {}", block_name(column), sq_name(*at)),
+            Order::Charge { column, at, via } => {
+                write!(f, "CHARGE {} AT {}", block_name(column), sq_name(*at))?;
+                if let Some(v) = via {
+                    write!(f, " VIA {}", block_name(v))?;
+                }
+                Ok(())
+            }
             Order::Pass => write!(f, "PASS"),
+            Order::Ready => write!(f, "READY"),
+            Order::Dodge(q) => write!(f, "DODGE {}", sq_name(*q)),
         }
     }
 }
 
-const SYNTAX: &str = "MOVE e2 TO e6, MOVE d2:e3 TO e3:f4, CHARGE e6:e8 AT e4 or PASS";
+const SYNTAX: &str =
+    "MOVE e2 TO e6, MOVE d2:e3 TO e3:f4, CHARGE e6:e8 AT e4, CHARGE b4 AT e4 VIA b6, DODGE b4, READY or PASS";
 
 fn block(s: &State, word: &str) -> Result<Block, Problem> {
     let word = word.trim();
@@ -124,8 +149,8 @@ fn block(s: &State, word: &str) -> Result<Block, Problem> {
     let b = s.board().parse(b, "board")?;
     let bl = Block::new(a, b);
     if bl.shape() == Shape::Other {
-        return Err(Problem::new(format!("{word} is neither a square, a Square (2×2) nor a Column (3×1)"))
-            .hint("write one square (e4), a Square by two opposite corners (d2:e3) or a Column by its ends (d2:d4)"));
+        return Err(Problem::new(format!("{word} is neither a square, a Square (2×2), a Column (3×1) nor a Line (4 in a row)"))
+            .hint("write one square (e4), a Square by two opposite corners (d2:e3), a Column by its ends (d2:d4) or a Line (d3:g3)"));
     }
     Ok(bl)
 }
@@ -146,12 +171,20 @@ pub fn parse(s: &State, _role: &str, line: &str) -> Result<Order, Problem> {
             Ok(Order::Move { from: block(s, from)?, to: block(s, to)?, via })
         }
         "CHARGE" => {
+            let (head, via) = match parse::split(rest, "via") {
+                Some((a, b)) => (a, Some(block(s, b)?)),
+                None => (rest, None),
+            };
             let (column, at) =
-                parse::split(rest, "at").ok_or_else(|| syntax("a Column and AT the square (CHARGE e6:e8 AT e4)"))?;
-            Ok(Order::Charge { column: block(s, column)?, at: s.board().parse(at, "board")? })
+                parse::split(head, "at").ok_or_else(|| syntax("a Column and AT the square (CHARGE e6:e8 AT e4)"))?;
+            Ok(Order::Charge { column: block(s, column)?, at: s.board().parse(at, "board")?, via })
         }
-        "PASS" if rest.is_empty() => Ok(Order::Pass),
-        "PASS" => Err(Problem::new("PASS takes nothing after it").hint("PASS")),
+        "DODGE" => Ok(Order::Dodge(s.board().parse(rest, "board")?)),
+        "PASS" | "READY" if !rest.is_empty() => {
+            Err(Problem::new(format!("{verb} takes nothing after it")).hint(verb.clone()))
+        }
+        "PASS" => Ok(Order::Pass),
+        "READY" => Ok(Order::Ready),
         _ => Err(Problem::new(format!("{:?} is not an order", l.verb)).hint(SYNTAX)),
     }
 }
@@ -161,14 +194,24 @@ pub fn validate(s: &State, role: &str, orders: &[Order]) -> Vec<(usize, Problem)
     if orders.len() > 1 {
         out.push((
             1,
-            Problem::new("one action a turn (a unit, a Square or a Column)".to_string())
+            Problem::new("one action a turn (a unit or a formation)".to_string())
                 .hint(format!("send only {}", orders[0])),
         ));
     }
-    if let Some(o) = orders.first() {
-        if let Err(p) = moves::check(s, role, o) {
-            out.push((0, p));
-        }
+    let Some(o) = orders.first() else { return out };
+    let checked = match (s.phase.as_str(), o, &s.pending) {
+        ("toss", Order::Ready, _) => Ok(()),
+        ("toss", _, _) => Err(Problem::new("the first player is being drawn: nobody moves yet (A-15)").hint("READY")),
+        ("respond", Order::Dodge(q), Some(p)) if p.options.contains(&s.name(*q)) => Ok(()),
+        ("respond", _, Some(p)) => Err(Problem::new(format!(
+            "your Cavalry at the charge's target dodges to {} (S6-15): choose one",
+            p.options.join(" or ")
+        ))
+        .hint(format!("DODGE {}", p.options.first().cloned().unwrap_or_default()))),
+        _ => moves::check(s, role, o).map(|_| ()),
+    };
+    if let Err(p) = checked {
+        out.push((0, p));
     }
     out
 }

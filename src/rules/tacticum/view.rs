@@ -30,14 +30,26 @@ pub fn view(s: &State, viewer: &Viewer) -> View {
             match at[row as usize * s.columns as usize + col as usize] {
                 Some(Who::Phantom(_)) => terrain.push((col, shown, '+')),
                 Some(w) => {
-                    let text = if matches!(w, Who::Commander(_)) { "C" } else { "i" };
+                    let text = match w {
+                        Who::Commander(_) => "C",
+                        Who::Cavalry(..) => "H",
+                        Who::Eagle(_) => "E",
+                        _ => "i",
+                    };
                     cells.push((col, shown, Piece { side: s.armies[w.army()].name.clone(), text: text.into() }));
                 }
                 None => {}
             }
         }
     }
-    let mut legend = vec!["i Infantry, C Commander".to_string()];
+    let mut kinds = vec!["i Infantry", "C Commander"];
+    if s.armies.iter().any(|a| !a.cavalry.is_empty()) {
+        kinds.push("H Cavalry");
+    }
+    if s.armies.iter().any(|a| !a.eagle.is_empty()) {
+        kinds.push("E Eagle");
+    }
+    let mut legend = vec![kinds.join(", ")];
     if let Some(p) = s.phantoms.first() {
         legend.push(format!(
             "+++ {} (count as {} units; only its Commander enters)",
@@ -61,7 +73,13 @@ pub fn view(s: &State, viewer: &Viewer) -> View {
             Some(w) => format!("{} has won: {}.", army_title(w), o.reason),
             None => format!("The game is drawn: {}.", o.reason),
         }),
-        None => lines.push(format!("{} to move.", army_title(&s.active))),
+        None => lines.push(match (s.phase.as_str(), &s.pending) {
+            ("toss", _) => "The first player is being drawn.".to_string(),
+            ("respond", Some(p)) => {
+                format!("{} chooses where its Cavalry dodges: {}.", army_title(&p.dodger), p.options.join(" or "))
+            }
+            _ => format!("{} to move.", army_title(&s.active)),
+        }),
     }
     let rows = s
         .armies
@@ -103,15 +121,37 @@ pub fn view(s: &State, viewer: &Viewer) -> View {
 /// An objective in words.
 fn goal(o: &super::Objective) -> String {
     match o.kind.as_str() {
-        "trap" => "trap the enemy Commander".into(),
-        "reduce" => format!("enemy down to {} or fewer", o.at_most),
+        "trap" => "trap Commander".into(),
+        "reduce" => format!("enemy at most {}", o.at_most),
         "reach" => format!("Commander to {}", o.cells.join(" or ")),
         "capture" => format!("capture {}", o.count),
+        "eagle" => "Cavalry by Eagle".into(),
+        "eliminate_cavalry" => "no enemy Cavalry".into(),
         k => k.to_string(),
     }
 }
 
 pub fn prompt(s: &State, role: &str) -> Prompt {
+    match (s.phase.as_str(), &s.pending) {
+        ("toss", _) => {
+            return Prompt {
+                text: "Who moves first is drawn by a die both players' SALTs seed (A-15): answer READY, with a SALT of your own if you like.".into(),
+                syntax: vec!["READY".into()],
+            }
+        }
+        ("respond", Some(p)) => {
+            return Prompt {
+                text: format!(
+                    "{}'s {} charges your Cavalry, which dodges to one side of the charge (S6-15): choose {}.",
+                    army_title(&p.mover),
+                    p.charge,
+                    p.options.join(" or ")
+                ),
+                syntax: p.options.iter().map(|o| format!("DODGE {o}")).collect(),
+            }
+        }
+        _ => {}
+    }
     let legal = moves::legal(s, role);
     let blocks = |shape: Shape| -> Vec<String> {
         let mut v: Vec<String> = legal
@@ -130,7 +170,14 @@ pub fn prompt(s: &State, role: &str) -> Prompt {
     };
     let squares = blocks(Shape::Square);
     let columns = blocks(Shape::Column);
-    let mut text = format!("Your move ({}): one unit, one Square or one Column.", army_title(role));
+    let mut text = format!(
+        "Your move ({}): one unit, one Square, one Column{}.",
+        army_title(role),
+        if s.lines { " or one Line" } else { "" }
+    );
+    if s.infantry_limit > 0 {
+        text.push_str(&format!(" Infantry moves at most {} spaces.", s.infantry_limit));
+    }
     if s.armies.iter().any(|a| a.name == role && a.formations) {
         text.push_str(&format!(
             " Your Squares that can move: {}. Your Columns that can move or charge: {}.",
@@ -144,7 +191,7 @@ pub fn prompt(s: &State, role: &str) -> Prompt {
         text.push_str(&format!(" Charges open to you: {}.", charges.join(", ")));
     }
     let example = |shape: Shape| legal.iter().find(|o| matches!(o, Order::Move { from, .. } if from.shape() == shape));
-    let mut syntax: Vec<String> = [Shape::Unit, Shape::Square, Shape::Column]
+    let mut syntax: Vec<String> = [Shape::Unit, Shape::Square, Shape::Column, Shape::Line]
         .iter()
         .filter_map(|&sh| example(sh).map(|o| o.to_string()))
         .collect();
