@@ -9,6 +9,7 @@ const FILES: &[&str] = &[
     include_str!("../../../games/tacticum/scenario-01-force-on-force.toml"),
     include_str!("../../../games/tacticum/scenario-02-preserve-the-eagle.toml"),
     include_str!("../../../games/tacticum/scenario-03-revolt.toml"),
+    include_str!("../../../games/tacticum/scenario-04-high-ground.toml"),
     include_str!("../../../games/tacticum/scenario-06-seize-the-eagle.toml"),
     include_str!("../../../games/tacticum/scenario-07-alae.toml"),
 ];
@@ -41,6 +42,10 @@ pub struct ScenarioFile {
     pub lines: bool,
     #[serde(default)]
     pub infantry_limit: u32,
+    #[serde(default)]
+    pub facing: bool,
+    #[serde(default)]
+    pub terrain: TerrainFile,
     #[serde(rename = "objective")]
     pub objectives: Vec<Objective>,
 }
@@ -50,6 +55,15 @@ pub struct ScenarioFile {
 pub struct BoardFile {
     pub columns: u8,
     pub rows: u8,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TerrainFile {
+    #[serde(default)]
+    pub hill: Vec<String>,
+    #[serde(default)]
+    pub hilltop: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -78,6 +92,9 @@ pub fn setup(scenario: &str) -> Result<State, String> {
         scenario: f.name.clone(),
         phase: if f.first == "toss" { "toss".into() } else { "turn".into() },
         lines: f.lines,
+        facing: f.facing,
+        hill: f.terrain.hill.clone(),
+        hilltops: f.terrain.hilltop.clone(),
         infantry_limit: f.infantry_limit,
         cavalry_turn_max: 5,
         pending: None,
@@ -119,7 +136,7 @@ fn check(s: &State) -> Result<(), String> {
         }
     }
     for o in &s.objectives {
-        if !["trap", "reduce", "reach", "capture", "eagle", "eliminate_cavalry"].contains(&o.kind.as_str()) {
+        if !["trap", "reduce", "reach", "capture", "eagle", "eliminate_cavalry", "hilltop"].contains(&o.kind.as_str()) {
             return Err(format!("unknown objective kind {:?}", o.kind));
         }
     }
@@ -139,6 +156,7 @@ mod tests {
             ("force-on-force", [(17, true), (17, true)]),
             ("preserve-the-eagle", [(9, true), (14, true)]),
             ("revolt", [(11, true), (13, false)]),
+            ("high-ground", [(3, true), (3, true)]),
             ("seize-the-eagle", [(10, true), (10, true)]),
             ("alae", [(17, true), (17, true)]),
         ];
@@ -157,6 +175,9 @@ mod tests {
         let vi = setup("seize-the-eagle").unwrap();
         assert!(vi.armies.iter().all(|a| a.cavalry.len() == 1 && !a.eagle.is_empty()));
         assert_eq!((vi.phase.as_str(), vi.infantry_limit), ("toss", 7), "A-15, S6-4");
+        // S4-2: 17 Infantry a side, 3 in the Command Square and 14 to place.
+        let iv = setup("high-ground").unwrap();
+        assert!(iv.armies.iter().all(|a| a.reserve == 14) && iv.facing && iv.hilltops.len() == 2);
         let vii = setup("alae").unwrap();
         assert!(vii.armies.iter().all(|a| a.cavalry.len() == 2) && vii.lines && (vii.columns, vii.rows) == (15, 11));
     }

@@ -43,6 +43,9 @@ pub struct Army {
     /// VI's Eagle cube (`BE`): moves only in a formation, never captured.
     #[serde(default)]
     pub eagle: String,
+    /// Infantry still to place (IV, S4-4); placed ones join `infantry`.
+    #[serde(default)]
+    pub reserve: u32,
 }
 
 /// Squares that count as a unit of `army` (II's corners, S2-5): flank ends
@@ -106,7 +109,8 @@ pub struct Pending {
 pub struct State {
     pub scenario: String,
     /// `toss` (both players, for the first player where none is printed),
-    /// `turn`, or `respond` (the charged Cavalry's owner chooses a dodge).
+    /// `place` (IV: the placer puts two units on the hill), `turn`, or
+    /// `respond` (the charged Cavalry's owner chooses a dodge).
     #[serde(default = "turn_phase")]
     pub phase: String,
     pub title: String,
@@ -120,6 +124,15 @@ pub struct State {
     pub armies: Vec<Army>,
     #[serde(default)]
     pub phantoms: Vec<Phantom>,
+    /// IV's hill (blocks of squares, where units are placed) and hilltops
+    /// (only a Commander ends a move there, S4-7, S4-8).
+    #[serde(default)]
+    pub hill: Vec<String>,
+    #[serde(default)]
+    pub hilltops: Vec<String>,
+    /// Whether a Command Square may turn in place (IV's Facing, S4-9).
+    #[serde(default)]
+    pub facing: bool,
     /// Whether four units in a row make a Line (the Invictus board, S7-5).
     #[serde(default)]
     pub lines: bool,
@@ -251,7 +264,7 @@ pub fn army_title(name: &str) -> String {
 
 pub struct Tacticum;
 
-pub const VERBS: &[&str] = &["MOVE", "CHARGE", "PASS", "READY", "DODGE"];
+pub const VERBS: &[&str] = &["MOVE", "CHARGE", "PASS", "READY", "DODGE", "PLACE", "TURN"];
 
 impl Rules for Tacticum {
     type State = State;
@@ -265,7 +278,7 @@ impl Rules for Tacticum {
             // The rules have no end but the objectives: two armies that
             // will not engage are drawn after this many moves.
             step_limit: Some(400),
-            step_kinds: &["toss", "turn", "respond"],
+            step_kinds: &["toss", "place", "turn", "respond"],
             scenarios: data::SCENARIOS
                 .iter()
                 .map(|s| ScenarioInfo {
@@ -310,6 +323,7 @@ impl Rules for Tacticum {
         // the first side in reading order; a toss is READY.
         match (s.phase.as_str(), &s.pending) {
             ("toss", _) => vec![Order::Ready],
+            ("place", _) => moves::default_place(s, _role).map(|v| vec![Order::Place(v)]).unwrap_or_default(),
             ("respond", Some(p)) => {
                 p.options.first().and_then(|c| s.sq(c)).map(|q| vec![Order::Dodge(q)]).unwrap_or_default()
             }
@@ -339,13 +353,28 @@ impl Rules for Tacticum {
         }
         if s.phase == "toss" {
             // Both players' SALTs are in the seed: neither they nor the
-            // server chooses who moves first.
-            let n = s.turn_order.len() as u32;
-            let d = dice.roll(&StreamId::Public, n, "first player", &Serves::nobody());
-            let first = s.turn_order[(d.clamp(1, n) - 1) as usize].clone();
-            ev.push(Event::all(format!("The toss (d{n} = {d}): {} moves first.", army_title(&first))));
-            s.active = first;
-            s.phase = "turn".into();
+            // server chooses who moves first; in IV the toss picks
+            // the first placer, and the starting player is drawn again
+            // when placing ends (S4-6).
+            let placing = s.armies.iter().any(|a| a.reserve > 0);
+            toss(s, if placing { "first placer" } else { "first player" }, dice, &mut ev);
+            s.phase = if placing { "place".into() } else { "turn".into() };
+            return ev;
+        }
+        if s.phase == "place" {
+            let placer = s.active.clone();
+            if let Some(Order::Place(cells)) = orders.get(&placer).and_then(|o| o.first()) {
+                moves::place_units(s, &placer, cells, &mut ev);
+            } else {
+                ev.push(Event::all(format!("{} placed nothing.", army_title(&placer))));
+            }
+            let next = s.next_army(&placer);
+            if s.armies.iter().all(|a| a.reserve == 0) {
+                toss(s, "starting player", dice, &mut ev);
+                s.phase = "turn".into();
+            } else if s.army_index(&next).map(|i| s.armies[i].reserve > 0).unwrap_or(false) {
+                s.active = next;
+            }
             return ev;
         }
         let mover = match s.pending.take() {
@@ -414,6 +443,16 @@ impl Rules for Tacticum {
     }
 }
 
+/// Draw an army of `turn_order` with a public die: the first player (or
+/// placer) where none is printed.
+fn toss(s: &mut State, what: &str, dice: &mut dyn Dice, ev: &mut Vec<Event>) {
+    let n = s.turn_order.len() as u32;
+    let d = dice.roll(&StreamId::Public, n, what, &Serves::nobody());
+    let first = s.turn_order[(d.clamp(1, n) - 1) as usize].clone();
+    ev.push(Event::all(format!("The toss for the {what} (d{n} = {d}): {}.", army_title(&first))));
+    s.active = first;
+}
+
 /// The objectives after a move: the mover's first, so that the mover's side
 /// wins a turn that meets both sides'. A Commander counts as Trapped
 /// only for an army other than the mover.
@@ -451,6 +490,10 @@ fn met(s: &State, o: &Objective, mover: &str) -> Option<String> {
         "reach" => {
             let at = &s.armies[me].commander;
             o.cells.contains(at).then(|| format!("the {} Commander reached {at}", army_title(&o.army)))
+        }
+        "hilltop" => {
+            let at = &s.armies[me].commander;
+            s.hilltops.contains(at).then(|| format!("the {} Commander holds the hilltop {at}", army_title(&o.army)))
         }
         "eagle" => enemies.iter().find_map(|&e| {
             let eagle = s.sq(&s.armies[e].eagle)?;

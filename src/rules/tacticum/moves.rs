@@ -22,6 +22,9 @@ pub struct Effect {
     pub dodge: Option<(Who, Sq)>,
     /// ...or may dodge to either of these: its owner chooses.
     pub choice: Vec<Sq>,
+    /// A move that captures nothing (IV's Facing turns units in place:
+    /// it closes no flank, A-18).
+    pub quiet: bool,
 }
 
 /// The four orthogonal steps (columns, rows).
@@ -135,10 +138,169 @@ pub fn check(s: &State, role: &str, o: &Order) -> Result<Effect, Problem> {
                     .hint("name the Column by its ends, e.g. CHARGE e6:e8 AT e4, or the Cavalry's square")),
             }
         }
-        Order::Ready | Order::Dodge(_) => {
+        Order::Turn { square, right } => facing(&p, a, square, *right),
+        Order::Ready | Order::Dodge(_) | Order::Place(_) => {
             Err(Problem::new(format!("{o} answers another step; now move a unit or a formation")).hint("MOVE e2 TO e6"))
         }
     }
+}
+
+/// IV's Facing (S4-9, A-18): the Command Square turns a quarter in place,
+/// each unit to the next corner, clockwise on the map for RIGHT.
+fn facing(p: &Pos, a: usize, square: &Block, right: bool) -> Result<Effect, Problem> {
+    let s = p.s;
+    if !s.facing {
+        return Err(Problem::new("turning a Command Square in place (Facing) is Scenario IV's manoeuvre")
+            .hint("move the Square instead"));
+    }
+    own(p, a, square)?;
+    if square.shape() != Shape::Square {
+        return Err(Problem::new("only a Command Square turns in place (S4-9)").hint("TURN a1:b2 RIGHT"));
+    }
+    formation(p, a, square, Shape::Square)?;
+    let c = s.sq(&s.armies[a].commander);
+    if !c.map(|c| square.cells().contains(&c)).unwrap_or(false) {
+        return Err(Problem::new(format!("{} holds no Commander: only a Command Square turns (S4-9)", square.name(s)))
+            .hint("name the Square that holds your Commander"));
+    }
+    // Corners clockwise on the map (north up): top-left, top-right,
+    // bottom-right, bottom-left.
+    let (lo, hi) = (square.lo, square.hi);
+    let ring = [Sq { col: lo.col, row: hi.row }, hi, Sq { col: hi.col, row: lo.row }, lo];
+    let moves: Vec<(Who, Sq)> =
+        (0..4).map(|i| (p.get(ring[i]).expect("member"), ring[(i + if right { 1 } else { 3 }) % 4])).collect();
+    hilltops_kept(p, &moves)?;
+    Ok(Effect { moves, quiet: true, ..Default::default() })
+}
+
+/// Only a Commander ends a move on a hilltop (S4-7, S4-8).
+fn hilltops_kept(p: &Pos, moves: &[(Who, Sq)]) -> Result<(), Problem> {
+    let s = p.s;
+    match moves.iter().find(|(w, q)| !matches!(w, Who::Commander(_)) && s.hilltops.contains(&s.name(*q))) {
+        Some((w, q)) => Err(Problem::new(format!(
+            "{} would end on the hilltop {}: only a Commander may occupy a hilltop (S4-7)",
+            s.piece_name(*w),
+            s.name(*q)
+        ))
+        .hint("pass over the hilltop, or stop short of it")),
+        None => Ok(()),
+    }
+}
+
+/// IV's placement (S4-4, S4-5, A-18): two units (or the last one) on open
+/// squares of the hill, never a hilltop, and none making a formation with
+/// the army's units.
+pub fn check_place(s: &State, role: &str, cells: &[Sq]) -> Result<(), Problem> {
+    let a = s.army_index(role).ok_or_else(|| Problem::new(format!("{role} commands no army here")))?;
+    let left = s.armies[a].reserve as usize;
+    let want = left.min(2);
+    if cells.len() != want {
+        return Err(Problem::new(format!(
+            "place {want} unit{} a turn ({left} left to place)",
+            if want == 1 { "" } else { "s" }
+        ))
+        .hint(default_place(s, role).map(|v| Order::Place(v).to_string()).unwrap_or_else(|| "PLACE d3, d5".into())));
+    }
+    let mut t = s.clone();
+    for &q in cells {
+        let p = Pos::new(&t);
+        let name = s.name(q);
+        if !on_hill(s, q) {
+            return Err(Problem::new(format!("{name} is outside the hill region (S4-4)"))
+                .hint(format!("the hill is {}", s.hill.join(", "))));
+        }
+        if s.hilltops.contains(&name) {
+            return Err(Problem::new(format!("{name} is a hilltop: units are never placed there (S4-4)"))
+                .hint("place beside it"));
+        }
+        if !p.open(q) {
+            return Err(Problem::new(format!("{}: place on an open square", p.describe(q))).hint("an open square of the hill"));
+        }
+        t.armies[a].infantry.push(name.clone());
+        if let Some(f) = formed(&t, a, q) {
+            return Err(Problem::new(format!(
+                "{name} would form the {f}: no formation may be created while placing (S4-5)"
+            ))
+            .hint("place it apart from your other units"));
+        }
+    }
+    Ok(())
+}
+
+/// Whether a square is on IV's hill.
+pub fn on_hill(s: &State, q: Sq) -> bool {
+    s.hill.iter().any(|b| {
+        let (x, y) = b.split_once(':').unwrap_or((b, b));
+        match (s.sq(x), s.sq(y)) {
+            (Some(x), Some(y)) => Block::new(x, y).cells().contains(&q),
+            _ => false,
+        }
+    })
+}
+
+/// A formation (named) that the unit at `q` makes with its army's units.
+fn formed(s: &State, a: usize, q: Sq) -> Option<String> {
+    let p = Pos::new(s);
+    let shapes: [(i32, i32); 3] = [(1, 1), (0, 2), (2, 0)];
+    for (w, h) in shapes {
+        for dc in -w..=0 {
+            for dr in -h..=0 {
+                let (c, r) = (q.col as i32 + dc, q.row as i32 + dr);
+                if !s.board().contains(c, r) || !s.board().contains(c + w, r + h) {
+                    continue;
+                }
+                let lo = Sq { col: c as u8, row: r as u8 };
+                let b = Block::new(lo, Sq { col: (c + w) as u8, row: (r + h) as u8 });
+                if b.cells().iter().all(|&x| p.formation_unit(x, a)) {
+                    let what = if w == h { "Square" } else { "Column" };
+                    return Some(format!("{what} {}", b.name(s)));
+                }
+            }
+        }
+    }
+    None
+}
+
+/// Put the placer's units down.
+pub fn place_units(s: &mut State, role: &str, cells: &[Sq], ev: &mut Vec<Event>) {
+    let Some(a) = s.army_index(role) else { return };
+    let names: Vec<String> = cells.iter().map(|&q| s.name(q)).collect();
+    s.armies[a].reserve = s.armies[a].reserve.saturating_sub(names.len() as u32);
+    s.armies[a].infantry.extend(names.iter().cloned());
+    ev.push(Event::all(format!(
+        "{} places {} ({} left to place).",
+        army_title(role),
+        names.join(", "),
+        s.armies[a].reserve
+    )));
+}
+
+/// The no-moves placement: the first legal squares nearest the placer's
+/// own edge, from its left.
+pub fn default_place(s: &State, role: &str) -> Option<Vec<Sq>> {
+    let a = s.army_index(role)?;
+    let want = (s.armies[a].reserve as usize).min(2);
+    let south =
+        s.armies[a].commander.is_empty() || s.sq(&s.armies[a].commander).map(|c| c.row < s.rows / 2).unwrap_or(true);
+    let mut order: Vec<Sq> = (0..s.rows).flat_map(|r| (0..s.columns).map(move |c| Sq { col: c, row: r })).collect();
+    if !south {
+        order.reverse();
+    }
+    let mut chosen = Vec::new();
+    for q in order {
+        if chosen.len() == want {
+            break;
+        }
+        let mut trial = chosen.clone();
+        trial.push(q);
+        // Each square checked as if the ones before it were placed.
+        let mut t = s.clone();
+        t.armies[a].reserve = trial.len() as u32;
+        if check_place(&t, role, &trial).is_ok() {
+            chosen = trial;
+        }
+    }
+    (chosen.len() == want && want > 0).then_some(chosen)
 }
 
 fn single(s: &State, to: &Block) -> Result<Sq, Problem> {
@@ -334,6 +496,7 @@ fn unit_move(p: &Pos, a: usize, from: Sq, to: &Block) -> Result<Effect, Problem>
     let d = ((to.col as i32 - from.col as i32).signum(), (to.row as i32 - from.row as i32).signum());
     let who = p.get(from).expect("own unit");
     let n = from.col.abs_diff(to.col).max(from.row.abs_diff(to.row)) as u32;
+    hilltops_kept(p, &[(who, to)])?;
     if s.infantry_limit > 0 && n > s.infantry_limit {
         return Err(Problem::new(format!(
             "an Infantry unit moves at most {} spaces (S6-4, S7-4); this is {n}",
@@ -475,7 +638,9 @@ fn formation_move(p: &Pos, shape: Shape, from: &Block, to: &Block, via: Option<&
     for path in &paths {
         match blocked(path) {
             None => {
-                let moves = members.iter().map(|&q| (p.get(q).expect("member"), shift(q, dc, dr))).collect();
+                let moves: Vec<(Who, Sq)> =
+                    members.iter().map(|&q| (p.get(q).expect("member"), shift(q, dc, dr))).collect();
+                hilltops_kept(p, &moves)?;
                 return Ok(Effect { moves, ..Default::default() });
             }
             Some(w) => why.push(w),
@@ -685,7 +850,9 @@ fn apply(s: &mut State, mover: &str, eff: &Effect) -> Vec<(Who, Sq, String)> {
     if let Some((w, _)) = eff.dodge {
         place(s, w, String::new());
     }
-    out.append(&mut flanks(s, a, &moved));
+    if !eff.quiet {
+        out.append(&mut flanks(s, a, &moved));
+    }
     if let Some((w, q)) = eff.dodge {
         place(s, w, s.name(q));
     }
@@ -868,6 +1035,11 @@ pub fn legal(s: &State, role: &str) -> Vec<Order> {
                     try_order(Order::Move { from: b, to, via: None }, &mut out);
                 }
             }
+            if shape == Shape::Square && s.facing {
+                for right in [true, false] {
+                    try_order(Order::Turn { square: b, right }, &mut out);
+                }
+            }
             if shape == Shape::Column {
                 let (d1, d2) = if w == 0 { ((0, 1), (0, -1)) } else { ((1, 0), (-1, 0)) };
                 for (end, d) in [(b.hi, d1), (b.lo, d2)] {
@@ -889,7 +1061,7 @@ pub fn trapped(s: &State, a: usize) -> bool {
     let Some(c) = s.sq(&s.armies[a].commander) else { return false };
     let role = s.armies[a].name.clone();
     !legal(s, &role).iter().any(|o| match o {
-        Order::Move { from, .. } => from.cells().contains(&c),
+        Order::Move { from, .. } | Order::Turn { square: from, .. } => from.cells().contains(&c),
         Order::Charge { column, .. } => column.cells().contains(&c),
         _ => false,
     })

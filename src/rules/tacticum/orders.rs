@@ -101,6 +101,14 @@ pub enum Order {
     Ready,
     /// Where the charged Cavalry dodges (S6-15).
     Dodge(Sq),
+    /// IV's placement: two units on these squares (S4-4).
+    Place(Vec<Sq>),
+    /// IV's Facing: the Command Square a quarter turn, right = clockwise
+    /// on the map (S4-9).
+    Turn {
+        square: Block,
+        right: bool,
+    },
 }
 
 fn sq_name(s: Sq) -> String {
@@ -135,12 +143,16 @@ impl fmt::Display for Order {
             Order::Pass => write!(f, "PASS"),
             Order::Ready => write!(f, "READY"),
             Order::Dodge(q) => write!(f, "DODGE {}", sq_name(*q)),
+            Order::Place(v) => write!(f, "PLACE {}", v.iter().map(|q| sq_name(*q)).collect::<Vec<_>>().join(", ")),
+            Order::Turn { square, right } => {
+                write!(f, "TURN {} {}", block_name(square), if *right { "RIGHT" } else { "LEFT" })
+            }
         }
     }
 }
 
 const SYNTAX: &str =
-    "MOVE e2 TO e6, MOVE d2:e3 TO e3:f4, CHARGE e6:e8 AT e4, CHARGE b4 AT e4 VIA b6, DODGE b4, READY or PASS";
+    "MOVE e2 TO e6, MOVE d2:e3 TO e3:f4, CHARGE e6:e8 AT e4, CHARGE b4 AT e4 VIA b6, TURN a1:b2 RIGHT, PLACE d3, d5, DODGE b4, READY or PASS";
 
 fn block(s: &State, word: &str) -> Result<Block, Problem> {
     let word = word.trim();
@@ -180,6 +192,24 @@ pub fn parse(s: &State, _role: &str, line: &str) -> Result<Order, Problem> {
             Ok(Order::Charge { column: block(s, column)?, at: s.board().parse(at, "board")?, via })
         }
         "DODGE" => Ok(Order::Dodge(s.board().parse(rest, "board")?)),
+        "PLACE" => {
+            let cells = parse::list(rest);
+            if cells.is_empty() {
+                return Err(syntax("the squares (PLACE d3, d5)"));
+            }
+            Ok(Order::Place(cells.iter().map(|c| s.board().parse(c, "board")).collect::<Result<_, _>>()?))
+        }
+        "TURN" => {
+            let (head, way) = rest
+                .rsplit_once(char::is_whitespace)
+                .ok_or_else(|| syntax("a Command Square and LEFT or RIGHT (TURN a1:b2 RIGHT)"))?;
+            let right = match parse::word(way).as_str() {
+                "RIGHT" => true,
+                "LEFT" => false,
+                _ => return Err(Problem::new(format!("{way:?} is not LEFT or RIGHT")).hint("TURN a1:b2 RIGHT")),
+            };
+            Ok(Order::Turn { square: block(s, head)?, right })
+        }
         "PASS" | "READY" if !rest.is_empty() => {
             Err(Problem::new(format!("{verb} takes nothing after it")).hint(verb.clone()))
         }
@@ -202,6 +232,9 @@ pub fn validate(s: &State, role: &str, orders: &[Order]) -> Vec<(usize, Problem)
     let checked = match (s.phase.as_str(), o, &s.pending) {
         ("toss", Order::Ready, _) => Ok(()),
         ("toss", _, _) => Err(Problem::new("the first player is being drawn: nobody moves yet (A-15)").hint("READY")),
+        ("place", Order::Place(cells), _) => moves::check_place(s, role, cells),
+        ("place", _, _) => Err(Problem::new("units are being placed: nobody moves yet (S4-4)").hint("PLACE d3, d5")),
+        (_, Order::Place(_), _) => Err(Problem::new("every unit is placed; now move").hint("MOVE e2 TO e6")),
         ("respond", Order::Dodge(q), Some(p)) if p.options.contains(&s.name(*q)) => Ok(()),
         ("respond", _, Some(p)) => Err(Problem::new(format!(
             "your Cavalry at the charge's target dodges to {} (S6-15): choose one",

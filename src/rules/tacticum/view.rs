@@ -7,6 +7,7 @@ use super::orders::Shape;
 use super::{army_title, Order, State, Who};
 use crate::engine::view::{Board, Piece, SquareBoard, Table, View};
 use crate::engine::{Prompt, Viewer};
+use crate::rules::shared::squares::Sq;
 
 /// Army colours for the SVG.
 fn colour(army: &str) -> &'static str {
@@ -29,6 +30,8 @@ pub fn view(s: &State, viewer: &Viewer) -> View {
             let shown = s.rows - 1 - row;
             match at[row as usize * s.columns as usize + col as usize] {
                 Some(Who::Phantom(_)) => terrain.push((col, shown, '+')),
+                None if s.hilltops.contains(&s.name(Sq { col, row })) => terrain.push((col, shown, '^')),
+                None if super::moves::on_hill(s, Sq { col, row }) => terrain.push((col, shown, ':')),
                 Some(w) => {
                     let text = match w {
                         Who::Commander(_) => "C",
@@ -50,6 +53,13 @@ pub fn view(s: &State, viewer: &Viewer) -> View {
         kinds.push("E Eagle");
     }
     let mut legend = vec![kinds.join(", ")];
+    if !s.hill.is_empty() {
+        legend.push(format!(
+            "::: the hill {}; ^^^ hilltops {} (only a Commander stops there)",
+            s.hill.join(" "),
+            s.hilltops.join(" ")
+        ));
+    }
     if let Some(p) = s.phantoms.first() {
         legend.push(format!(
             "+++ {} (count as {} units; only its Commander enters)",
@@ -75,6 +85,7 @@ pub fn view(s: &State, viewer: &Viewer) -> View {
         }),
         None => lines.push(match (s.phase.as_str(), &s.pending) {
             ("toss", _) => "The first player is being drawn.".to_string(),
+            ("place", _) => format!("{} places two units on the hill.", army_title(&s.active)),
             ("respond", Some(p)) => {
                 format!("{} chooses where its Cavalry dodges: {}.", army_title(&p.dodger), p.options.join(" or "))
             }
@@ -138,6 +149,18 @@ pub fn prompt(s: &State, role: &str) -> Prompt {
                 text: "Who moves first is drawn by a die both players' SALTs seed (A-15): answer READY, with a SALT of your own if you like.".into(),
                 syntax: vec!["READY".into()],
             }
+        }
+        ("place", _) => {
+            let a = s.army_index(role).map(|a| s.armies[a].reserve).unwrap_or(0);
+            let example = super::moves::default_place(s, role).map(|v| Order::Place(v).to_string());
+            return Prompt {
+                text: format!(
+                    "Place two of your units ({a} left) on open squares of the hill ({}), never on a hilltop ({}), and never so that they form a Square or Column with your units (S4-4, S4-5).",
+                    s.hill.join(" "),
+                    s.hilltops.join(" ")
+                ),
+                syntax: example.into_iter().collect(),
+            };
         }
         ("respond", Some(p)) => {
             return Prompt {
