@@ -12,6 +12,7 @@ const FILES: &[&str] = &[
     include_str!("../../../games/tacticum/scenario-04-high-ground.toml"),
     include_str!("../../../games/tacticum/scenario-06-seize-the-eagle.toml"),
     include_str!("../../../games/tacticum/scenario-07-alae.toml"),
+    include_str!("../../../games/tacticum/scenario-09-combined-forces.toml"),
 ];
 
 #[derive(Debug, Clone, Deserialize)]
@@ -44,6 +45,8 @@ pub struct ScenarioFile {
     pub infantry_limit: u32,
     #[serde(default)]
     pub facing: bool,
+    #[serde(default)]
+    pub manoeuvres: bool,
     #[serde(default)]
     pub terrain: TerrainFile,
     #[serde(rename = "objective")]
@@ -93,6 +96,8 @@ pub fn setup(scenario: &str) -> Result<State, String> {
         phase: if f.first == "toss" { "toss".into() } else { "turn".into() },
         lines: f.lines,
         facing: f.facing,
+        manoeuvres: f.manoeuvres,
+        lost_infantry: Default::default(),
         hill: f.terrain.hill.clone(),
         hilltops: f.terrain.hilltop.clone(),
         infantry_limit: f.infantry_limit,
@@ -136,7 +141,9 @@ fn check(s: &State) -> Result<(), String> {
         }
     }
     for o in &s.objectives {
-        if !["trap", "reduce", "reach", "capture", "eagle", "eliminate_cavalry", "hilltop"].contains(&o.kind.as_str()) {
+        const KINDS: &[&str] =
+            &["trap", "reduce", "reach", "capture", "capture_infantry", "eagle", "eliminate_cavalry", "hilltop"];
+        if !KINDS.contains(&o.kind.as_str()) {
             return Err(format!("unknown objective kind {:?}", o.kind));
         }
     }
@@ -159,6 +166,7 @@ mod tests {
             ("high-ground", [(3, true), (3, true)]),
             ("seize-the-eagle", [(10, true), (10, true)]),
             ("alae", [(17, true), (17, true)]),
+            ("combined-forces", [(22, true), (26, true)]),
         ];
         for (name, f) in forces {
             let s = setup(name).unwrap();

@@ -46,6 +46,14 @@ pub struct Army {
     /// Infantry still to place (IV, S4-4); placed ones join `infantry`.
     #[serde(default)]
     pub reserve: u32,
+    /// Its home edge, `south` (row 1) or `north`: which way is forward
+    /// when a Square extends into a Line.
+    #[serde(default = "south")]
+    pub home: String,
+}
+
+fn south() -> String {
+    "south".into()
 }
 
 /// Squares that count as a unit of `army` (II's corners, S2-5): flank ends
@@ -133,6 +141,10 @@ pub struct State {
     /// Whether a Command Square may turn in place (IV's Facing, S4-9).
     #[serde(default)]
     pub facing: bool,
+    /// Whether the manoeuvres Extend the Line and Rally on Me are open
+    /// (IX on, S9-4, S9-5).
+    #[serde(default)]
+    pub manoeuvres: bool,
     /// Whether four units in a row make a Line (the Invictus board, S7-5).
     #[serde(default)]
     pub lines: bool,
@@ -151,9 +163,11 @@ pub struct State {
     #[serde(default)]
     pub two_sides: Vec<String>,
     pub objectives: Vec<Objective>,
-    /// Pieces of each army its enemy captured.
+    /// Pieces of each army its enemy captured, and of those its Infantry.
     #[serde(default)]
     pub lost: BTreeMap<String, u32>,
+    #[serde(default)]
+    pub lost_infantry: BTreeMap<String, u32>,
     #[serde(default)]
     pub last: Option<Last>,
     /// Turns passed in a row because the army to move had no legal action.
@@ -264,7 +278,7 @@ pub fn army_title(name: &str) -> String {
 
 pub struct Tacticum;
 
-pub const VERBS: &[&str] = &["MOVE", "CHARGE", "PASS", "READY", "DODGE", "PLACE", "TURN"];
+pub const VERBS: &[&str] = &["MOVE", "CHARGE", "PASS", "READY", "DODGE", "PLACE", "TURN", "EXTEND", "RALLY"];
 
 impl Rules for Tacticum {
     type State = State;
@@ -513,6 +527,10 @@ fn met(s: &State, o: &Objective, mover: &str) -> Option<String> {
             (!cav.is_empty() && cav.iter().all(|c| c.is_empty()))
                 .then(|| format!("every {} Cavalry is gone", army_title(&s.armies[e].name)))
         }),
+        "capture_infantry" => {
+            let n: u32 = enemies.iter().map(|&e| s.lost_infantry.get(&s.armies[e].name).copied().unwrap_or(0)).sum();
+            (n >= o.count).then(|| format!("{} has captured {n} enemy Infantry", army_title(&o.army)))
+        }
         "capture" => {
             let n: u32 = enemies.iter().map(|&e| s.lost.get(&s.armies[e].name).copied().unwrap_or(0)).sum();
             (n >= o.count).then(|| format!("{} has captured {n} enemy units", army_title(&o.army)))

@@ -139,6 +139,8 @@ pub fn check(s: &State, role: &str, o: &Order) -> Result<Effect, Problem> {
             }
         }
         Order::Turn { square, right } => facing(&p, a, square, *right),
+        Order::Extend(square) => extend(&p, a, square),
+        Order::Rally { guide, movers } => rally(&p, a, *guide, movers),
         Order::Ready | Order::Dodge(_) | Order::Place(_) => {
             Err(Problem::new(format!("{o} answers another step; now move a unit or a formation")).hint("MOVE e2 TO e6"))
         }
@@ -171,6 +173,133 @@ fn facing(p: &Pos, a: usize, square: &Block, right: bool) -> Result<Effect, Prob
         (0..4).map(|i| (p.get(ring[i]).expect("member"), ring[(i + if right { 1 } else { 3 }) % 4])).collect();
     hilltops_kept(p, &moves)?;
     Ok(Effect { moves, quiet: true, ..Default::default() })
+}
+
+/// Beside an enemy unit (the Glossary's Engaged, GL-11).
+fn engaged(p: &Pos, q: Sq) -> bool {
+    let Some(w) = p.get(q) else { return false };
+    STEPS
+        .iter()
+        .any(|&d| matches!(p.step(q, d, 1).and_then(|x| p.get(x)), Some(v) if v.is_unit() && v.army() != w.army()))
+}
+
+fn manoeuvres_open(s: &State) -> Result<(), Problem> {
+    if s.manoeuvres {
+        Ok(())
+    } else {
+        Err(Problem::new("Extend the Line and Rally on Me are manoeuvres of Scenario IX on (S9-4, S9-5)")
+            .hint("move a unit or a formation"))
+    }
+}
+
+/// IX's Extend the Line (S9-4, A-31): the Square's back pair, seen from its
+/// owner, steps out sideways one space and then forward one, neither
+/// Engaged and every square of the way open; the Square becomes a Line on
+/// its front row.
+fn extend(p: &Pos, a: usize, square: &Block) -> Result<Effect, Problem> {
+    let s = p.s;
+    manoeuvres_open(s)?;
+    own(p, a, square)?;
+    if square.shape() != Shape::Square {
+        return Err(Problem::new("only a Square extends into a Line (S9-4)").hint("EXTEND e3:f4"));
+    }
+    formation(p, a, square, Shape::Square)?;
+    if !s.lines {
+        return Err(Problem::new("Lines are formed only on the Invictus board (S7-5)").hint("move the Square"));
+    }
+    let north = s.armies[a].home == "north";
+    let (back, fwd) = if north { (square.hi.row, -1) } else { (square.lo.row, 1) };
+    let mut moves = Vec::new();
+    for (col, side) in [(square.lo.col, -1), (square.hi.col, 1)] {
+        let q = Sq { col, row: back };
+        if engaged(p, q) {
+            return Err(Problem::new(format!(
+                "{} is Engaged (an enemy beside it): it cannot extend (S9-4)",
+                s.name(q)
+            ))
+            .hint("move the Square away from the enemy first"));
+        }
+        let out = p.step(q, (side, 0), 1);
+        let up = out.and_then(|o| p.step(o, (0, fwd), 1));
+        match (out, up) {
+            (Some(o), Some(u)) if p.open(o) && p.open(u) => moves.push((p.get(q).expect("member"), u)),
+            (Some(o), Some(u)) => {
+                let b = if p.open(o) { u } else { o };
+                return Err(Problem::new(format!("{} has no clear way out and forward: {}", s.name(q), p.describe(b)))
+                    .hint("extend where both sides are open"));
+            }
+            _ => {
+                return Err(
+                    Problem::new(format!("{} would leave the board", s.name(q))).hint("extend away from the edge")
+                )
+            }
+        }
+    }
+    Ok(Effect { moves, ..Default::default() })
+}
+
+/// IX's Rally on Me (S9-5, A-32): units within one space of the Guide (the
+/// eight around it), none Engaged, each placed on a square of a 2x2 with
+/// the Guide; the squares they take are open, the others hold friends who
+/// stay, and the four make a Square.
+fn rally(p: &Pos, a: usize, guide: Sq, movers: &[(Sq, Sq)]) -> Result<Effect, Problem> {
+    let s = p.s;
+    manoeuvres_open(s)?;
+    formations_allowed(s, a)?;
+    if !p.formation_unit(guide, a) {
+        return Err(Problem::new(format!("{}: the Guide is one of your formation units", p.describe(guide)))
+            .hint("RALLY ON <your unit>: <square> TO <square>, ..."));
+    }
+    let mut moves = Vec::new();
+    let mut after: Vec<Sq> = Vec::new();
+    for &(from, to) in movers {
+        let near = from != guide && from.col.abs_diff(guide.col) <= 1 && from.row.abs_diff(guide.row) <= 1;
+        if !near {
+            return Err(Problem::new(format!(
+                "{} is not within one space of the Guide {} (S9-5)",
+                s.name(from),
+                s.name(guide)
+            ))
+            .hint("rally units from the eight squares around the Guide"));
+        }
+        if !p.formation_unit(from, a) {
+            return Err(
+                Problem::new(format!("{}: not one of your formation units", p.describe(from))).hint("rally Infantry")
+            );
+        }
+        if engaged(p, from) {
+            return Err(Problem::new(format!(
+                "{} is Engaged (an enemy beside it): it cannot rally (S9-5)",
+                s.name(from)
+            ))
+            .hint("rally units with no enemy beside them"));
+        }
+        if !(p.open(to) || movers.iter().any(|m| m.0 == to)) {
+            return Err(Problem::new(format!("{}: a rallying unit goes to an open square", p.describe(to)))
+                .hint("name the open squares of the Square you form"));
+        }
+        if after.contains(&to) {
+            return Err(Problem::new(format!("two units to {}", s.name(to))).hint("one unit a square"));
+        }
+        after.push(to);
+        moves.push((p.get(from).expect("own"), to));
+    }
+    // The Square they make with the Guide: a 2x2 holding the Guide and
+    // every target, its other squares held by friends who stay.
+    let holds = |q: Sq| after.contains(&q) || (!movers.iter().any(|m| m.0 == q) && p.formation_unit(q, a));
+    let formed = [(-1, -1), (-1, 0), (0, -1), (0, 0)].iter().any(|&(dc, dr)| {
+        let (c, r) = (guide.col as i32 + dc, guide.row as i32 + dr);
+        if !s.board().contains(c, r) || !s.board().contains(c + 1, r + 1) {
+            return false;
+        }
+        let b = Block::new(Sq { col: c as u8, row: r as u8 }, Sq { col: c as u8 + 1, row: r as u8 + 1 });
+        after.iter().all(|q| b.cells().contains(q)) && b.cells().into_iter().all(|q| q == guide || holds(q))
+    });
+    if !formed {
+        return Err(Problem::new("the Guide and the rallied units do not make a Square (S9-5)")
+            .hint("fill the other squares of a 2x2 that holds the Guide"));
+    }
+    Ok(Effect { moves, ..Default::default() })
 }
 
 /// Only a Commander ends a move on a hilltop (S4-7, S4-8).
@@ -214,7 +343,9 @@ pub fn check_place(s: &State, role: &str, cells: &[Sq]) -> Result<(), Problem> {
                 .hint("place beside it"));
         }
         if !p.open(q) {
-            return Err(Problem::new(format!("{}: place on an open square", p.describe(q))).hint("an open square of the hill"));
+            return Err(
+                Problem::new(format!("{}: place on an open square", p.describe(q))).hint("an open square of the hill")
+            );
         }
         t.armies[a].infantry.push(name.clone());
         if let Some(f) = formed(&t, a, q) {
@@ -859,6 +990,9 @@ fn apply(s: &mut State, mover: &str, eff: &Effect) -> Vec<(Who, Sq, String)> {
     for (w, _, _) in &out {
         place(s, *w, String::new());
         let army = s.armies[w.army()].name.clone();
+        if matches!(w, Who::Infantry(..)) {
+            *s.lost_infantry.entry(army.clone()).or_insert(0) += 1;
+        }
         *s.lost.entry(army).or_insert(0) += 1;
     }
     out
@@ -1001,6 +1135,11 @@ pub fn legal(s: &State, role: &str) -> Vec<Order> {
     if !s.armies[a].formations {
         return out;
     }
+    if s.manoeuvres {
+        for &g in &units {
+            rallies(&p, a, g, &mut out);
+        }
+    }
     for &q in &units {
         let mut candidates = vec![(Shape::Square, (1, 1)), (Shape::Column, (0, 2)), (Shape::Column, (2, 0))];
         if s.lines {
@@ -1035,6 +1174,9 @@ pub fn legal(s: &State, role: &str) -> Vec<Order> {
                     try_order(Order::Move { from: b, to, via: None }, &mut out);
                 }
             }
+            if shape == Shape::Square && s.manoeuvres {
+                try_order(Order::Extend(b), &mut out);
+            }
             if shape == Shape::Square && s.facing {
                 for right in [true, false] {
                     try_order(Order::Turn { square: b, right }, &mut out);
@@ -1055,12 +1197,49 @@ pub fn legal(s: &State, role: &str) -> Vec<Order> {
     out
 }
 
+/// Rallies on the Guide `g`: for each 2x2 that holds it, its open squares
+/// filled by the first free units around the Guide (a sample of the
+/// choices, enough for Trapped and random play).
+fn rallies(p: &Pos, a: usize, g: Sq, out: &mut Vec<Order>) {
+    let s = p.s;
+    if !p.formation_unit(g, a) {
+        return;
+    }
+    for (dc, dr) in [(-1, -1), (-1, 0), (0, -1), (0, 0)] {
+        let (c, r) = (g.col as i32 + dc, g.row as i32 + dr);
+        if !s.board().contains(c, r) || !s.board().contains(c + 1, r + 1) {
+            continue;
+        }
+        let b = Block::new(Sq { col: c as u8, row: r as u8 }, Sq { col: c as u8 + 1, row: r as u8 + 1 });
+        let open: Vec<Sq> = b.cells().into_iter().filter(|&q| !p.formation_unit(q, a)).collect();
+        if open.is_empty() || open.iter().any(|&q| !p.open(q)) {
+            continue;
+        }
+        let mut free: Vec<Sq> = s
+            .board()
+            .around(g)
+            .into_iter()
+            .filter(|&q| !b.cells().contains(&q) && p.formation_unit(q, a) && !engaged(p, q))
+            .collect();
+        if free.len() < open.len() {
+            continue;
+        }
+        let movers: Vec<(Sq, Sq)> = open.iter().map(|&t| (free.remove(0), t)).collect();
+        let o = Order::Rally { guide: g, movers };
+        if check(s, &s.armies[a].name, &o).is_ok() && !out.contains(&o) {
+            out.push(o);
+        }
+    }
+}
+
 /// Whether army `a`'s Commander can change square in no legal action of
 /// its army (BT-31, A-12).
 pub fn trapped(s: &State, a: usize) -> bool {
     let Some(c) = s.sq(&s.armies[a].commander) else { return false };
     let role = s.armies[a].name.clone();
     !legal(s, &role).iter().any(|o| match o {
+        Order::Rally { movers, .. } => movers.iter().any(|m| m.0 == c),
+        Order::Extend(square) => square.cells().contains(&c),
         Order::Move { from, .. } | Order::Turn { square: from, .. } => from.cells().contains(&c),
         Order::Charge { column, .. } => column.cells().contains(&c),
         _ => false,

@@ -109,6 +109,15 @@ pub enum Order {
         square: Block,
         right: bool,
     },
+    /// IX's Extend the Line: a Square's back pair steps out and forward
+    /// (S9-4, A-31).
+    Extend(Block),
+    /// IX's Rally on Me: units around the Guide take their squares of a
+    /// Square with it (S9-5, A-32).
+    Rally {
+        guide: Sq,
+        movers: Vec<(Sq, Sq)>,
+    },
 }
 
 fn sq_name(s: Sq) -> String {
@@ -144,6 +153,12 @@ impl fmt::Display for Order {
             Order::Ready => write!(f, "READY"),
             Order::Dodge(q) => write!(f, "DODGE {}", sq_name(*q)),
             Order::Place(v) => write!(f, "PLACE {}", v.iter().map(|q| sq_name(*q)).collect::<Vec<_>>().join(", ")),
+            Order::Extend(b) => write!(f, "EXTEND {}", block_name(b)),
+            Order::Rally { guide, movers } => {
+                let m: Vec<String> =
+                    movers.iter().map(|(a, b)| format!("{} TO {}", sq_name(*a), sq_name(*b))).collect();
+                write!(f, "RALLY ON {}: {}", sq_name(*guide), m.join(", "))
+            }
             Order::Turn { square, right } => {
                 write!(f, "TURN {} {}", block_name(square), if *right { "RIGHT" } else { "LEFT" })
             }
@@ -152,7 +167,7 @@ impl fmt::Display for Order {
 }
 
 const SYNTAX: &str =
-    "MOVE e2 TO e6, MOVE d2:e3 TO e3:f4, CHARGE e6:e8 AT e4, CHARGE b4 AT e4 VIA b6, TURN a1:b2 RIGHT, PLACE d3, d5, DODGE b4, READY or PASS";
+    "MOVE e2 TO e6, MOVE d2:e3 TO e3:f4, CHARGE e6:e8 AT e4, CHARGE b4 AT e4 VIA b6, TURN a1:b2 RIGHT, EXTEND e3:f4, RALLY ON c7: c6 TO d7, PLACE d3, d5, DODGE b4, READY or PASS";
 
 fn block(s: &State, word: &str) -> Result<Block, Problem> {
     let word = word.trim();
@@ -198,6 +213,25 @@ pub fn parse(s: &State, _role: &str, line: &str) -> Result<Order, Problem> {
                 return Err(syntax("the squares (PLACE d3, d5)"));
             }
             Ok(Order::Place(cells.iter().map(|c| s.board().parse(c, "board")).collect::<Result<_, _>>()?))
+        }
+        "EXTEND" => Ok(Order::Extend(block(s, rest)?)),
+        "RALLY" => {
+            let rest = parse::keyword(rest, "ON")
+                .ok_or_else(|| syntax("ON, the Guide and the movers (RALLY ON c7: c6 TO d7, b8 TO c8)"))?;
+            let (guide, movers) =
+                rest.split_once(':').ok_or_else(|| syntax("a colon after the Guide (RALLY ON c7: c6 TO d7)"))?;
+            let guide = s.board().parse(guide, "board")?;
+            let movers = parse::list(movers)
+                .iter()
+                .map(|m| {
+                    let (a, b) = parse::split(m, "to").ok_or_else(|| syntax("each mover as <square> TO <square>"))?;
+                    Ok((s.board().parse(a, "board")?, s.board().parse(b, "board")?))
+                })
+                .collect::<Result<Vec<_>, Problem>>()?;
+            if movers.is_empty() {
+                return Err(syntax("at least one mover (RALLY ON c7: c6 TO d7)"));
+            }
+            Ok(Order::Rally { guide, movers })
         }
         "TURN" => {
             let (head, way) = rest

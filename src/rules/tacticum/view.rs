@@ -221,6 +221,12 @@ pub fn prompt(s: &State, role: &str) -> Prompt {
     if let Some(c) = charges.first() {
         syntax.push(c.clone());
     }
+    // One of each manoeuvre open now (Facing, Extend the Line, Rally on Me).
+    for kind in ["TURN", "EXTEND", "RALLY"] {
+        if let Some(o) = legal.iter().map(|o| o.to_string()).find(|o| o.starts_with(kind)) {
+            syntax.push(o);
+        }
+    }
     if syntax.is_empty() {
         syntax.push("PASS (you have no legal move)".into());
     }
