@@ -12,6 +12,7 @@ const FILES: &[&str] = &[
     include_str!("../../../games/tacticum/scenario-04-high-ground.toml"),
     include_str!("../../../games/tacticum/scenario-06-seize-the-eagle.toml"),
     include_str!("../../../games/tacticum/scenario-07-alae.toml"),
+    include_str!("../../../games/tacticum/scenario-08-all-units.toml"),
     include_str!("../../../games/tacticum/scenario-09-combined-forces.toml"),
 ];
 
@@ -127,7 +128,11 @@ pub fn setup(scenario: &str) -> Result<State, String> {
 fn check(s: &State) -> Result<(), String> {
     let mut seen = std::collections::BTreeSet::new();
     for a in &s.armies {
-        let all = std::iter::once(&a.commander).chain(&a.infantry).chain(&a.cavalry).chain(std::iter::once(&a.eagle));
+        let all = std::iter::once(&a.commander)
+            .chain(&a.infantry)
+            .chain(&a.cavalry)
+            .chain(&a.skirmishers)
+            .chain(std::iter::once(&a.eagle));
         for c in all.filter(|c| !c.is_empty()) {
             s.board().parse(c, "board").map_err(|p| format!("{}: {}", a.name, p.reason))?;
             if !seen.insert(c.to_lowercase()) {
@@ -141,8 +146,17 @@ fn check(s: &State) -> Result<(), String> {
         }
     }
     for o in &s.objectives {
-        const KINDS: &[&str] =
-            &["trap", "reduce", "reach", "capture", "capture_infantry", "eagle", "eliminate_cavalry", "hilltop"];
+        const KINDS: &[&str] = &[
+            "trap",
+            "reduce",
+            "reach",
+            "capture",
+            "capture_infantry",
+            "eagle",
+            "eliminate_cavalry",
+            "hilltop",
+            "command_square_row",
+        ];
         if !KINDS.contains(&o.kind.as_str()) {
             return Err(format!("unknown objective kind {:?}", o.kind));
         }
@@ -166,6 +180,7 @@ mod tests {
             ("high-ground", [(3, true), (3, true)]),
             ("seize-the-eagle", [(10, true), (10, true)]),
             ("alae", [(17, true), (17, true)]),
+            ("all-units", [(17, true), (17, true)]),
             ("combined-forces", [(22, true), (26, true)]),
         ];
         for (name, f) in forces {

@@ -43,6 +43,9 @@ pub struct Army {
     /// VI's Eagle cube (`BE`): moves only in a formation, never captured.
     #[serde(default)]
     pub eagle: String,
+    /// VIII's Skirmishers (`BS1`…): alone, never in a formation.
+    #[serde(default)]
+    pub skirmishers: Vec<String>,
     /// Infantry still to place (IV, S4-4); placed ones join `infantry`.
     #[serde(default)]
     pub reserve: u32,
@@ -101,16 +104,28 @@ fn five() -> u32 {
     5
 }
 
-/// A Column's charge at a Cavalry that may dodge to either side: the
-/// Cavalry's owner is asked where.
+/// Choices the mover's action left to the other side, asked in a respond
+/// step (brief 3.2): where a charged Cavalry dodges, then made
+/// with the charge; or the forced moves of Disrupt and Disperse, the move
+/// itself made already.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Pending {
-    /// The army that charged, and its order.
+    /// The army whose action it was.
     pub mover: String,
-    pub charge: Order,
-    /// The Cavalry's owner, and the squares it may dodge to.
-    pub dodger: String,
-    pub options: Vec<String>,
+    /// A charge waiting on the Dodge.
+    #[serde(default)]
+    pub charge: Option<Order>,
+    /// The role asked.
+    pub asked: String,
+    pub questions: Vec<Question>,
+}
+
+/// One choice: what it is about, and the orders that answer it (the
+/// first is the deadline's default, A-47).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Question {
+    pub about: String,
+    pub options: Vec<Order>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -184,6 +199,7 @@ pub enum Who {
     /// Army index, slot in its Infantry.
     Infantry(usize, usize),
     Cavalry(usize, usize),
+    Skirmisher(usize, usize),
     Eagle(usize),
     /// A phantom square counting as a unit of this army.
     Phantom(usize),
@@ -192,7 +208,12 @@ pub enum Who {
 impl Who {
     pub fn army(self) -> usize {
         match self {
-            Who::Commander(a) | Who::Infantry(a, _) | Who::Cavalry(a, _) | Who::Eagle(a) | Who::Phantom(a) => a,
+            Who::Commander(a)
+            | Who::Infantry(a, _)
+            | Who::Cavalry(a, _)
+            | Who::Skirmisher(a, _)
+            | Who::Eagle(a)
+            | Who::Phantom(a) => a,
         }
     }
     pub fn is_unit(self) -> bool {
@@ -238,6 +259,11 @@ impl State {
                     at[i] = Some(Who::Cavalry(a, k));
                 }
             }
+            for (k, c) in army.skirmishers.iter().enumerate() {
+                if let Some(i) = idx(self, c) {
+                    at[i] = Some(Who::Skirmisher(a, k));
+                }
+            }
             for (k, c) in army.infantry.iter().enumerate() {
                 if let Some(i) = idx(self, c) {
                     at[i] = Some(Who::Infantry(a, k));
@@ -254,6 +280,7 @@ impl State {
             Who::Commander(a) => format!("{}C", letter(a)),
             Who::Infantry(a, k) => format!("{}{}", letter(a), k + 1),
             Who::Cavalry(a, k) => format!("{}H{}", letter(a), k + 1),
+            Who::Skirmisher(a, k) => format!("{}S{}", letter(a), k + 1),
             Who::Eagle(a) => format!("{}E", letter(a)),
             Who::Phantom(a) => format!("{} corner", army_title(&self.armies[a].name)),
         }
@@ -263,7 +290,7 @@ impl State {
     pub fn on_board(&self, a: usize) -> u32 {
         let army = &self.armies[a];
         let n = |v: &Vec<String>| v.iter().filter(|c| !c.is_empty()).count() as u32;
-        (!army.commander.is_empty()) as u32 + n(&army.infantry) + n(&army.cavalry)
+        (!army.commander.is_empty()) as u32 + n(&army.infantry) + n(&army.cavalry) + n(&army.skirmishers)
     }
     fn next_army(&self, army: &str) -> String {
         let i = self.turn_order.iter().position(|a| a == army).unwrap_or(0);
@@ -278,7 +305,8 @@ pub fn army_title(name: &str) -> String {
 
 pub struct Tacticum;
 
-pub const VERBS: &[&str] = &["MOVE", "CHARGE", "PASS", "READY", "DODGE", "PLACE", "TURN", "EXTEND", "RALLY"];
+pub const VERBS: &[&str] =
+    &["MOVE", "CHARGE", "PASS", "READY", "DODGE", "STEP", "ROUT", "DISPERSE", "PLACE", "TURN", "EXTEND", "RALLY"];
 
 impl Rules for Tacticum {
     type State = State;
@@ -313,7 +341,7 @@ impl Rules for Tacticum {
         let roles = match (&s.outcome, s.phase.as_str(), &s.pending) {
             (Some(_), _, _) => Vec::new(),
             (None, "toss", _) => s.turn_order.clone(),
-            (None, "respond", Some(p)) => vec![p.dodger.clone()],
+            (None, "respond", Some(p)) => vec![p.asked.clone()],
             _ => vec![s.active.clone()],
         };
         Awaited { kind: s.phase.clone(), roles, optional: Vec::new() }
@@ -338,9 +366,7 @@ impl Rules for Tacticum {
         match (s.phase.as_str(), &s.pending) {
             ("toss", _) => vec![Order::Ready],
             ("place", _) => moves::default_place(s, _role).map(|v| vec![Order::Place(v)]).unwrap_or_default(),
-            ("respond", Some(p)) => {
-                p.options.first().and_then(|c| s.sq(c)).map(|q| vec![Order::Dodge(q)]).unwrap_or_default()
-            }
+            ("respond", Some(p)) => p.questions.iter().filter_map(|q| q.options.first().cloned()).collect(),
             _ => Vec::new(),
         }
     }
@@ -393,8 +419,11 @@ impl Rules for Tacticum {
         }
         let mover = match s.pending.take() {
             Some(p) => {
-                let choice = orders.get(&p.dodger).and_then(|o| o.first()).cloned();
-                moves::dodge(s, &p, choice, &mut ev);
+                let answers = orders.get(&p.asked).cloned().unwrap_or_default();
+                moves::respond(s, &p, &answers, &mut ev);
+                if s.pending.is_some() {
+                    return ev;
+                }
                 p.mover
             }
             None => {
@@ -527,6 +556,26 @@ fn met(s: &State, o: &Objective, mover: &str) -> Option<String> {
             (!cav.is_empty() && cav.iter().all(|c| c.is_empty()))
                 .then(|| format!("every {} Cavalry is gone", army_title(&s.armies[e].name)))
         }),
+        "command_square_row" => {
+            // A Square holding the Commander with a side on the enemy's
+            // back row (S8-13).
+            let c = s.sq(&s.armies[me].commander)?;
+            let back = if s.armies[me].home == "north" { 0 } else { s.rows - 1 };
+            if c.row != back {
+                return None;
+            }
+            let at = s.occupancy();
+            let own = |col: i32, row: i32| {
+                s.board().contains(col, row)
+                    && matches!(at[row as usize * s.columns as usize + col as usize], Some(Who::Infantry(x, _) | Who::Commander(x) | Who::Eagle(x)) if x == me)
+            };
+            let inward = if back == 0 { 1 } else { -1 };
+            let (col, row) = (c.col as i32, c.row as i32);
+            [-1, 1]
+                .iter()
+                .any(|&dc| own(col + dc, row) && own(col, row + inward) && own(col + dc, row + inward))
+                .then(|| format!("the {} Command Square stands on the enemy's back row", army_title(&o.army)))
+        }
         "capture_infantry" => {
             let n: u32 = enemies.iter().map(|&e| s.lost_infantry.get(&s.armies[e].name).copied().unwrap_or(0)).sum();
             (n >= o.count).then(|| format!("{} has captured {n} enemy Infantry", army_title(&o.army)))

@@ -6,7 +6,7 @@
 //! player need.
 
 use super::orders::{Block, Shape};
-use super::{army_title, Last, Order, Pending, State, Who};
+use super::{army_title, Last, Order, Pending, Question, State, Who};
 use crate::engine::{Event, Problem};
 use crate::rules::shared::squares::Sq;
 
@@ -141,7 +141,12 @@ pub fn check(s: &State, role: &str, o: &Order) -> Result<Effect, Problem> {
         Order::Turn { square, right } => facing(&p, a, square, *right),
         Order::Extend(square) => extend(&p, a, square),
         Order::Rally { guide, movers } => rally(&p, a, *guide, movers),
-        Order::Ready | Order::Dodge(_) | Order::Place(_) => {
+        Order::Ready
+        | Order::Dodge(_)
+        | Order::Place(_)
+        | Order::StepOut { .. }
+        | Order::Rout(_)
+        | Order::Disperse { .. } => {
             Err(Problem::new(format!("{o} answers another step; now move a unit or a formation")).hint("MOVE e2 TO e6"))
         }
     }
@@ -181,6 +186,11 @@ fn engaged(p: &Pos, q: Sq) -> bool {
     STEPS
         .iter()
         .any(|&d| matches!(p.step(q, d, 1).and_then(|x| p.get(x)), Some(v) if v.is_unit() && v.army() != w.army()))
+}
+
+/// Whether the unit on `q` is Engaged.
+pub fn engaged_at(s: &State, q: Sq) -> bool {
+    engaged(&Pos::new(s), q)
 }
 
 fn manoeuvres_open(s: &State) -> Result<(), Problem> {
@@ -539,6 +549,22 @@ fn cavalry_charge(p: &Pos, a: usize, from: Sq, at: Sq, via: Option<&Block>) -> R
         ))
         .hint("trap the Commander instead"));
     }
+    if let Who::Skirmisher(e, _) = target {
+        // From any side, unsupported or supported only by Skirmishers
+        // (S8-12).
+        let held = STEPS
+            .iter()
+            .filter_map(|&d| p.step(at, d, 1))
+            .any(|x| matches!(p.get(x), Some(v) if v.is_unit() && v.army() == e && !matches!(v, Who::Skirmisher(..))));
+        if held {
+            return Err(Problem::new(format!(
+                "{}, supported by a unit that is not a Skirmisher: Cavalry cannot charge it (S8-12)",
+                p.describe(at)
+            ))
+            .hint("charge a Skirmisher alone, or one beside Skirmishers only"));
+        }
+        return Ok(Effect { moves: vec![(cav, at)], charged: Some((target, at)), ..Default::default() });
+    }
     if p.supported(at) {
         return Err(Problem::new(format!(
             "{}, a supported unit (one of its own beside it): Cavalry captures only an unsupported unit (S6-11, S6-14)",
@@ -628,7 +654,14 @@ fn unit_move(p: &Pos, a: usize, from: Sq, to: &Block) -> Result<Effect, Problem>
     let who = p.get(from).expect("own unit");
     let n = from.col.abs_diff(to.col).max(from.row.abs_diff(to.row)) as u32;
     hilltops_kept(p, &[(who, to)])?;
-    if s.infantry_limit > 0 && n > s.infantry_limit {
+    if matches!(who, Who::Skirmisher(..)) && n > 5 {
+        return Err(Problem::new(format!("a Skirmisher moves at most 5 spaces (S8-5); this is {n}")).hint(format!(
+            "MOVE {} TO {}",
+            s.name(from),
+            s.name(p.step(from, d, 5).unwrap_or(to))
+        )));
+    }
+    if s.infantry_limit > 0 && n > s.infantry_limit && matches!(who, Who::Infantry(..) | Who::Commander(_)) {
         return Err(Problem::new(format!(
             "an Infantry unit moves at most {} spaces (S6-4, S7-4); this is {n}",
             s.infantry_limit
@@ -865,6 +898,7 @@ fn place(s: &mut State, w: Who, cell: String) {
         Who::Infantry(a, k) => s.armies[a].infantry[k] = cell,
         Who::Cavalry(a, k) => s.armies[a].cavalry[k] = cell,
         Who::Eagle(a) => s.armies[a].eagle = cell,
+        Who::Skirmisher(a, k) => s.armies[a].skirmishers[k] = cell,
         Who::Phantom(_) => {}
     }
 }
@@ -902,7 +936,14 @@ pub fn play(s: &mut State, mover: &str, o: &Order, ev: &mut Vec<Event>) {
             options.join(" or "),
             army_title(&owner)
         )));
-        s.pending = Some(Pending { mover: mover.to_string(), charge: o.clone(), dodger: owner, options });
+        let about = format!("the Cavalry at {}", s.name(*at));
+        let options = eff.choice.iter().map(|&q| Order::Dodge(q)).collect();
+        s.pending = Some(Pending {
+            mover: mover.to_string(),
+            charge: Some(o.clone()),
+            asked: owner,
+            questions: vec![Question { about, options }],
+        });
         return;
     }
     finish(s, mover, o, eff, ev);
@@ -910,23 +951,201 @@ pub fn play(s: &mut State, mover: &str, o: &Order, ev: &mut Vec<Event>) {
 
 /// The charged Cavalry's owner chose (or the deadline chose the first side
 /// in reading order): the dodge, then the rest of the charge.
-pub fn dodge(s: &mut State, p: &Pending, choice: Option<Order>, ev: &mut Vec<Event>) {
-    let pick = match choice {
-        Some(Order::Dodge(q)) if p.options.contains(&s.name(q)) => q,
-        _ => match p.options.first().and_then(|c| s.sq(c)) {
-            Some(q) => q,
-            None => return,
-        },
-    };
-    let Ok(mut eff) = check(s, &p.mover, &p.charge) else {
-        ev.push(Event::all(format!("{}'s {} is void.", army_title(&p.mover), p.charge)));
+pub fn respond(s: &mut State, p: &Pending, answers: &[Order], ev: &mut Vec<Event>) {
+    // Each question takes its answer, or its first option (the default).
+    let chosen: Vec<Order> = p
+        .questions
+        .iter()
+        .filter_map(|q| answers.iter().find(|a| q.options.contains(a)).or(q.options.first()).cloned())
+        .collect();
+    let Some(charge) = &p.charge else {
+        for o in &chosen {
+            forced(s, o, ev);
+        }
         return;
     };
-    let Order::Charge { at, .. } = p.charge else { return };
+    let Some(Order::Dodge(pick)) = chosen.first().cloned() else { return };
+    let Ok(mut eff) = check(s, &p.mover, charge) else {
+        ev.push(Event::all(format!("{}'s {} is void.", army_title(&p.mover), charge)));
+        return;
+    };
+    let Order::Charge { at, .. } = *charge else { return };
     let cav = s.occupancy()[at.row as usize * s.columns as usize + at.col as usize].expect("the charged Cavalry");
     eff.choice.clear();
     eff.dodge = Some((cav, pick));
-    finish(s, &p.mover, &p.charge, eff, ev);
+    finish(s, &p.mover, charge, eff, ev);
+}
+
+/// A forced move of Disrupt or Disperse, answered or by default: it
+/// captures nothing and sets off nothing. One that the position no
+/// longer allows (an earlier answer took its square) is skipped.
+fn forced(s: &mut State, o: &Order, ev: &mut Vec<Event>) {
+    let at = s.occupancy();
+    let get = |q: Sq| at[q.row as usize * s.columns as usize + q.col as usize];
+    match *o {
+        Order::StepOut { from, to } | Order::Disperse { from, to } => match (get(from), get(to)) {
+            (Some(w), None) => {
+                let what = if matches!(o, Order::Disperse { .. }) { "disperses" } else { "steps out" };
+                ev.push(Event::all(format!(
+                    "{} {} {what} to {}.",
+                    army_title(&s.armies[w.army()].name),
+                    s.name(from),
+                    s.name(to)
+                )));
+                place(s, w, s.name(to));
+            }
+            _ => ev.push(Event::all(format!("{o}: no longer possible, skipped."))),
+        },
+        Order::Rout(q) => {
+            if let Some(w) = get(q).filter(|w| w.is_unit()) {
+                rout(s, w, q, ev);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn rout(s: &mut State, w: Who, q: Sq, ev: &mut Vec<Event>) {
+    let army = s.armies[w.army()].name.clone();
+    ev.push(Event::all(format!("{} {} is routed.", army_title(&army), s.name(q))));
+    place(s, w, String::new());
+    if matches!(w, Who::Infantry(..)) {
+        *s.lost_infantry.entry(army.clone()).or_insert(0) += 1;
+    }
+    *s.lost.entry(army).or_insert(0) += 1;
+}
+
+/// VIII's Disperse and Disrupt after the mover's action (brief 3.2 step 4):
+/// each forced move with one outcome is made at once; where the owner has
+/// a choice, a respond step asks it.
+fn after_effects(s: &mut State, mover: &str, eff: &Effect, ev: &mut Vec<Event>) {
+    let Some(a) = s.army_index(mover) else { return };
+    let mut questions: Vec<Question> = Vec::new();
+    let mut asked = String::new();
+    // Disperse (S8-9, A-27): a Cavalry that moved to an open square; every
+    // enemy Skirmisher among the eight around it steps one square away
+    // from it (to a square two away), or is routed.
+    if let (Some((Who::Cavalry(..), cav)), None) = (eff.moves.first().copied(), eff.charged) {
+        let near: Vec<Sq> = s.board().around(cav);
+        for q in near {
+            let p = Pos::new(s);
+            let Some(w) = p.get(q).filter(|w| matches!(w, Who::Skirmisher(x, _) if *x != a)) else { continue };
+            let away: Vec<Sq> = STEPS
+                .iter()
+                .filter_map(|&d| p.step(q, d, 1))
+                .filter(|&t| p.open(t) && t.col.abs_diff(cav.col).max(t.row.abs_diff(cav.row)) == 2)
+                .collect();
+            match away.len() {
+                0 => rout(s, w, q, ev),
+                1 => forced(s, &Order::Disperse { from: q, to: away[0] }, ev),
+                _ => {
+                    asked = s.armies[w.army()].name.clone();
+                    questions.push(Question {
+                        about: format!("the Skirmisher at {}", s.name(q)),
+                        options: away.iter().map(|&t| Order::Disperse { from: q, to: t }).collect(),
+                    });
+                }
+            }
+        }
+    }
+    // Disrupt (S8-6..8, A-26): the Skirmisher that moved and another of
+    // its army both beside an enemy formation: one unit of it that is not
+    // Engaged steps out, or one beside the Skirmishers is routed.
+    if let (Some((Who::Skirmisher(..), m)), None) = (eff.moves.first().copied(), eff.charged) {
+        let p = Pos::new(s);
+        let mut seen: Vec<Block> = Vec::new();
+        let mut found: Vec<(Block, Vec<Order>, usize)> = Vec::new();
+        for inst in formations_beside(&p, a, m) {
+            if seen.contains(&inst) {
+                continue;
+            }
+            seen.push(inst);
+            let cells = inst.cells();
+            let touching = |q: Sq| STEPS.iter().filter_map(|&d| p.step(q, d, 1)).any(|x| cells.contains(&x));
+            let others: Vec<Sq> = skirmishers(&p, a).into_iter().filter(|&x| x != m && touching(x)).collect();
+            if others.is_empty() {
+                continue;
+            }
+            let mut options: Vec<Order> = Vec::new();
+            for &u in &cells {
+                if engaged(&p, u) {
+                    continue;
+                }
+                for d in STEPS {
+                    if let Some(t) = p.step(u, d, 1).filter(|&t| p.open(t) && !cells.contains(&t)) {
+                        options.push(Order::StepOut { from: u, to: t });
+                    }
+                }
+            }
+            if options.is_empty() {
+                let by: Vec<Sq> = std::iter::once(m).chain(others.iter().copied()).collect();
+                options = cells
+                    .iter()
+                    .filter(|&&u| !matches!(p.get(u), Some(Who::Commander(_) | Who::Eagle(_))))
+                    .filter(|&&u| by.iter().any(|&k| k.col.abs_diff(u.col) + k.row.abs_diff(u.row) == 1))
+                    .map(|&u| Order::Rout(u))
+                    .collect();
+            }
+            found.push((inst, options, p.get(cells[0]).map(|w| w.army()).unwrap_or(0)));
+        }
+        for (inst, options, owner) in found {
+            match options.len() {
+                0 => {}
+                1 => forced(s, &options[0], ev),
+                _ => {
+                    asked = s.armies[owner].name.clone();
+                    questions.push(Question { about: format!("the disrupted {}", inst.name(s)), options });
+                }
+            }
+        }
+    }
+    if !questions.is_empty() {
+        let list: Vec<String> = questions.iter().map(|q| q.about.clone()).collect();
+        ev.push(Event::all(format!("{} chooses for {}.", army_title(&asked), list.join(" and "))));
+        s.pending = Some(Pending { mover: mover.to_string(), charge: None, asked, questions });
+    }
+}
+
+/// The mover's Skirmishers.
+fn skirmishers(p: &Pos, a: usize) -> Vec<Sq> {
+    let s = p.s;
+    s.armies[a]
+        .skirmishers
+        .iter()
+        .filter_map(|c| s.sq(c))
+        .filter(|&q| matches!(p.get(q), Some(Who::Skirmisher(..))))
+        .collect()
+}
+
+/// Enemy formations (Squares, Columns, Lines as their shapes make them,
+/// A-3) with a unit beside `m`.
+fn formations_beside(p: &Pos, a: usize, m: Sq) -> Vec<Block> {
+    let s = p.s;
+    let mut out = Vec::new();
+    let mut shapes = vec![(1, 1), (0, 2), (2, 0)];
+    if s.lines {
+        shapes.push((3, 0));
+    }
+    for d in STEPS {
+        let Some(u) = p.step(m, d, 1) else { continue };
+        let Some(e) = p.get(u).filter(|w| w.is_unit() && w.army() != a).map(|w| w.army()) else { continue };
+        for &(w, h) in &shapes {
+            for dc in -w..=0 {
+                for dr in -h..=0 {
+                    let (c, r) = (u.col as i32 + dc, u.row as i32 + dr);
+                    if !s.board().contains(c, r) || !s.board().contains(c + w, r + h) {
+                        continue;
+                    }
+                    let b =
+                        Block::new(Sq { col: c as u8, row: r as u8 }, Sq { col: (c + w) as u8, row: (r + h) as u8 });
+                    if b.cells().iter().all(|&x| p.formation_unit(x, e)) && !out.contains(&b) {
+                        out.push(b);
+                    }
+                }
+            }
+        }
+    }
+    out
 }
 
 fn finish(s: &mut State, mover: &str, o: &Order, eff: Effect, ev: &mut Vec<Event>) {
@@ -945,6 +1164,7 @@ fn finish(s: &mut State, mover: &str, o: &Order, eff: Effect, ev: &mut Vec<Event
         moved: eff.moves.iter().map(|(_, q)| s.name(*q)).collect(),
         captured: captured.iter().map(|(_, q, _)| s.name(*q)).collect(),
     });
+    after_effects(s, mover, &eff, ev);
 }
 
 /// Apply an effect; the pieces captured, with their squares and how.
@@ -1025,6 +1245,11 @@ fn flanks(s: &State, a: usize, moved: &[Sq]) -> Vec<(Who, Sq, String)> {
                 n += 1;
             };
             let Some(end) = end else { continue };
+            // A Skirmisher at either end flanks one unit only (S8-11, A-28).
+            let skirmisher_end = [m, end].iter().any(|&x| matches!(p.get(x), Some(Who::Skirmisher(..))));
+            if skirmisher_end && run.len() != 1 {
+                continue;
+            }
             for (w, q) in run {
                 // A Commander or an Eagle is never captured (BT-11, BT-28,
                 // A-20); a unit of a Square is immune to flanks (BT-14,

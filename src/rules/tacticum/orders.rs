@@ -101,6 +101,18 @@ pub enum Order {
     Ready,
     /// Where the charged Cavalry dodges (S6-15).
     Dodge(Sq),
+    /// VIII's Disrupt: a unit steps out of the disrupted formation (S8-6),
+    /// or, when none can, one beside the Skirmishers is Routed (S8-7).
+    StepOut {
+        from: Sq,
+        to: Sq,
+    },
+    Rout(Sq),
+    /// VIII's Disperse: where a Skirmisher withdraws from a Cavalry (S8-9).
+    Disperse {
+        from: Sq,
+        to: Sq,
+    },
     /// IV's placement: two units on these squares (S4-4).
     Place(Vec<Sq>),
     /// IV's Facing: the Command Square a quarter turn, right = clockwise
@@ -152,6 +164,9 @@ impl fmt::Display for Order {
             Order::Pass => write!(f, "PASS"),
             Order::Ready => write!(f, "READY"),
             Order::Dodge(q) => write!(f, "DODGE {}", sq_name(*q)),
+            Order::StepOut { from, to } => write!(f, "STEP OUT {} TO {}", sq_name(*from), sq_name(*to)),
+            Order::Rout(q) => write!(f, "ROUT {}", sq_name(*q)),
+            Order::Disperse { from, to } => write!(f, "DISPERSE {} TO {}", sq_name(*from), sq_name(*to)),
             Order::Place(v) => write!(f, "PLACE {}", v.iter().map(|q| sq_name(*q)).collect::<Vec<_>>().join(", ")),
             Order::Extend(b) => write!(f, "EXTEND {}", block_name(b)),
             Order::Rally { guide, movers } => {
@@ -207,6 +222,17 @@ pub fn parse(s: &State, _role: &str, line: &str) -> Result<Order, Problem> {
             Ok(Order::Charge { column: block(s, column)?, at: s.board().parse(at, "board")?, via })
         }
         "DODGE" => Ok(Order::Dodge(s.board().parse(rest, "board")?)),
+        "ROUT" => Ok(Order::Rout(s.board().parse(rest, "board")?)),
+        "STEP" | "DISPERSE" => {
+            let rest = if verb == "STEP" {
+                parse::keyword(rest, "OUT").ok_or_else(|| syntax("OUT, the unit and TO where (STEP OUT e7 TO e8)"))?
+            } else {
+                rest
+            };
+            let (a, b) = parse::split(rest, "to").ok_or_else(|| syntax("the unit and TO where (DISPERSE f6 TO g6)"))?;
+            let (from, to) = (s.board().parse(a, "board")?, s.board().parse(b, "board")?);
+            Ok(if verb == "STEP" { Order::StepOut { from, to } } else { Order::Disperse { from, to } })
+        }
         "PLACE" => {
             let cells = parse::list(rest);
             if cells.is_empty() {
@@ -262,6 +288,9 @@ pub fn validate(s: &State, role: &str, orders: &[Order]) -> Vec<(usize, Problem)
                 .hint(format!("send only {}", orders[0])),
         ));
     }
+    if let (Some(p), "respond") = (&s.pending, s.phase.as_str()) {
+        return respond(s, p, orders);
+    }
     let Some(o) = orders.first() else { return out };
     let checked = match (s.phase.as_str(), o, &s.pending) {
         ("toss", Order::Ready, _) => Ok(()),
@@ -269,16 +298,60 @@ pub fn validate(s: &State, role: &str, orders: &[Order]) -> Vec<(usize, Problem)
         ("place", Order::Place(cells), _) => moves::check_place(s, role, cells),
         ("place", _, _) => Err(Problem::new("units are being placed: nobody moves yet (S4-4)").hint("PLACE d3, d5")),
         (_, Order::Place(_), _) => Err(Problem::new("every unit is placed; now move").hint("MOVE e2 TO e6")),
-        ("respond", Order::Dodge(q), Some(p)) if p.options.contains(&s.name(*q)) => Ok(()),
-        ("respond", _, Some(p)) => Err(Problem::new(format!(
-            "your Cavalry at the charge's target dodges to {} (S6-15): choose one",
-            p.options.join(" or ")
-        ))
-        .hint(format!("DODGE {}", p.options.first().cloned().unwrap_or_default()))),
+
         _ => moves::check(s, role, o).map(|_| ()),
     };
     if let Err(p) = checked {
         out.push((0, p));
+    }
+    out
+}
+
+/// A respond step's answers: one option of each question, each question
+/// once.
+fn respond(s: &State, p: &super::Pending, orders: &[Order]) -> Vec<(usize, Problem)> {
+    let mut out = Vec::new();
+    let mut answered = vec![false; p.questions.len()];
+    for (i, o) in orders.iter().enumerate() {
+        match p.questions.iter().position(|q| q.options.contains(o)) {
+            Some(k) if answered[k] => out.push((
+                i,
+                Problem::new(format!("{} is answered already", p.questions[k].about)).hint("one answer a question"),
+            )),
+            Some(k) => answered[k] = true,
+            None if matches!(o, Order::StepOut { from, .. } if moves::engaged_at(s, *from)) => out.push((
+                i,
+                Problem::new(format!("{o}: the unit is Engaged (an enemy beside it) and cannot step out (S8-6)")).hint(
+                    format!(
+                        "one of: {}",
+                        p.questions
+                            .iter()
+                            .flat_map(|q| q.options.iter().map(|o| o.to_string()))
+                            .collect::<Vec<_>>()
+                            .join("; ")
+                    ),
+                ),
+            )),
+            None => {
+                let all: Vec<String> =
+                    p.questions.iter().flat_map(|q| q.options.iter().map(|o| o.to_string())).collect();
+                out.push((
+                    i,
+                    Problem::new(format!("{o} is not one of the choices now"))
+                        .hint(format!("one of: {}", all.join("; "))),
+                ))
+            }
+        }
+    }
+    if out.is_empty() {
+        if let Some(k) = answered.iter().position(|a| !a) {
+            let q = &p.questions[k];
+            let opts: Vec<String> = q.options.iter().map(|o| o.to_string()).collect();
+            out.push((
+                orders.len().saturating_sub(1),
+                Problem::new(format!("{} still needs an answer", q.about)).hint(opts.join(" or ")),
+            ));
+        }
     }
     out
 }

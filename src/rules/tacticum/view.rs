@@ -36,6 +36,7 @@ pub fn view(s: &State, viewer: &Viewer) -> View {
                     let text = match w {
                         Who::Commander(_) => "C",
                         Who::Cavalry(..) => "H",
+                        Who::Skirmisher(..) => "S",
                         Who::Eagle(_) => "E",
                         _ => "i",
                     };
@@ -48,6 +49,9 @@ pub fn view(s: &State, viewer: &Viewer) -> View {
     let mut kinds = vec!["i Infantry", "C Commander"];
     if s.armies.iter().any(|a| !a.cavalry.is_empty()) {
         kinds.push("H Cavalry");
+    }
+    if s.armies.iter().any(|a| !a.skirmishers.is_empty()) {
+        kinds.push("S Skirmisher");
     }
     if s.armies.iter().any(|a| !a.eagle.is_empty()) {
         kinds.push("E Eagle");
@@ -87,7 +91,11 @@ pub fn view(s: &State, viewer: &Viewer) -> View {
             ("toss", _) => "The first player is being drawn.".to_string(),
             ("place", _) => format!("{} places two units on the hill.", army_title(&s.active)),
             ("respond", Some(p)) => {
-                format!("{} chooses where its Cavalry dodges: {}.", army_title(&p.dodger), p.options.join(" or "))
+                format!(
+                    "{} chooses for {}.",
+                    army_title(&p.asked),
+                    p.questions.iter().map(|q| q.about.clone()).collect::<Vec<_>>().join(" and ")
+                )
             }
             _ => format!("{} to move.", army_title(&s.active)),
         }),
@@ -138,6 +146,8 @@ fn goal(o: &super::Objective) -> String {
         "capture" => format!("capture {}", o.count),
         "eagle" => "Cavalry by Eagle".into(),
         "eliminate_cavalry" => "no enemy Cavalry".into(),
+        "command_square_row" => "Command Square on back row".into(),
+        "capture_infantry" => format!("capture {} Infantry", o.count),
         k => k.to_string(),
     }
 }
@@ -163,15 +173,22 @@ pub fn prompt(s: &State, role: &str) -> Prompt {
             };
         }
         ("respond", Some(p)) => {
+            let asks: Vec<String> = p
+                .questions
+                .iter()
+                .map(|q| {
+                    let o: Vec<String> = q.options.iter().map(|o| o.to_string()).collect();
+                    format!("{}: {}", q.about, o.join(" or "))
+                })
+                .collect();
+            let why = match &p.charge {
+                Some(c) => format!("{}'s {c} charges your Cavalry, which dodges to one side of the charge (S6-15)", army_title(&p.mover)),
+                None => format!("{}'s move forces some of your units to move (Disrupt S8-6, Disperse S8-9)", army_title(&p.mover)),
+            };
             return Prompt {
-                text: format!(
-                    "{}'s {} charges your Cavalry, which dodges to one side of the charge (S6-15): choose {}.",
-                    army_title(&p.mover),
-                    p.charge,
-                    p.options.join(" or ")
-                ),
-                syntax: p.options.iter().map(|o| format!("DODGE {o}")).collect(),
-            }
+                text: format!("{why}. Choose, one line each: {}.", asks.join("; ")),
+                syntax: p.questions.iter().filter_map(|q| q.options.first().map(|o| o.to_string())).collect(),
+            };
         }
         _ => {}
     }
