@@ -19,5 +19,6 @@ mod realmail;
 mod renewal;
 mod stack;
 mod support;
+mod tacticum;
 mod tamper;
 mod verify;

@@ -62,12 +62,31 @@ impl Table {
     /// A game of `ruleset`: its first role played by Alice, its second by
     /// Bob, Carol moderating.
     pub fn game(tag: &str, ruleset: &str, deadline: Option<&str>, dice: &str, cfg: Config) -> Table {
+        Table::in_scenario(tag, ruleset, None, deadline, dice, cfg)
+    }
+
+    /// [`Table::game`] in the scenario named (the ruleset's first if none).
+    pub fn in_scenario(
+        tag: &str,
+        ruleset: &str,
+        scenario: Option<&str>,
+        deadline: Option<&str>,
+        dice: &str,
+        cfg: Config,
+    ) -> Table {
         let dir = temp_dir(tag);
         let desk = Desk::open(&dir, cfg).unwrap();
-        let roles = adjutant::rules::find(ruleset).unwrap().info().scenarios[0].roles.clone();
+        let info = adjutant::rules::find(ruleset).unwrap().info();
+        let roles = info
+            .scenarios
+            .iter()
+            .find(|s| Some(s.name.as_str()) == scenario)
+            .unwrap_or(&info.scenarios[0])
+            .roles
+            .clone();
         let req = NewGame {
             ruleset: ruleset.into(),
-            scenario: None,
+            scenario: scenario.map(str::to_string),
             players: vec![(roles[0].clone(), ALICE.into()), (roles[1].clone(), BOB.into())],
             gm: Some(CAROL.into()),
             deadline: deadline.map(str::to_string),
