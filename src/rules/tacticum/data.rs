@@ -10,6 +10,7 @@ const FILES: &[&str] = &[
     include_str!("../../../games/tacticum/scenario-02-preserve-the-eagle.toml"),
     include_str!("../../../games/tacticum/scenario-03-revolt.toml"),
     include_str!("../../../games/tacticum/scenario-04-high-ground.toml"),
+    include_str!("../../../games/tacticum/scenario-05-resupply.toml"),
     include_str!("../../../games/tacticum/scenario-06-seize-the-eagle.toml"),
     include_str!("../../../games/tacticum/scenario-07-alae.toml"),
     include_str!("../../../games/tacticum/scenario-08-all-units.toml"),
@@ -68,6 +69,12 @@ pub struct TerrainFile {
     pub hill: Vec<String>,
     #[serde(default)]
     pub hilltop: Vec<String>,
+    #[serde(default)]
+    pub fort: Vec<String>,
+    #[serde(default)]
+    pub walls: Vec<String>,
+    #[serde(default)]
+    pub obstacles: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -75,6 +82,8 @@ pub struct TerrainFile {
 pub struct CaptureFile {
     #[serde(default)]
     pub two_sides: Vec<String>,
+    #[serde(default)]
+    pub two_sides_mode: String,
 }
 
 impl ScenarioFile {
@@ -101,6 +110,11 @@ pub fn setup(scenario: &str) -> Result<State, String> {
         lost_infantry: Default::default(),
         hill: f.terrain.hill.clone(),
         hilltops: f.terrain.hilltop.clone(),
+        fort: f.terrain.fort.clone(),
+        walls: f.terrain.walls.clone(),
+        obstacles: f.terrain.obstacles.clone(),
+        two_sides_mode: f.capture.two_sides_mode.clone(),
+        lost_grain: Default::default(),
         infantry_limit: f.infantry_limit,
         cavalry_turn_max: 5,
         pending: None,
@@ -132,6 +146,7 @@ fn check(s: &State) -> Result<(), String> {
             .chain(&a.infantry)
             .chain(&a.cavalry)
             .chain(&a.skirmishers)
+            .chain(&a.grain)
             .chain(std::iter::once(&a.eagle));
         for c in all.filter(|c| !c.is_empty()) {
             s.board().parse(c, "board").map_err(|p| format!("{}: {}", a.name, p.reason))?;
@@ -156,6 +171,9 @@ fn check(s: &State) -> Result<(), String> {
             "eliminate_cavalry",
             "hilltop",
             "command_square_row",
+            "deliver",
+            "enter_fort",
+            "capture_grain",
         ];
         if !KINDS.contains(&o.kind.as_str()) {
             return Err(format!("unknown objective kind {:?}", o.kind));
@@ -178,6 +196,7 @@ mod tests {
             ("preserve-the-eagle", [(9, true), (14, true)]),
             ("revolt", [(11, true), (13, false)]),
             ("high-ground", [(3, true), (3, true)]),
+            ("resupply", [(9, true), (9, false)]),
             ("seize-the-eagle", [(10, true), (10, true)]),
             ("alae", [(17, true), (17, true)]),
             ("all-units", [(17, true), (17, true)]),

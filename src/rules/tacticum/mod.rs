@@ -43,6 +43,16 @@ pub struct Army {
     /// VI's Eagle cube (`BE`): moves only in a formation, never captured.
     #[serde(default)]
     pub eagle: String,
+    /// V's Grain wagons (`BG1`…): Legion units that form formations.
+    #[serde(default)]
+    pub grain: Vec<String>,
+    /// Most spaces a single unit of this army moves (V: 4 for the Legion,
+    /// 3 for the Rebels); 0: the scenario's Infantry limit.
+    #[serde(default)]
+    pub move_limit: u32,
+    /// Its single units may change direction once (V's Rebels, S5-4).
+    #[serde(default)]
+    pub turns: bool,
     /// VIII's Skirmishers (`BS1`…): alone, never in a formation.
     #[serde(default)]
     pub skirmishers: Vec<String>,
@@ -160,6 +170,19 @@ pub struct State {
     /// (IX on, S9-4, S9-5).
     #[serde(default)]
     pub manoeuvres: bool,
+    /// V's Fort (blocks of squares), the walls between squares (`k1|l1`),
+    /// and squares nothing enters (trees, and the squares beside the Fort
+    /// that are not on the map).
+    #[serde(default)]
+    pub fort: Vec<String>,
+    #[serde(default)]
+    pub walls: Vec<String>,
+    #[serde(default)]
+    pub obstacles: Vec<String>,
+    /// How the `two_sides` armies capture: `alone` (III: a unit with no
+    /// friend beside it) or `except-square` (V: any unit not in a Square).
+    #[serde(default)]
+    pub two_sides_mode: String,
     /// Whether four units in a row make a Line (the Invictus board, S7-5).
     #[serde(default)]
     pub lines: bool,
@@ -184,6 +207,8 @@ pub struct State {
     #[serde(default)]
     pub lost_infantry: BTreeMap<String, u32>,
     #[serde(default)]
+    pub lost_grain: BTreeMap<String, u32>,
+    #[serde(default)]
     pub last: Option<Last>,
     /// Turns passed in a row because the army to move had no legal action.
     #[serde(default)]
@@ -200,7 +225,10 @@ pub enum Who {
     Infantry(usize, usize),
     Cavalry(usize, usize),
     Skirmisher(usize, usize),
+    Grain(usize, usize),
     Eagle(usize),
+    /// A tree, or a square off the map: blocks, belongs to nobody.
+    Obstacle,
     /// A phantom square counting as a unit of this army.
     Phantom(usize),
 }
@@ -212,12 +240,14 @@ impl Who {
             | Who::Infantry(a, _)
             | Who::Cavalry(a, _)
             | Who::Skirmisher(a, _)
+            | Who::Grain(a, _)
             | Who::Eagle(a)
             | Who::Phantom(a) => a,
+            Who::Obstacle => usize::MAX,
         }
     }
     pub fn is_unit(self) -> bool {
-        !matches!(self, Who::Phantom(_))
+        !matches!(self, Who::Phantom(_) | Who::Obstacle)
     }
 }
 
@@ -238,6 +268,11 @@ impl State {
     pub fn occupancy(&self) -> Vec<Option<Who>> {
         let mut at = vec![None; self.columns as usize * self.rows as usize];
         let idx = |s: &State, c: &str| s.sq(c).map(|q| q.row as usize * s.columns as usize + q.col as usize);
+        for c in &self.obstacles {
+            if let Some(i) = idx(self, c) {
+                at[i] = Some(Who::Obstacle);
+            }
+        }
         for p in &self.phantoms {
             if let Some(a) = self.army_index(&p.army) {
                 for c in &p.cells {
@@ -264,6 +299,11 @@ impl State {
                     at[i] = Some(Who::Skirmisher(a, k));
                 }
             }
+            for (k, c) in army.grain.iter().enumerate() {
+                if let Some(i) = idx(self, c) {
+                    at[i] = Some(Who::Grain(a, k));
+                }
+            }
             for (k, c) in army.infantry.iter().enumerate() {
                 if let Some(i) = idx(self, c) {
                     at[i] = Some(Who::Infantry(a, k));
@@ -281,6 +321,8 @@ impl State {
             Who::Infantry(a, k) => format!("{}{}", letter(a), k + 1),
             Who::Cavalry(a, k) => format!("{}H{}", letter(a), k + 1),
             Who::Skirmisher(a, k) => format!("{}S{}", letter(a), k + 1),
+            Who::Grain(a, k) => format!("{}G{}", letter(a), k + 1),
+            Who::Obstacle => "a tree".into(),
             Who::Eagle(a) => format!("{}E", letter(a)),
             Who::Phantom(a) => format!("{} corner", army_title(&self.armies[a].name)),
         }
@@ -290,7 +332,22 @@ impl State {
     pub fn on_board(&self, a: usize) -> u32 {
         let army = &self.armies[a];
         let n = |v: &Vec<String>| v.iter().filter(|c| !c.is_empty()).count() as u32;
-        (!army.commander.is_empty()) as u32 + n(&army.infantry) + n(&army.cavalry) + n(&army.skirmishers)
+        (!army.commander.is_empty()) as u32
+            + n(&army.infantry)
+            + n(&army.cavalry)
+            + n(&army.skirmishers)
+            + n(&army.grain)
+    }
+    /// Whether a square (by name) is inside V's Fort.
+    pub fn in_fort(&self, cell: &str) -> bool {
+        let Some(q) = self.sq(cell) else { return false };
+        self.fort.iter().any(|b| {
+            let (x, y) = b.split_once(':').unwrap_or((b, b));
+            match (self.sq(x), self.sq(y)) {
+                (Some(x), Some(y)) => orders::Block::new(x, y).cells().contains(&q),
+                _ => false,
+            }
+        })
     }
     fn next_army(&self, army: &str) -> String {
         let i = self.turn_order.iter().position(|a| a == army).unwrap_or(0);
@@ -428,8 +485,15 @@ impl Rules for Tacticum {
             }
             None => {
                 let mover = s.active.clone();
-                let order = orders.get(&mover).and_then(|o| o.first()).cloned().unwrap_or(Order::Pass);
-                moves::play(s, &mover, &order, &mut ev);
+                let mine = orders.get(&mover).cloned().unwrap_or_default();
+                // Lines in the order written: one action, and in V perhaps
+                // a Fort move beside it (S5-6).
+                for order in if mine.is_empty() { vec![Order::Pass] } else { mine } {
+                    moves::play(s, &mover, &order, &mut ev);
+                    if s.pending.is_some() {
+                        break;
+                    }
+                }
                 if s.pending.is_some() {
                     s.phase = "respond".into();
                     return ev;
@@ -575,6 +639,19 @@ fn met(s: &State, o: &Objective, mover: &str) -> Option<String> {
                 .iter()
                 .any(|&dc| own(col + dc, row) && own(col, row + inward) && own(col + dc, row + inward))
                 .then(|| format!("the {} Command Square stands on the enemy's back row", army_title(&o.army)))
+        }
+        "deliver" => {
+            let n = s.armies[me].grain.iter().filter(|c| s.in_fort(c)).count() as u32;
+            (n >= o.count).then(|| format!("{} has delivered {n} Grain wagons into the Fort", army_title(&o.army)))
+        }
+        "enter_fort" => {
+            let army = &s.armies[me];
+            let n = army.infantry.iter().chain(&army.grain).filter(|c| s.in_fort(c)).count() as u32;
+            (n >= o.count).then(|| format!("{} has {n} units in the Fort", army_title(&o.army)))
+        }
+        "capture_grain" => {
+            let n: u32 = enemies.iter().map(|&e| s.lost_grain.get(&s.armies[e].name).copied().unwrap_or(0)).sum();
+            (n >= o.count).then(|| format!("{} has captured {n} Grain wagons", army_title(&o.army)))
         }
         "capture_infantry" => {
             let n: u32 = enemies.iter().map(|&e| s.lost_infantry.get(&s.armies[e].name).copied().unwrap_or(0)).sum();

@@ -33,23 +33,49 @@ const STEPS: [(i32, i32); 4] = [(0, 1), (1, 0), (0, -1), (-1, 0)];
 struct Pos<'a> {
     s: &'a State,
     at: Vec<Option<Who>>,
+    /// Pairs of neighbouring squares with a wall between (V's Fort).
+    walls: Vec<(Sq, Sq)>,
 }
 
 impl<'a> Pos<'a> {
     fn new(s: &'a State) -> Pos<'a> {
-        Pos { s, at: s.occupancy() }
+        let walls = s
+            .walls
+            .iter()
+            .filter_map(|w| {
+                let (a, b) = w.split_once('|')?;
+                Some((s.sq(a)?, s.sq(b)?))
+            })
+            .collect();
+        Pos { s, at: s.occupancy(), walls }
+    }
+    fn walled(&self, a: Sq, b: Sq) -> bool {
+        self.walls.iter().any(|&(x, y)| (x, y) == (a, b) || (x, y) == (b, a))
     }
     fn get(&self, q: Sq) -> Option<Who> {
         self.at[q.row as usize * self.s.columns as usize + q.col as usize]
     }
+    /// `n` steps of (dc, dr) from `q`, on the board and through no wall
+    /// (walls stand only between orthogonal neighbours).
     fn step(&self, q: Sq, (dc, dr): (i32, i32), n: i32) -> Option<Sq> {
-        let (c, r) = (q.col as i32 + dc * n, q.row as i32 + dr * n);
-        self.s.board().contains(c, r).then_some(Sq { col: c as u8, row: r as u8 })
+        let mut cur = q;
+        for _ in 0..n {
+            let (c, r) = (cur.col as i32 + dc, cur.row as i32 + dr);
+            if !self.s.board().contains(c, r) {
+                return None;
+            }
+            let next = Sq { col: c as u8, row: r as u8 };
+            if (dc == 0 || dr == 0) && self.walled(cur, next) {
+                return None;
+            }
+            cur = next;
+        }
+        Some(cur)
     }
     /// A unit of army `a` that forms formations (every unit of an army that
     /// uses them: Infantry and the Commander, A-4).
     fn formation_unit(&self, q: Sq, a: usize) -> bool {
-        let unit = matches!(self.get(q), Some(Who::Infantry(x, _) | Who::Commander(x) | Who::Eagle(x)) if x == a);
+        let unit = matches!(self.get(q), Some(Who::Infantry(x, _) | Who::Commander(x) | Who::Eagle(x) | Who::Grain(x, _)) if x == a);
         unit && self.s.armies[a].formations
     }
     /// Beside a unit of its own army (the Glossary's Supported, S6-6).
@@ -110,6 +136,13 @@ pub fn check(s: &State, role: &str, o: &Order) -> Result<Effect, Problem> {
                 (Shape::Unit, Some(Who::Eagle(_))) => {
                     Err(Problem::new("the Eagle moves only as part of a formation (S6-5)")
                         .hint("move a Square or Column that holds it"))
+                }
+                (Shape::Unit, _) if s.armies[a].turns && (via.is_some() || !straight(from.lo, to.lo)) => {
+                    // V's Rebels turn once within their move (S5-4, A-19).
+                    let to = single(s, to)?;
+                    let path = turning_path(&p, from.lo, to, via.as_ref(), s.armies[a].move_limit, "a Rebel")?;
+                    blocked_on(&p, from.lo, &path, to)?;
+                    Ok(Effect { moves: vec![(p.get(from.lo).expect("own"), to)], ..Default::default() })
                 }
                 (Shape::Unit, _) => {
                     if via.is_some() {
@@ -457,9 +490,20 @@ fn single(s: &State, to: &Block) -> Result<Sq, Problem> {
 /// with one turn at `via` (a corner, or either corner that is open) when
 /// the whole move is at most `cavalry_turn_max` (S6-8, A-21).
 fn cavalry_path(p: &Pos, from: Sq, to: Sq, via: Option<&Block>) -> Result<Vec<Sq>, Problem> {
+    turning_path(p, from, to, via, p.s.cavalry_turn_max, "a Cavalry")
+}
+
+fn straight(a: Sq, b: Sq) -> bool {
+    a.col == b.col || a.row == b.row
+}
+
+/// The squares a unit that may turn once passes through to `to`, the
+/// whole move at most `max` when it turns (and straight moves too when
+/// `what` is a Rebel, whose every move is at most `max`).
+fn turning_path(p: &Pos, from: Sq, to: Sq, via: Option<&Block>, max: u32, what: &str) -> Result<Vec<Sq>, Problem> {
     let s = p.s;
     if to == from {
-        return Err(Problem::new("a Cavalry move may not end where it began (S6-8)").hint("name another square"));
+        return Err(Problem::new(format!("{what} move may not end where it began (S6-8)")).hint("name another square"));
     }
     let line = |a: Sq, b: Sq| -> Option<Vec<Sq>> {
         if a == b || (a.col != b.col && a.row != b.row) {
@@ -467,11 +511,15 @@ fn cavalry_path(p: &Pos, from: Sq, to: Sq, via: Option<&Block>) -> Result<Vec<Sq
         }
         let d = ((b.col as i32 - a.col as i32).signum(), (b.row as i32 - a.row as i32).signum());
         let n = a.col.abs_diff(b.col).max(a.row.abs_diff(b.row)) as i32;
-        Some((1..=n).map(|k| p.step(a, d, k).expect("on the board")).collect())
+        (1..=n).map(|k| p.step(a, d, k)).collect()
     };
     if via.is_none() {
         if let Some(path) = line(from, to) {
             return Ok(path);
+        }
+        if straight(from, to) {
+            return Err(Problem::new(format!("a wall stands between {} and {}", s.name(from), s.name(to)))
+                .hint("go through the gate"));
         }
     }
     let corners: Vec<Sq> = match via {
@@ -486,11 +534,10 @@ fn cavalry_path(p: &Pos, from: Sq, to: Sq, via: Option<&Block>) -> Result<Vec<Sq
             continue;
         };
         let n = a.len() + b.len();
-        if n > s.cavalry_turn_max as usize {
+        if n > max as usize {
             why.push(format!(
-                "via {} the move is {n} spaces; a Cavalry move that turns is at most {} (S6-8)",
-                s.name(c),
-                s.cavalry_turn_max
+                "via {} the move is {n} spaces; {what} move that turns is at most {max} (S6-8, S5-4)",
+                s.name(c)
             ));
             continue;
         }
@@ -501,8 +548,7 @@ fn cavalry_path(p: &Pos, from: Sq, to: Sq, via: Option<&Block>) -> Result<Vec<Sq
         a.extend(b);
         return Ok(a);
     }
-    Err(Problem::new(why.join("; "))
-        .hint(format!("a Cavalry moves straight, or turns once within {} spaces", s.cavalry_turn_max)))
+    Err(Problem::new(why.join("; ")).hint(format!("{what} moves straight, or turns once within {max} spaces")))
 }
 
 /// Every square of a Cavalry's path open, its last one too (a move, not a
@@ -661,20 +707,33 @@ fn unit_move(p: &Pos, a: usize, from: Sq, to: &Block) -> Result<Effect, Problem>
             s.name(p.step(from, d, 5).unwrap_or(to))
         )));
     }
-    if s.infantry_limit > 0 && n > s.infantry_limit && matches!(who, Who::Infantry(..) | Who::Commander(_)) {
+    // The army's own limit (V: the Legion 4, the Rebels 3), else the
+    // scenario's for Infantry (VI on: 7).
+    let limit = match (s.armies[a].move_limit, who) {
+        (l, _) if l > 0 => l,
+        (_, Who::Infantry(..) | Who::Commander(_) | Who::Grain(..)) => s.infantry_limit,
+        _ => 0,
+    };
+    if limit > 0 && n > limit {
         return Err(Problem::new(format!(
-            "an Infantry unit moves at most {} spaces (S6-4, S7-4); this is {n}",
-            s.infantry_limit
+            "{} moves at most {limit} spaces (S5-4, S5-5, S6-4, S7-4); this is {n}",
+            s.piece_name(who)
         ))
-        .hint(format!(
-            "MOVE {} TO {}",
-            s.name(from),
-            s.name(p.step(from, d, s.infantry_limit as i32).unwrap_or(to))
-        )));
+        .hint(format!("MOVE {} TO {}", s.name(from), s.name(p.step(from, d, limit as i32).unwrap_or(to)))));
     }
     let mut q = from;
     while q != to {
-        q = p.step(q, d, 1).expect("towards a square on the board");
+        let Some(next) = p.step(q, d, 1) else {
+            // Only a wall stops a step towards a square on the board.
+            let beyond = Sq { col: (q.col as i32 + d.0) as u8, row: (q.row as i32 + d.1) as u8 };
+            return Err(Problem::new(format!(
+                "a wall stands between {} and {} (the Fort's only way in is its gate)",
+                s.name(q),
+                s.name(beyond)
+            ))
+            .hint(nearest(p, from, d, beyond)));
+        };
+        q = next;
         match p.get(q) {
             None => {}
             // Only its own Commander may enter a phantom square.
@@ -771,6 +830,7 @@ fn formation_move(p: &Pos, shape: Shape, from: &Block, to: &Block, via: Option<&
             }
         };
     let blocked = |path: &Vec<(i32, i32)>| -> Option<String> {
+        let mut prev = (0, 0);
         for &(x, y) in path {
             let b = from.shifted(x, y, s.columns, s.rows)?;
             for q in b.cells() {
@@ -778,6 +838,13 @@ fn formation_move(p: &Pos, shape: Shape, from: &Block, to: &Block, via: Option<&
                     return Some(format!("{} on the way", p.describe(q)));
                 }
             }
+            // Each unit's step of the way, through no wall (V's Fort).
+            let d = (x - prev.0, y - prev.1);
+            if let Some(&m) = members.iter().find(|&&m| p.step(shift(m, prev.0, prev.1), d, 1) != Some(shift(m, x, y)))
+            {
+                return Some(format!("a wall stands in the way of {}", s.name(shift(m, prev.0, prev.1))));
+            }
+            prev = (x, y);
         }
         None
     };
@@ -830,6 +897,10 @@ fn shifted(s: &State, b: &Block, n: i32, dc: i32, dr: i32) -> String {
 
 fn charge(p: &Pos, a: usize, column: &Block, at: Sq) -> Result<Effect, Problem> {
     let s = p.s;
+    if column.cells().iter().any(|&q| matches!(p.get(q), Some(Who::Grain(..)))) {
+        return Err(Problem::new("a Column with Grain in it cannot charge (S5-8); it still flanks")
+            .hint(format!("MOVE {} instead", column.name(s))));
+    }
     let vertical = column.width() == 1;
     let on_axis = if vertical { at.col == column.lo.col } else { at.row == column.lo.row };
     let (lead, d) = match (vertical, on_axis) {
@@ -852,12 +923,17 @@ fn charge(p: &Pos, a: usize, column: &Block, at: Sq) -> Result<Effect, Problem> 
         .hint("move closer first"));
     }
     for n in 1..k {
-        let q = p.step(lead, d, n).expect("between lead and target");
+        let Some(q) = p.step(lead, d, n) else {
+            return Err(Problem::new("a wall stands in the charge's way").hint("charge through the gate"));
+        };
         if p.get(q).is_some() {
             return Err(
                 Problem::new(format!("the charge is blocked: {}", p.describe(q))).hint("a charge needs an open way")
             );
         }
+    }
+    if p.step(lead, d, k) != Some(at) {
+        return Err(Problem::new("a wall stands in the charge's way").hint("charge through the gate"));
     }
     let target = match p.get(at) {
         Some(w) if w.is_unit() && w.army() != a => w,
@@ -899,6 +975,8 @@ fn place(s: &mut State, w: Who, cell: String) {
         Who::Cavalry(a, k) => s.armies[a].cavalry[k] = cell,
         Who::Eagle(a) => s.armies[a].eagle = cell,
         Who::Skirmisher(a, k) => s.armies[a].skirmishers[k] = cell,
+        Who::Grain(a, k) => s.armies[a].grain[k] = cell,
+        Who::Obstacle => {}
         Who::Phantom(_) => {}
     }
 }
@@ -1009,10 +1087,7 @@ fn rout(s: &mut State, w: Who, q: Sq, ev: &mut Vec<Event>) {
     let army = s.armies[w.army()].name.clone();
     ev.push(Event::all(format!("{} {} is routed.", army_title(&army), s.name(q))));
     place(s, w, String::new());
-    if matches!(w, Who::Infantry(..)) {
-        *s.lost_infantry.entry(army.clone()).or_insert(0) += 1;
-    }
-    *s.lost.entry(army).or_insert(0) += 1;
+    count_loss(s, w);
 }
 
 /// VIII's Disperse and Disrupt after the mover's action (brief 3.2 step 4):
@@ -1209,13 +1284,21 @@ fn apply(s: &mut State, mover: &str, eff: &Effect) -> Vec<(Who, Sq, String)> {
     }
     for (w, _, _) in &out {
         place(s, *w, String::new());
-        let army = s.armies[w.army()].name.clone();
-        if matches!(w, Who::Infantry(..)) {
-            *s.lost_infantry.entry(army.clone()).or_insert(0) += 1;
-        }
-        *s.lost.entry(army).or_insert(0) += 1;
+        count_loss(s, *w);
     }
     out
+}
+
+/// A piece its enemy removed, by capture or rout: counted for the
+/// objectives that count them.
+fn count_loss(s: &mut State, w: Who) {
+    let army = s.armies[w.army()].name.clone();
+    match w {
+        Who::Infantry(..) => *s.lost_infantry.entry(army.clone()).or_insert(0) += 1,
+        Who::Grain(..) => *s.lost_grain.entry(army.clone()).or_insert(0) += 1,
+        _ => {}
+    }
+    *s.lost.entry(army).or_insert(0) += 1;
 }
 
 /// The flanks every moved unit closes, and the Rebels' two-side
@@ -1275,7 +1358,10 @@ fn flanks(s: &State, a: usize, moved: &[Sq]) -> Vec<(Who, Sq, String)> {
             for d in STEPS {
                 let Some(q) = p.step(m, d, 1) else { continue };
                 let Some(w) = p.get(q).filter(|w| w.is_unit() && w.army() != a) else { continue };
-                if matches!(w, Who::Commander(_) | Who::Eagle(_)) || p.supported(q) {
+                // III: a unit alone (no friend beside it); V: any unit not
+                // in a Square (S3-5, S5-7, A-17).
+                let immune = if s.two_sides_mode == "except-square" { p.in_square(q) } else { p.supported(q) };
+                if matches!(w, Who::Commander(_) | Who::Eagle(_)) || immune {
                     continue;
                 }
                 let touching: Vec<String> = STEPS
@@ -1285,8 +1371,9 @@ fn flanks(s: &State, a: usize, moved: &[Sq]) -> Vec<(Who, Sq, String)> {
                     .map(|x| s.name(x))
                     .collect();
                 if touching.len() >= 2 {
+                    let how = if s.two_sides_mode == "except-square" { "touched" } else { "alone and touched" };
                     let text = format!(
-                        "{} {} captured: alone and touched on two sides ({}).",
+                        "{} {} captured: {how} on two sides ({}).",
                         army_title(&s.armies[w.army()].name),
                         s.name(q),
                         touching.join(", ")
@@ -1320,14 +1407,15 @@ pub fn legal(s: &State, role: &str) -> Vec<Order> {
     };
     for &q in &units {
         match p.get(q) {
-            Some(Who::Cavalry(..)) => {
+            Some(w @ (Who::Cavalry(..) | Who::Infantry(..))) if matches!(w, Who::Cavalry(..)) || s.armies[a].turns => {
                 // Every square within a turning move's reach, and on the
                 // straight lines beyond; charges at every enemy in reach.
+                let reach = if matches!(w, Who::Cavalry(..)) { s.cavalry_turn_max } else { s.armies[a].move_limit };
                 for row in 0..s.rows {
                     for col in 0..s.columns {
                         let t = Sq { col, row };
                         let straight = t.col == q.col || t.row == q.row;
-                        let near = (q.col.abs_diff(t.col) + q.row.abs_diff(t.row)) as u32 <= s.cavalry_turn_max;
+                        let near = (q.col.abs_diff(t.col) + q.row.abs_diff(t.row)) as u32 <= reach;
                         if t == q || !(straight || near) {
                             continue;
                         }
@@ -1469,6 +1557,14 @@ pub fn trapped(s: &State, a: usize) -> bool {
         Order::Charge { column, .. } => column.cells().contains(&c),
         _ => false,
     })
+}
+
+/// The position after an order of `role` (its captures made), if legal.
+pub fn after(s: &State, role: &str, o: &Order) -> Option<State> {
+    let eff = check(s, role, o).ok()?;
+    let mut t = s.clone();
+    apply(&mut t, role, &eff);
+    Some(t)
 }
 
 /// How many enemy pieces an order captures (for the random player).

@@ -281,6 +281,9 @@ pub fn parse(s: &State, _role: &str, line: &str) -> Result<Order, Problem> {
 
 pub fn validate(s: &State, role: &str, orders: &[Order]) -> Vec<(usize, Problem)> {
     let mut out = Vec::new();
+    if orders.len() == 2 && s.phase == "turn" && !s.fort.is_empty() {
+        return with_fort_move(s, role, orders);
+    }
     if orders.len() > 1 {
         out.push((
             1,
@@ -354,4 +357,26 @@ fn respond(s: &State, p: &super::Pending, orders: &[Order]) -> Vec<(usize, Probl
         }
     }
     out
+}
+
+/// V's turn of two lines (S5-6, A-19): the normal action and a move of a
+/// unit that was in the Fort when the turn began, in the order written,
+/// the second checked on the position after the first.
+fn with_fort_move(s: &State, role: &str, orders: &[Order]) -> Vec<(usize, Problem)> {
+    let in_fort =
+        |o: &Order| matches!(o, Order::Move { from, .. } if from.shape() == Shape::Unit && s.in_fort(&s.name(from.lo)));
+    if !orders.iter().any(in_fort) {
+        return vec![(
+            1,
+            Problem::new("one action a turn; a second line must move a unit that is in the Fort (S5-6)")
+                .hint("MOVE n2 TO j2 beside your action"),
+        )];
+    }
+    match moves::check(s, role, &orders[0]) {
+        Err(p) => vec![(0, p)],
+        Ok(_) => match moves::after(s, role, &orders[0]) {
+            Some(t) => moves::check(&t, role, &orders[1]).err().map(|p| (1, p)).into_iter().collect(),
+            None => Vec::new(),
+        },
+    }
 }

@@ -30,6 +30,8 @@ pub fn view(s: &State, viewer: &Viewer) -> View {
             let shown = s.rows - 1 - row;
             match at[row as usize * s.columns as usize + col as usize] {
                 Some(Who::Phantom(_)) => terrain.push((col, shown, '+')),
+                Some(Who::Obstacle) => terrain.push((col, shown, '#')),
+                None if s.in_fort(&s.name(Sq { col, row })) => terrain.push((col, shown, '=')),
                 None if s.hilltops.contains(&s.name(Sq { col, row })) => terrain.push((col, shown, '^')),
                 None if super::moves::on_hill(s, Sq { col, row }) => terrain.push((col, shown, ':')),
                 Some(w) => {
@@ -37,6 +39,7 @@ pub fn view(s: &State, viewer: &Viewer) -> View {
                         Who::Commander(_) => "C",
                         Who::Cavalry(..) => "H",
                         Who::Skirmisher(..) => "S",
+                        Who::Grain(..) => "G",
                         Who::Eagle(_) => "E",
                         _ => "i",
                     };
@@ -50,6 +53,9 @@ pub fn view(s: &State, viewer: &Viewer) -> View {
     if s.armies.iter().any(|a| !a.cavalry.is_empty()) {
         kinds.push("H Cavalry");
     }
+    if s.armies.iter().any(|a| !a.grain.is_empty()) {
+        kinds.push("G Grain");
+    }
     if s.armies.iter().any(|a| !a.skirmishers.is_empty()) {
         kinds.push("S Skirmisher");
     }
@@ -57,6 +63,13 @@ pub fn view(s: &State, viewer: &Viewer) -> View {
         kinds.push("E Eagle");
     }
     let mut legend = vec![kinds.join(", ")];
+    if !s.fort.is_empty() {
+        let walls: Vec<String> = s.walls.iter().map(|w| w.replace('|', "-")).collect();
+        legend.push(format!("=== the Fort {}, walls {} (elsewhere a gate)", s.fort.join(" "), walls.join(" ")));
+    }
+    if !s.obstacles.is_empty() {
+        legend.push("### trees, and squares off the map".into());
+    }
     if !s.hill.is_empty() {
         legend.push(format!(
             "::: the hill {}; ^^^ hilltops {} (only a Commander stops there)",
@@ -148,6 +161,9 @@ fn goal(o: &super::Objective) -> String {
         "eliminate_cavalry" => "no enemy Cavalry".into(),
         "command_square_row" => "Command Square on back row".into(),
         "capture_infantry" => format!("capture {} Infantry", o.count),
+        "deliver" => format!("{} Grain into the Fort", o.count),
+        "enter_fort" => format!("{} units into the Fort", o.count),
+        "capture_grain" => format!("capture {} Grain", o.count),
         k => k.to_string(),
     }
 }
