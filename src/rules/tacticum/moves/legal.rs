@@ -1,0 +1,198 @@
+//! The legal-action generator: what Trapped (BT-31, A-12), PASS,
+//! the prompt and the random player need.
+
+use super::capture::apply;
+use super::{check, engaged, Pos, Sq, STEPS};
+use crate::rules::tacticum::orders::{Block, Shape};
+use crate::rules::tacticum::{Order, State, Who};
+
+/// Every legal action of `role`'s army at a turn, in a stable order.
+pub fn legal(s: &State, role: &str) -> Vec<Order> {
+    let Some(a) = s.army_index(role) else { return Vec::new() };
+    let p = Pos::new(s);
+    let mut out = Vec::new();
+    let mut units: Vec<Sq> = Vec::new();
+    for row in 0..s.rows {
+        for col in 0..s.columns {
+            let q = Sq { col, row };
+            if matches!(p.get(q), Some(w) if w.is_unit() && w.army() == a) {
+                units.push(q);
+            }
+        }
+    }
+    let try_order = |o: Order, out: &mut Vec<Order>| {
+        if check(s, role, &o).is_ok() && !out.contains(&o) {
+            out.push(o);
+        }
+    };
+    for &q in &units {
+        match p.get(q) {
+            Some(w @ (Who::Cavalry(..) | Who::Infantry(..))) if matches!(w, Who::Cavalry(..)) || s.armies[a].turns => {
+                // Every square within a turning move's reach, and on the
+                // straight lines beyond; charges at every enemy in reach.
+                let reach = if matches!(w, Who::Cavalry(..)) { s.cavalry_turn_max } else { s.armies[a].move_limit };
+                for row in 0..s.rows {
+                    for col in 0..s.columns {
+                        let t = Sq { col, row };
+                        let straight = t.col == q.col || t.row == q.row;
+                        let near = (q.col.abs_diff(t.col) + q.row.abs_diff(t.row)) as u32 <= reach;
+                        if t == q || !(straight || near) {
+                            continue;
+                        }
+                        let o = match p.get(t) {
+                            None => Order::Move { from: Block::one(q), to: Block::one(t), via: None },
+                            Some(w) if w.is_unit() && w.army() != a => {
+                                Order::Charge { column: Block::one(q), at: t, via: None }
+                            }
+                            _ => continue,
+                        };
+                        try_order(o, &mut out);
+                    }
+                }
+            }
+            Some(Who::Eagle(_)) => {}
+            _ => {
+                for d in STEPS {
+                    for n in 1.. {
+                        let Some(t) = p.step(q, d, n) else { break };
+                        let o = Order::Move { from: Block::one(q), to: Block::one(t), via: None };
+                        if check(s, role, &o).is_err() {
+                            break;
+                        }
+                        out.push(o);
+                    }
+                }
+            }
+        }
+    }
+    if !s.armies[a].formations {
+        return out;
+    }
+    if s.manoeuvres {
+        for &g in &units {
+            rallies(&p, a, g, &mut out);
+        }
+    }
+    for &q in &units {
+        let mut candidates = vec![(Shape::Square, (1, 1)), (Shape::Column, (0, 2)), (Shape::Column, (2, 0))];
+        if s.lines {
+            candidates.push((Shape::Line, (3, 0)));
+        }
+        for (shape, (w, h)) in candidates {
+            let Some(hi) = p.step(q, (w, h), 1) else { continue };
+            let b = Block::new(q, hi);
+            if !b.cells().iter().all(|&c| p.formation_unit(c, a)) {
+                continue;
+            }
+            let shifts: Vec<(i32, i32)> = match shape {
+                Shape::Square => vec![
+                    (1, 0),
+                    (-1, 0),
+                    (0, 1),
+                    (0, -1),
+                    (2, 0),
+                    (-2, 0),
+                    (0, 2),
+                    (0, -2),
+                    (1, 1),
+                    (1, -1),
+                    (-1, 1),
+                    (-1, -1),
+                ],
+                Shape::Line => vec![(0, 1), (0, -1)],
+                _ => (1..=3).flat_map(|k| if w == 0 { [(0, k), (0, -k)] } else { [(k, 0), (-k, 0)] }).collect(),
+            };
+            for (dc, dr) in shifts {
+                if let Some(to) = b.shifted(dc, dr, s.columns, s.rows) {
+                    try_order(Order::Move { from: b, to, via: None }, &mut out);
+                }
+            }
+            if shape == Shape::Square && s.manoeuvres {
+                try_order(Order::Extend(b), &mut out);
+            }
+            if shape == Shape::Square && s.facing {
+                for right in [true, false] {
+                    try_order(Order::Turn { square: b, right }, &mut out);
+                }
+            }
+            if shape == Shape::Column {
+                let (d1, d2) = if w == 0 { ((0, 1), (0, -1)) } else { ((1, 0), (-1, 0)) };
+                for (end, d) in [(b.hi, d1), (b.lo, d2)] {
+                    for n in 1..=3 {
+                        if let Some(t) = p.step(end, d, n) {
+                            try_order(Order::Charge { column: b, at: t, via: None }, &mut out);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Rallies on the Guide `g`: for each 2x2 that holds it, its open squares
+/// filled by the first free units around the Guide (a sample of the
+/// choices, enough for Trapped and random play).
+fn rallies(p: &Pos, a: usize, g: Sq, out: &mut Vec<Order>) {
+    let s = p.s;
+    if !p.formation_unit(g, a) {
+        return;
+    }
+    for (dc, dr) in [(-1, -1), (-1, 0), (0, -1), (0, 0)] {
+        let (c, r) = (g.col as i32 + dc, g.row as i32 + dr);
+        if !s.board().contains(c, r) || !s.board().contains(c + 1, r + 1) {
+            continue;
+        }
+        let b = Block::new(Sq { col: c as u8, row: r as u8 }, Sq { col: c as u8 + 1, row: r as u8 + 1 });
+        let open: Vec<Sq> = b.cells().into_iter().filter(|&q| !p.formation_unit(q, a)).collect();
+        if open.is_empty() || open.iter().any(|&q| !p.open(q)) {
+            continue;
+        }
+        let mut free: Vec<Sq> = s
+            .board()
+            .around(g)
+            .into_iter()
+            .filter(|&q| !b.cells().contains(&q) && p.formation_unit(q, a) && !engaged(p, q))
+            .collect();
+        if free.len() < open.len() {
+            continue;
+        }
+        let movers: Vec<(Sq, Sq)> = open.iter().map(|&t| (free.remove(0), t)).collect();
+        let o = Order::Rally { guide: g, movers };
+        if check(s, &s.armies[a].name, &o).is_ok() && !out.contains(&o) {
+            out.push(o);
+        }
+    }
+}
+
+/// Whether army `a`'s Commander can change square in no legal action of
+/// its army (BT-31, A-12).
+pub fn trapped(s: &State, a: usize) -> bool {
+    let Some(c) = s.sq(&s.armies[a].commander) else { return false };
+    let role = s.armies[a].name.clone();
+    !legal(s, &role).iter().any(|o| match o {
+        Order::Rally { movers, .. } => movers.iter().any(|m| m.0 == c),
+        Order::Extend(square) => square.cells().contains(&c),
+        Order::Move { from, .. } | Order::Turn { square: from, .. } => from.cells().contains(&c),
+        Order::Charge { column, .. } => column.cells().contains(&c),
+        _ => false,
+    })
+}
+
+/// The position after an order of `role` (its captures made), if legal.
+pub fn after(s: &State, role: &str, o: &Order) -> Option<State> {
+    let eff = check(s, role, o).ok()?;
+    let mut t = s.clone();
+    apply(&mut t, role, &eff);
+    Some(t)
+}
+
+/// How many enemy pieces an order captures (for the random player).
+pub fn captures(s: &State, role: &str, o: &Order) -> usize {
+    let Ok(eff) = check(s, role, o) else { return 0 };
+    if !eff.choice.is_empty() {
+        return 0;
+    }
+    let mut t = s.clone();
+    apply(&mut t, role, &eff).len()
+}
