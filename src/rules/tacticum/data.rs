@@ -1,7 +1,7 @@
 //! The scenarios (`games/tacticum/`, one file each), read once and copied
 //! into a new game's state.
 
-use super::{Army, Objective, Phantom, State};
+use super::{Army, Objective, Phantom, State, Terrain};
 use serde::Deserialize;
 use std::sync::LazyLock;
 
@@ -50,7 +50,7 @@ pub struct ScenarioFile {
     #[serde(default)]
     pub manoeuvres: bool,
     #[serde(default)]
-    pub terrain: TerrainFile,
+    pub terrain: Terrain,
     #[serde(rename = "objective")]
     pub objectives: Vec<Objective>,
 }
@@ -60,21 +60,6 @@ pub struct ScenarioFile {
 pub struct BoardFile {
     pub columns: u8,
     pub rows: u8,
-}
-
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct TerrainFile {
-    #[serde(default)]
-    pub hill: Vec<String>,
-    #[serde(default)]
-    pub hilltop: Vec<String>,
-    #[serde(default)]
-    pub fort: Vec<String>,
-    #[serde(default)]
-    pub walls: Vec<String>,
-    #[serde(default)]
-    pub obstacles: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -108,11 +93,7 @@ pub fn setup(scenario: &str) -> Result<State, String> {
         facing: f.facing,
         manoeuvres: f.manoeuvres,
         lost_infantry: Default::default(),
-        hill: f.terrain.hill.clone(),
-        hilltops: f.terrain.hilltop.clone(),
-        fort: f.terrain.fort.clone(),
-        walls: f.terrain.walls.clone(),
-        obstacles: f.terrain.obstacles.clone(),
+        terrain: f.terrain.clone(),
         two_sides_mode: f.capture.two_sides_mode.clone(),
         lost_grain: Default::default(),
         infantry_limit: f.infantry_limit,
@@ -219,7 +200,7 @@ mod tests {
         assert_eq!((vi.phase.as_str(), vi.infantry_limit), ("toss", 7), "A-15, S6-4");
         // S4-2: 17 Infantry a side, 3 in the Command Square and 14 to place.
         let iv = setup("high-ground").unwrap();
-        assert!(iv.armies.iter().all(|a| a.reserve == 14) && iv.facing && iv.hilltops.len() == 2);
+        assert!(iv.armies.iter().all(|a| a.reserve == 14) && iv.facing && iv.terrain.hilltops.len() == 2);
         let vii = setup("alae").unwrap();
         assert!(vii.armies.iter().all(|a| a.cavalry.len() == 2) && vii.lines && (vii.columns, vii.rows) == (15, 11));
     }

@@ -106,6 +106,26 @@ pub struct Last {
     pub captured: Vec<String>,
 }
 
+/// The board's terrain, as the scenario file gives it and the state keeps
+/// it: IV's hill (blocks of squares, where units are placed) and hilltops
+/// (only a Commander ends a move there, S4-7, S4-8); V's Fort (blocks),
+/// the walls between squares (`k1|l1`), and squares nothing enters (trees,
+/// and the squares beside the Fort that are not on the map).
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Terrain {
+    #[serde(default)]
+    pub hill: Vec<String>,
+    #[serde(default)]
+    pub hilltops: Vec<String>,
+    #[serde(default)]
+    pub fort: Vec<String>,
+    #[serde(default)]
+    pub walls: Vec<String>,
+    #[serde(default)]
+    pub obstacles: Vec<String>,
+}
+
 fn turn_phase() -> String {
     "turn".into()
 }
@@ -157,12 +177,8 @@ pub struct State {
     pub armies: Vec<Army>,
     #[serde(default)]
     pub phantoms: Vec<Phantom>,
-    /// IV's hill (blocks of squares, where units are placed) and hilltops
-    /// (only a Commander ends a move there, S4-7, S4-8).
     #[serde(default)]
-    pub hill: Vec<String>,
-    #[serde(default)]
-    pub hilltops: Vec<String>,
+    pub terrain: Terrain,
     /// Whether a Command Square may turn in place (IV's Facing, S4-9).
     #[serde(default)]
     pub facing: bool,
@@ -170,15 +186,6 @@ pub struct State {
     /// (IX on, S9-4, S9-5).
     #[serde(default)]
     pub manoeuvres: bool,
-    /// V's Fort (blocks of squares), the walls between squares (`k1|l1`),
-    /// and squares nothing enters (trees, and the squares beside the Fort
-    /// that are not on the map).
-    #[serde(default)]
-    pub fort: Vec<String>,
-    #[serde(default)]
-    pub walls: Vec<String>,
-    #[serde(default)]
-    pub obstacles: Vec<String>,
     /// How the `two_sides` armies capture: `alone` (III: a unit with no
     /// friend beside it) or `except-square` (V: any unit not in a Square).
     #[serde(default)]
@@ -268,7 +275,7 @@ impl State {
     pub fn occupancy(&self) -> Vec<Option<Who>> {
         let mut at = vec![None; self.columns as usize * self.rows as usize];
         let idx = |s: &State, c: &str| s.sq(c).map(|q| q.row as usize * s.columns as usize + q.col as usize);
-        for c in &self.obstacles {
+        for c in &self.terrain.obstacles {
             if let Some(i) = idx(self, c) {
                 at[i] = Some(Who::Obstacle);
             }
@@ -341,7 +348,7 @@ impl State {
     /// Whether a square (by name) is inside V's Fort.
     pub fn in_fort(&self, cell: &str) -> bool {
         let Some(q) = self.sq(cell) else { return false };
-        self.fort.iter().any(|b| {
+        self.terrain.fort.iter().any(|b| {
             let (x, y) = b.split_once(':').unwrap_or((b, b));
             match (self.sq(x), self.sq(y)) {
                 (Some(x), Some(y)) => orders::Block::new(x, y).cells().contains(&q),
@@ -600,7 +607,10 @@ fn met(s: &State, o: &Objective, mover: &str) -> Option<String> {
         }
         "hilltop" => {
             let at = &s.armies[me].commander;
-            s.hilltops.contains(at).then(|| format!("the {} Commander holds the hilltop {at}", army_title(&o.army)))
+            s.terrain
+                .hilltops
+                .contains(at)
+                .then(|| format!("the {} Commander holds the hilltop {at}", army_title(&o.army)))
         }
         "eagle" => enemies.iter().find_map(|&e| {
             let eagle = s.sq(&s.armies[e].eagle)?;

@@ -281,7 +281,7 @@ pub fn parse(s: &State, _role: &str, line: &str) -> Result<Order, Problem> {
 
 pub fn validate(s: &State, role: &str, orders: &[Order]) -> Vec<(usize, Problem)> {
     let mut out = Vec::new();
-    if orders.len() == 2 && s.phase == "turn" && !s.fort.is_empty() {
+    if orders.len() == 2 && s.phase == "turn" && !s.terrain.fort.is_empty() {
         return with_fort_move(s, role, orders);
     }
     if orders.len() > 1 {

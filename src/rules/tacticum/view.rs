@@ -32,7 +32,7 @@ pub fn view(s: &State, viewer: &Viewer) -> View {
                 Some(Who::Phantom(_)) => terrain.push((col, shown, '+')),
                 Some(Who::Obstacle) => terrain.push((col, shown, '#')),
                 None if s.in_fort(&s.name(Sq { col, row })) => terrain.push((col, shown, '=')),
-                None if s.hilltops.contains(&s.name(Sq { col, row })) => terrain.push((col, shown, '^')),
+                None if s.terrain.hilltops.contains(&s.name(Sq { col, row })) => terrain.push((col, shown, '^')),
                 None if super::moves::on_hill(s, Sq { col, row }) => terrain.push((col, shown, ':')),
                 Some(w) => {
                     let text = match w {
@@ -63,18 +63,18 @@ pub fn view(s: &State, viewer: &Viewer) -> View {
         kinds.push("E Eagle");
     }
     let mut legend = vec![kinds.join(", ")];
-    if !s.fort.is_empty() {
-        let walls: Vec<String> = s.walls.iter().map(|w| w.replace('|', "-")).collect();
-        legend.push(format!("=== the Fort {}, walls {} (elsewhere a gate)", s.fort.join(" "), walls.join(" ")));
+    if !s.terrain.fort.is_empty() {
+        let walls: Vec<String> = s.terrain.walls.iter().map(|w| w.replace('|', "-")).collect();
+        legend.push(format!("=== the Fort {}, walls {} (elsewhere a gate)", s.terrain.fort.join(" "), walls.join(" ")));
     }
-    if !s.obstacles.is_empty() {
+    if !s.terrain.obstacles.is_empty() {
         legend.push("### trees, and squares off the map".into());
     }
-    if !s.hill.is_empty() {
+    if !s.terrain.hill.is_empty() {
         legend.push(format!(
             "::: the hill {}; ^^^ hilltops {} (only a Commander stops there)",
-            s.hill.join(" "),
-            s.hilltops.join(" ")
+            s.terrain.hill.join(" "),
+            s.terrain.hilltops.join(" ")
         ));
     }
     if let Some(p) = s.phantoms.first() {
@@ -182,8 +182,8 @@ pub fn prompt(s: &State, role: &str) -> Prompt {
             return Prompt {
                 text: format!(
                     "Place two of your units ({a} left) on open squares of the hill ({}), never on a hilltop ({}), and never so that they form a Square or Column with your units (S4-4, S4-5).",
-                    s.hill.join(" "),
-                    s.hilltops.join(" ")
+                    s.terrain.hill.join(" "),
+                    s.terrain.hilltops.join(" ")
                 ),
                 syntax: example.into_iter().collect(),
             };

@@ -45,6 +45,7 @@ struct Pos<'a> {
 impl<'a> Pos<'a> {
     fn new(s: &'a State) -> Pos<'a> {
         let walls = s
+            .terrain
             .walls
             .iter()
             .filter_map(|w| {
@@ -353,7 +354,7 @@ fn rally(p: &Pos, a: usize, guide: Sq, movers: &[(Sq, Sq)]) -> Result<Effect, Pr
 /// Only a Commander ends a move on a hilltop (S4-7, S4-8).
 fn hilltops_kept(p: &Pos, moves: &[(Who, Sq)]) -> Result<(), Problem> {
     let s = p.s;
-    match moves.iter().find(|(w, q)| !matches!(w, Who::Commander(_)) && s.hilltops.contains(&s.name(*q))) {
+    match moves.iter().find(|(w, q)| !matches!(w, Who::Commander(_)) && s.terrain.hilltops.contains(&s.name(*q))) {
         Some((w, q)) => Err(Problem::new(format!(
             "{} would end on the hilltop {}: only a Commander may occupy a hilltop (S4-7)",
             s.piece_name(*w),

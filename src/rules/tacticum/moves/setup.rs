@@ -25,9 +25,9 @@ pub fn check_place(s: &State, role: &str, cells: &[Sq]) -> Result<(), Problem> {
         let name = s.name(q);
         if !on_hill(s, q) {
             return Err(Problem::new(format!("{name} is outside the hill region (S4-4)"))
-                .hint(format!("the hill is {}", s.hill.join(", "))));
+                .hint(format!("the hill is {}", s.terrain.hill.join(", "))));
         }
-        if s.hilltops.contains(&name) {
+        if s.terrain.hilltops.contains(&name) {
             return Err(Problem::new(format!("{name} is a hilltop: units are never placed there (S4-4)"))
                 .hint("place beside it"));
         }
@@ -49,7 +49,7 @@ pub fn check_place(s: &State, role: &str, cells: &[Sq]) -> Result<(), Problem> {
 
 /// Whether a square is on IV's hill.
 pub fn on_hill(s: &State, q: Sq) -> bool {
-    s.hill.iter().any(|b| {
+    s.terrain.hill.iter().any(|b| {
         let (x, y) = b.split_once(':').unwrap_or((b, b));
         match (s.sq(x), s.sq(y)) {
             (Some(x), Some(y)) => Block::new(x, y).cells().contains(&q),
