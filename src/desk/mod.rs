@@ -183,6 +183,10 @@ struct KeptGame {
     /// When it was kept, to drop the oldest first.
     tick: u64,
     key: TipKey,
+    /// The digest of the snapshot it wrote: a snapshot changed on disk
+    /// since (by hand, or forged) makes the desk load the game anew, which
+    /// rebuilds it from the journal, as a process starting would.
+    snapshot: Option<[u8; 32]>,
     game: Loaded,
 }
 
@@ -1312,7 +1316,13 @@ impl Desk {
     pub fn load(&self, id: &str) -> Result<Loaded, Error> {
         let kept = self.kept.lock().unwrap_or_else(|e| e.into_inner()).games.remove(id);
         match kept {
-            Some(k) if Some(k.key) == self.tip_key(id) => Ok(k.game),
+            Some(k)
+                if Some(k.key) == self.tip_key(id)
+                    && k.snapshot.is_some()
+                    && k.snapshot == snapshot_digest(&k.game) =>
+            {
+                Ok(k.game)
+            }
             _ => Ok(store::load(&self.data, id)?),
         }
     }
@@ -1327,12 +1337,13 @@ impl Desk {
             // Taken just after this desk's own commit, under the desk lock
             // that every writer takes: the key of what this game wrote.
             let Some(key) = self.tip_key(&l.game.id) else { continue };
+            let snapshot = snapshot_digest(&l);
             if cap == 0 {
                 return;
             }
             k.tick += 1;
             let tick = k.tick;
-            k.games.insert(l.game.id.clone(), KeptGame { tick, key, game: l });
+            k.games.insert(l.game.id.clone(), KeptGame { tick, key, snapshot, game: l });
             if k.games.len() > cap {
                 // Dropping the oldest costs a scan, but only once the
                 // desk holds more games than it keeps.
@@ -1562,6 +1573,11 @@ impl Desk {
         }
         self.commit(&mut l, batch, now)
     }
+}
+
+/// The digest of a game's snapshot file as it is on disk.
+fn snapshot_digest(l: &Loaded) -> Option<[u8; 32]> {
+    fs::read(l.dir.join("state.toml")).ok().map(|b| dice::sha256(&b))
 }
 
 /// Each map as a PNG (what every mail client shows) and as the SVG it was
