@@ -347,8 +347,11 @@ impl State {
     }
     /// Whether a square (by name) is inside V's Fort.
     pub fn in_fort(&self, cell: &str) -> bool {
-        let Some(q) = self.sq(cell) else { return false };
-        self.terrain.fort.iter().any(|b| {
+        self.sq(cell).is_some_and(|q| self.in_blocks(&self.terrain.fort, q))
+    }
+    /// Whether a square lies in one of the blocks (`a3:h8`) of a terrain list.
+    pub fn in_blocks(&self, blocks: &[String], q: Sq) -> bool {
+        blocks.iter().any(|b| {
             let (x, y) = b.split_once(':').unwrap_or((b, b));
             match (self.sq(x), self.sq(y)) {
                 (Some(x), Some(y)) => orders::Block::new(x, y).cells().contains(&q),

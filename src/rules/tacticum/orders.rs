@@ -62,6 +62,25 @@ impl Block {
         };
         Some(Block { lo: f(self.lo)?, hi: f(self.hi)? })
     }
+    /// Every block `w + 1` columns by `h + 1` rows on a board of that size
+    /// that holds `q`: the Squares (1, 1), Columns (0, 2) or (2, 0) and
+    /// Lines (3, 0) a square may belong to.
+    pub fn holding(q: Sq, (w, h): (i32, i32), columns: u8, rows: u8) -> Vec<Block> {
+        let on = |c: i32, r: i32| (0..columns as i32).contains(&c) && (0..rows as i32).contains(&r);
+        let mut out = Vec::new();
+        for dc in -w..=0 {
+            for dr in -h..=0 {
+                let (c, r) = (q.col as i32 + dc, q.row as i32 + dr);
+                if on(c, r) && on(c + w, r + h) {
+                    out.push(Block::new(
+                        Sq { col: c as u8, row: r as u8 },
+                        Sq { col: (c + w) as u8, row: (r + h) as u8 },
+                    ));
+                }
+            }
+        }
+        out
+    }
     pub fn name(&self, s: &State) -> String {
         if self.lo == self.hi {
             s.name(self.lo)

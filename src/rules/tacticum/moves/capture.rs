@@ -245,18 +245,10 @@ fn formations_beside(p: &Pos, a: usize, m: Sq) -> Vec<Block> {
     for d in STEPS {
         let Some(u) = p.step(m, d, 1) else { continue };
         let Some(e) = p.get(u).filter(|w| w.is_unit() && w.army() != a).map(|w| w.army()) else { continue };
-        for &(w, h) in &shapes {
-            for dc in -w..=0 {
-                for dr in -h..=0 {
-                    let (c, r) = (u.col as i32 + dc, u.row as i32 + dr);
-                    if !s.board().contains(c, r) || !s.board().contains(c + w, r + h) {
-                        continue;
-                    }
-                    let b =
-                        Block::new(Sq { col: c as u8, row: r as u8 }, Sq { col: (c + w) as u8, row: (r + h) as u8 });
-                    if b.cells().iter().all(|&x| p.formation_unit(x, e)) && !out.contains(&b) {
-                        out.push(b);
-                    }
+        for &shape in &shapes {
+            for b in Block::holding(u, shape, s.columns, s.rows) {
+                if b.cells().iter().all(|&x| p.formation_unit(x, e)) && !out.contains(&b) {
+                    out.push(b);
                 }
             }
         }

@@ -138,12 +138,7 @@ fn rallies(p: &Pos, a: usize, g: Sq, out: &mut Vec<Order>) {
     if !p.formation_unit(g, a) {
         return;
     }
-    for (dc, dr) in [(-1, -1), (-1, 0), (0, -1), (0, 0)] {
-        let (c, r) = (g.col as i32 + dc, g.row as i32 + dr);
-        if !s.board().contains(c, r) || !s.board().contains(c + 1, r + 1) {
-            continue;
-        }
-        let b = Block::new(Sq { col: c as u8, row: r as u8 }, Sq { col: c as u8 + 1, row: r as u8 + 1 });
+    for b in Block::holding(g, (1, 1), s.columns, s.rows) {
         let open: Vec<Sq> = b.cells().into_iter().filter(|&q| !p.formation_unit(q, a)).collect();
         if open.is_empty() || open.iter().any(|&q| !p.open(q)) {
             continue;

@@ -98,16 +98,9 @@ impl<'a> Pos<'a> {
     /// any 2×2 of its army's formation units that holds it.
     fn in_square(&self, q: Sq) -> bool {
         let Some(w) = self.get(q) else { return false };
-        [(-1, -1), (-1, 0), (0, -1), (0, 0)].iter().any(|&(dc, dr)| {
-            let (c, r) = (q.col as i32 + dc, q.row as i32 + dr);
-            let b = self.s.board();
-            if !b.contains(c, r) || !b.contains(c + 1, r + 1) {
-                return false;
-            }
-            let lo = Sq { col: c as u8, row: r as u8 };
-            let hi = Sq { col: lo.col + 1, row: lo.row + 1 };
-            Block::new(lo, hi).cells().into_iter().all(|x| self.formation_unit(x, w.army()))
-        })
+        Block::holding(q, (1, 1), self.s.columns, self.s.rows)
+            .iter()
+            .any(|b| b.cells().into_iter().all(|x| self.formation_unit(x, w.army())))
     }
     fn describe(&self, q: Sq) -> String {
         match self.get(q) {
@@ -336,14 +329,9 @@ fn rally(p: &Pos, a: usize, guide: Sq, movers: &[(Sq, Sq)]) -> Result<Effect, Pr
     // The Square they make with the Guide: a 2x2 holding the Guide and
     // every target, its other squares held by friends who stay.
     let holds = |q: Sq| after.contains(&q) || (!movers.iter().any(|m| m.0 == q) && p.formation_unit(q, a));
-    let formed = [(-1, -1), (-1, 0), (0, -1), (0, 0)].iter().any(|&(dc, dr)| {
-        let (c, r) = (guide.col as i32 + dc, guide.row as i32 + dr);
-        if !s.board().contains(c, r) || !s.board().contains(c + 1, r + 1) {
-            return false;
-        }
-        let b = Block::new(Sq { col: c as u8, row: r as u8 }, Sq { col: c as u8 + 1, row: r as u8 + 1 });
-        after.iter().all(|q| b.cells().contains(q)) && b.cells().into_iter().all(|q| q == guide || holds(q))
-    });
+    let formed = Block::holding(guide, (1, 1), s.columns, s.rows)
+        .iter()
+        .any(|b| after.iter().all(|q| b.cells().contains(q)) && b.cells().into_iter().all(|q| q == guide || holds(q)));
     if !formed {
         return Err(Problem::new("the Guide and the rallied units do not make a Square (S9-5)")
             .hint("fill the other squares of a 2x2 that holds the Guide"));

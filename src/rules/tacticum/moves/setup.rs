@@ -49,32 +49,17 @@ pub fn check_place(s: &State, role: &str, cells: &[Sq]) -> Result<(), Problem> {
 
 /// Whether a square is on IV's hill.
 pub fn on_hill(s: &State, q: Sq) -> bool {
-    s.terrain.hill.iter().any(|b| {
-        let (x, y) = b.split_once(':').unwrap_or((b, b));
-        match (s.sq(x), s.sq(y)) {
-            (Some(x), Some(y)) => Block::new(x, y).cells().contains(&q),
-            _ => false,
-        }
-    })
+    s.in_blocks(&s.terrain.hill, q)
 }
 
 /// A formation (named) that the unit at `q` makes with its army's units.
 fn formed(s: &State, a: usize, q: Sq) -> Option<String> {
     let p = Pos::new(s);
-    let shapes: [(i32, i32); 3] = [(1, 1), (0, 2), (2, 0)];
-    for (w, h) in shapes {
-        for dc in -w..=0 {
-            for dr in -h..=0 {
-                let (c, r) = (q.col as i32 + dc, q.row as i32 + dr);
-                if !s.board().contains(c, r) || !s.board().contains(c + w, r + h) {
-                    continue;
-                }
-                let lo = Sq { col: c as u8, row: r as u8 };
-                let b = Block::new(lo, Sq { col: (c + w) as u8, row: (r + h) as u8 });
-                if b.cells().iter().all(|&x| p.formation_unit(x, a)) {
-                    let what = if w == h { "Square" } else { "Column" };
-                    return Some(format!("{what} {}", b.name(s)));
-                }
+    for (w, h) in [(1, 1), (0, 2), (2, 0)] {
+        for b in Block::holding(q, (w, h), s.columns, s.rows) {
+            if b.cells().iter().all(|&x| p.formation_unit(x, a)) {
+                let what = if w == h { "Square" } else { "Column" };
+                return Some(format!("{what} {}", b.name(s)));
             }
         }
     }
