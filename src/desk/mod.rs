@@ -169,10 +169,10 @@ pub struct Desk {
 
 /// The games a desk keeps in memory between passes, at most
 /// `[limits] games_in_memory`, the least recently committed dropped first.
-/// A game is taken back only while its tip and journal on disk are still
-/// the ones it wrote (every change to a game appends to its journal and
-/// rewrites its tip, so a CLI command's change is seen); otherwise it is
-/// loaded anew.
+/// A game is taken back only while its tip, journal and snapshot on disk
+/// are still the ones it wrote (every change to a game appends to its
+/// journal and rewrites its tip, so a CLI command's change is seen, and a
+/// snapshot edited by hand is rebuilt); otherwise it is loaded anew.
 #[derive(Default)]
 struct Kept {
     games: HashMap<String, KeptGame>,
