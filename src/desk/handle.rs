@@ -122,6 +122,10 @@ fn command(l: &Loaded, role: &str, n: usize, text: &str) -> Option<Result<Comman
                     "PRESS ALL Greetings from Vienna",
                 );
             }
+            // The scenario's word on who may talk (Tacticum X's partners).
+            if let Err(p) = l.game.press_allowed(role, &to_l) {
+                return Some(Err(problem(n, text, p.reason, p.suggestion.as_deref())));
+            }
             Command::Press { to: to_l, text: msg.trim().to_string() }
         }
         "RESIGN" if !gm => Command::Resign,

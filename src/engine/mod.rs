@@ -237,6 +237,13 @@ pub trait Rules: Send + Sync + 'static {
         let _ = (s, role, view);
         Ok(())
     }
+    /// Whether `from` may send PRESS to `to` (a role, or `all`) now: a
+    /// scenario may forbid some talk (Tacticum X's partners, S10-5); the
+    /// `Err` is the refusal the player reads.
+    fn press_allowed(&self, s: &Self::State, from: &str, to: &str) -> Result<(), Problem> {
+        let _ = (s, from, to);
+        Ok(())
+    }
     /// `adjutant demo`: the mails the players send before the daemon's
     /// pass number `pass`, in this state; `None` ends the demo. A ruleset
     /// without a scripted demo has none.
@@ -280,6 +287,7 @@ pub trait Ruleset: Send + Sync {
     fn leak_probes(&self, s: &AnyState, role: &str) -> LeakProbes;
     fn demo(&self, s: &AnyState, pass: usize) -> Option<Vec<DemoMail>>;
     fn leak_check(&self, s: &AnyState, role: &str, view: &View) -> Result<(), String>;
+    fn press_allowed(&self, s: &AnyState, from: &str, to: &str) -> Result<(), Problem>;
     /// Resolve with canonical lines; fails only if a line no longer parses,
     /// which is a bug or a tampered journal, never a player's mistake.
     fn resolve(
@@ -363,6 +371,9 @@ impl<R: Rules> Ruleset for R {
     }
     fn leak_check(&self, s: &AnyState, role: &str, view: &View) -> Result<(), String> {
         Rules::leak_check(self, state::<R>(s), role, view)
+    }
+    fn press_allowed(&self, s: &AnyState, from: &str, to: &str) -> Result<(), Problem> {
+        Rules::press_allowed(self, state::<R>(s), from, to)
     }
     fn default_orders(&self, s: &AnyState, role: &str) -> Vec<String> {
         Rules::default_orders(self, state::<R>(s), role).iter().map(|o| o.to_string()).collect()
@@ -600,6 +611,11 @@ impl Game {
     /// The ruleset's own check of a view `role` reads.
     pub fn leak_check(&self, role: &str, view: &View) -> Result<(), String> {
         self.rules.leak_check(&self.state, role, view)
+    }
+
+    /// Whether `from` may send PRESS to `to` (a role or `all`) now.
+    pub fn press_allowed(&self, from: &str, to: &str) -> Result<(), Problem> {
+        self.rules.press_allowed(&self.state, from, to)
     }
 
     /// Check a role's submission against the open step without changing

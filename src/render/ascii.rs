@@ -225,14 +225,27 @@ fn cell(text: &str, w: usize) -> String {
     format!("{t:^w$}")
 }
 
+/// A side's letter on a map: the first letter of its name that no side
+/// listed before it uses, so that four armies (black, red, white, blue)
+/// read apart.
+fn initial(sides: &[(String, String)], side: &str) -> char {
+    let mut used: Vec<char> = Vec::new();
+    for (n, _) in sides {
+        let letters: Vec<char> = n.chars().filter(|c| c.is_alphanumeric()).map(|c| c.to_ascii_lowercase()).collect();
+        let pick = letters.iter().copied().find(|c| !used.contains(c)).or(letters.first().copied()).unwrap_or('?');
+        if n == side {
+            return pick;
+        }
+        used.push(pick);
+    }
+    side.chars().next().unwrap_or('?').to_ascii_lowercase()
+}
+
 /// A legend: each side's initial, then the board's own lines.
 fn legend_lines(sides: &[(String, String)], lines: &[String]) -> String {
     let mut out = String::new();
     if !sides.is_empty() {
-        let s: Vec<String> = sides
-            .iter()
-            .map(|(n, _)| format!("{} = {n}", n.chars().next().unwrap_or('?').to_ascii_lowercase()))
-            .collect();
+        let s: Vec<String> = sides.iter().map(|(n, _)| format!("{} = {n}", initial(sides, n))).collect();
         out.push_str(&format!("Sides: {}\n", s.join(", ")));
     }
     for l in lines {
@@ -257,7 +270,7 @@ pub fn hexes(b: &HexBoard) -> String {
     let at = |c: i32, r: i32| b.hexes.iter().find(|h| h.col == c && h.row == r);
     let text_of = |c: i32, r: i32| match at(c, r) {
         Some(h) => match &h.piece {
-            Some(p) => format!("{}{}", p.side.chars().next().unwrap_or('?').to_ascii_lowercase(), p.text),
+            Some(p) => format!("{}{}", initial(&b.sides, &p.side), p.text),
             None => h.terrain.to_string(),
         },
         None => ".".to_string(),
@@ -355,7 +368,7 @@ pub fn squares(b: &SquareBoard) -> String {
         out.push_str(&format!("{:>2} |", b.row_labels.get(r as usize).map(String::as_str).unwrap_or("")));
         for c in 0..b.columns {
             let text = match b.cells.iter().find(|x| x.0 == c && x.1 == r) {
-                Some((_, _, p)) => format!("{}{}", p.side.chars().next().unwrap_or('?').to_ascii_lowercase(), p.text),
+                Some((_, _, p)) => format!("{}{}", initial(&b.sides, &p.side), p.text),
                 None => b
                     .terrain
                     .iter()

@@ -45,3 +45,101 @@ fn games_by_mail_with_tosses_placements_and_respond_steps_audit() {
         assert!(kinds.contains(k), "a {k} step was played by mail: {kinds:?}");
     }
 }
+
+/// Scenario X by mail, four consuls: a set-up is seen by no other role
+/// before its step resolves, a clash between partners is told to them
+/// alone while the other side's placement stays hidden from them, and once
+/// play begins partners may not PRESS each other (nor ALL), only the
+/// enemy (S10-2, S10-5; brief 3.3, A-34).
+#[test]
+fn consuls_set_up_sealed_by_mail_and_no_press_between_partners() {
+    const DAVE: &str = "dave@example.org";
+    const ERIN: &str = "erin@example.org";
+    let dir = temp_dir("consuls");
+    let desk = adjutant::desk::Desk::open(&dir, adjutant::config::Config::default()).unwrap();
+    let players = [("white", ALICE), ("black", BOB), ("blue", DAVE), ("red", ERIN)];
+    let req = adjutant::desk::NewGame {
+        ruleset: "tacticum".into(),
+        scenario: Some("consuls".into()),
+        players: players.iter().map(|(r, a)| (r.to_string(), a.to_string())).collect(),
+        gm: Some(CAROL.into()),
+        deadline: Some("72h".into()),
+        dice: "committed".into(),
+        id: Some("g1".into()),
+    };
+    let game = desk.create(&req, t0(), &mut fixed_entropy()).unwrap();
+    desk.deliver().unwrap();
+    let mut t = Table { dir, desk, game, now: t0() };
+    let board = |m: &str| m.lines().filter(|l| l.contains('|')).collect::<Vec<_>>().join("\n");
+
+    // Partners plan together before play begins.
+    t.send("black", BOB, "PRESS red Line up behind me on the right.");
+    let black =
+        "PLACE COMMANDER d2\nPLACE CAVALRY a1, a2\nPLACE INFANTRY b1, c1, d1, e1, f1, g1, b2, c2, e2, f2, g2, h3";
+    t.send("black", BOB, black);
+    t.send(
+        "white",
+        ALICE,
+        "PLACE COMMANDER l10\nPLACE CAVALRY o11, o10\nPLACE INFANTRY n11, m11, l11, k11, j11, i11, n10, m10, k10, j10, i10, l9",
+    );
+    t.pass();
+    assert!(t.mails(ERIN).iter().any(|m| m.0.contains("press from black")), "press before play is relayed");
+    assert_eq!(t.step(), 1, "the set-up waits for all four");
+    for who in [ALICE, DAVE, ERIN] {
+        for (subject, body) in t.mails(who) {
+            assert!(
+                !body.contains("PLACE INFANTRY b1") && !board(&body).contains("bC"),
+                "{who} reads Black's set-up in {subject}"
+            );
+        }
+    }
+    // Red names h3 too: neither Black nor Red is placed; White and Blue are.
+    t.send("blue", DAVE, "PLACE COMMANDER d10\nPLACE CAVALRY a11, a10\nPLACE INFANTRY g11, f11, e11, d11, c11, b11, g10, f10, e10, c10, b10, d9");
+    t.send(
+        "red",
+        ERIN,
+        "PLACE COMMANDER l2\nPLACE CAVALRY o1, o2\nPLACE INFANTRY h3, i1, j1, k1, l1, m1, n1, i2, j2, k2, m2, n2",
+    );
+    t.pass();
+    let (bob, alice) = (t.last(BOB).1, t.last(ALICE).1);
+    assert!(bob.contains("both placed units on h3"), "{bob}");
+    assert!(!alice.contains("both placed units"), "the clash is told to the partners alone");
+    assert!(board(&alice).contains("wC") && board(&alice).contains("lC"), "White sees its side placed:\n{alice}");
+    for who in [BOB, ERIN] {
+        let b = board(&t.last(who).1);
+        assert!(
+            !b.contains("wC") && !b.contains("lC") && !b.contains("wi"),
+            "{who} sees the enemy's sealed set-up:\n{b}"
+        );
+    }
+    t.send("black", BOB, &black.replace("h3", "d3"));
+    t.send(
+        "red",
+        ERIN,
+        "PLACE COMMANDER l2\nPLACE CAVALRY o1, o2\nPLACE INFANTRY h3, i1, j1, k1, l1, m1, n1, i2, j2, k2, m2, n2",
+    );
+    t.pass();
+    let b = board(&t.last(BOB).1);
+    assert!(["bC", "rC", "wC", "lC"].iter().all(|p| b.contains(p)), "every army stands:\n{b}");
+
+    // Play has begun: partners may not talk, the enemy may be written to.
+    let erin_mails = t.mails(ERIN).len();
+    t.send("black", BOB, "PRESS red Charge now!");
+    t.pass();
+    let reply = t.last(BOB).1;
+    assert!(reply.contains("the two consuls of a side do not talk (S10-5)"), "{reply}");
+    t.send("black", BOB, "PRESS ALL Hail, Romans.");
+    t.pass();
+    assert!(t.last(BOB).1.contains("PRESS ALL would reach your partner"));
+    assert_eq!(t.mails(ERIN).len(), erin_mails, "nothing reached the partner");
+    t.send("black", BOB, "PRESS white Yield, and live.");
+    t.pass();
+    assert!(t.mails(ALICE).iter().any(|m| m.0.contains("press from black")), "press to the enemy is relayed");
+    // White, first in the turn order, moves; then Black moves a Red unit.
+    t.send("white", ALICE, "MOVE l9 TO l8");
+    t.pass();
+    t.send("black", BOB, "MOVE n2 TO n3");
+    t.pass();
+    assert_eq!(t.step(), 5, "{}", t.last(BOB).1);
+    assert_audits(&t.dir.join("games/g1/journal.toml"));
+}

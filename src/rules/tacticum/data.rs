@@ -15,6 +15,7 @@ const FILES: &[&str] = &[
     include_str!("../../../games/tacticum/scenario-07-alae.toml"),
     include_str!("../../../games/tacticum/scenario-08-all-units.toml"),
     include_str!("../../../games/tacticum/scenario-09-combined-forces.toml"),
+    include_str!("../../../games/tacticum/scenario-10-consuls.toml"),
 ];
 
 #[derive(Debug, Clone, Deserialize)]
@@ -37,10 +38,14 @@ pub struct ScenarioFile {
     pub phantoms: Vec<Phantom>,
     #[serde(default)]
     pub capture: CaptureFile,
-    /// `toss`: the first player is drawn; else the first in
-    /// `turn_order`.
+    /// `toss`: the first player is drawn; `setup`: every army is
+    /// placed by its consul first, the given positions being the example
+    /// (X, S10-2); else the first in `turn_order` moves.
     #[serde(default)]
     pub first: String,
+    /// The rows from its home edge an army sets up in (`first = "setup"`).
+    #[serde(default)]
+    pub setup_rows: u8,
     #[serde(default)]
     pub lines: bool,
     #[serde(default)]
@@ -86,9 +91,15 @@ pub fn setup(scenario: &str) -> Result<State, String> {
         let names: Vec<&str> = SCENARIOS.iter().map(|s| s.name.as_str()).collect();
         format!("no Tacticum scenario {scenario:?}; there are {}", names.join(", "))
     })?;
-    let s = State {
+    let mut s = State {
         scenario: f.name.clone(),
-        phase: if f.first == "toss" { "toss".into() } else { "turn".into() },
+        phase: match f.first.as_str() {
+            "toss" | "setup" => f.first.clone(),
+            _ => "turn".into(),
+        },
+        setup_rows: f.setup_rows,
+        unplaced: Vec::new(),
+        example: Vec::new(),
         lines: f.lines,
         facing: f.facing,
         manoeuvres: f.manoeuvres,
@@ -115,6 +126,17 @@ pub fn setup(scenario: &str) -> Result<State, String> {
         outcome: None,
     };
     check(&s).map_err(|e| format!("games/tacticum, {scenario}: {e}"))?;
+    if s.phase == "setup" {
+        // The file's positions are the example set-up (S10-2): kept apart,
+        // the armies off the board until their consuls place them.
+        s.example = s.armies.clone();
+        for a in &mut s.armies {
+            a.commander.clear();
+            a.cavalry.iter_mut().for_each(String::clear);
+            a.infantry.iter_mut().for_each(String::clear);
+        }
+        s.unplaced = s.turn_order.clone();
+    }
     Ok(s)
 }
 
@@ -155,6 +177,7 @@ fn check(s: &State) -> Result<(), String> {
             "deliver",
             "enter_fort",
             "capture_grain",
+            "side_lost",
         ];
         if !KINDS.contains(&o.kind.as_str()) {
             return Err(format!("unknown objective kind {:?}", o.kind));

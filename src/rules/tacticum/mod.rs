@@ -12,6 +12,7 @@
 
 mod data;
 mod demo;
+mod deploy;
 mod moves;
 mod orders;
 mod view;
@@ -63,6 +64,12 @@ pub struct Army {
     /// when a Square extends into a Line.
     #[serde(default = "south")]
     pub home: String,
+    /// The side it fights on, where a side has several armies (X: Black
+    /// and Red, White and Blue, S10-1); "" is a side of its own. Armies of
+    /// a side are friends: they support, flank and form formations
+    /// together, and either consul moves both (S10-7).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub side: String,
 }
 
 fn south() -> String {
@@ -217,6 +224,15 @@ pub struct State {
     pub lost_grain: BTreeMap<String, u32>,
     #[serde(default)]
     pub last: Option<Last>,
+    /// X's set-up (S10-2): how many rows from its home edge an army sets
+    /// up in, the roles still to set up, and the printed example set-up
+    /// (the default of a silent consul), army by army.
+    #[serde(default)]
+    pub setup_rows: u8,
+    #[serde(default)]
+    pub unplaced: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub example: Vec<Army>,
     /// Turns passed in a row because the army to move had no legal action.
     #[serde(default)]
     pub passes: u32,
@@ -270,6 +286,17 @@ impl State {
     }
     pub fn army_index(&self, name: &str) -> Option<usize> {
         self.armies.iter().position(|a| a.name == name)
+    }
+    /// Whether armies `a` and `b` (indices; `usize::MAX` for nobody's)
+    /// fight on one side.
+    pub fn friends(&self, a: usize, b: usize) -> bool {
+        a == b
+            || matches!((self.armies.get(a), self.armies.get(b)),
+                (Some(x), Some(y)) if !x.side.is_empty() && x.side == y.side)
+    }
+    /// The armies of `a`'s side, `a` first.
+    pub fn side_armies(&self, a: usize) -> Vec<usize> {
+        std::iter::once(a).chain((0..self.armies.len()).filter(|&b| b != a && self.friends(a, b))).collect()
     }
     /// Who stands on each square, by index `row * columns + col`.
     pub fn occupancy(&self) -> Vec<Option<Who>> {
@@ -359,6 +386,16 @@ impl State {
             }
         })
     }
+    /// Who answers a respond step for `owner`'s pieces: the next role in
+    /// the turn order when it fights on owner's side (X: the consul whose
+    /// turn comes next, brief 3.2), else the owner.
+    pub fn chooser(&self, owner: &str) -> String {
+        let next = self.next_army(&self.active);
+        match (self.army_index(&next), self.army_index(owner)) {
+            (Some(n), Some(o)) if self.friends(n, o) => next,
+            _ => owner.to_string(),
+        }
+    }
     fn next_army(&self, army: &str) -> String {
         let i = self.turn_order.iter().position(|a| a == army).unwrap_or(0);
         self.turn_order[(i + 1) % self.turn_order.len()].clone()
@@ -387,7 +424,7 @@ impl Rules for Tacticum {
             // The rules have no end but the objectives: two armies that
             // will not engage are drawn after this many moves.
             step_limit: Some(400),
-            step_kinds: &["toss", "place", "turn", "respond"],
+            step_kinds: &["toss", "place", "setup", "turn", "respond"],
             scenarios: data::SCENARIOS
                 .iter()
                 .map(|s| ScenarioInfo {
@@ -408,6 +445,7 @@ impl Rules for Tacticum {
         let roles = match (&s.outcome, s.phase.as_str(), &s.pending) {
             (Some(_), _, _) => Vec::new(),
             (None, "toss", _) => s.turn_order.clone(),
+            (None, "setup", _) => s.unplaced.clone(),
             (None, "respond", Some(p)) => vec![p.asked.clone()],
             _ => vec![s.active.clone()],
         };
@@ -449,6 +487,46 @@ impl Rules for Tacticum {
         LeakProbes::default()
     }
 
+    fn leak_check(&self, s: &State, role: &str, view: &View) -> Result<(), String> {
+        // The one secret of the game: an enemy's set-up in X before every
+        // army stands (S10-2).
+        if s.phase != "setup" {
+            return Ok(());
+        }
+        let me = s.army_index(role).ok_or_else(|| format!("{role} commands no army"))?;
+        for b in &view.boards {
+            if let crate::engine::view::Board::Squares(sq) = b {
+                if let Some((_, _, p)) =
+                    sq.cells.iter().find(|(_, _, p)| !s.army_index(&p.side).is_some_and(|a| s.friends(a, me)))
+                {
+                    return Err(format!("{role} sees a {} unit during the sealed set-up", p.side));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn press_allowed(&self, s: &State, from: &str, to: &str) -> Result<(), Problem> {
+        // X: once play begins the two consuls of a side do not talk
+        // (S10-5); PRESS to ALL would reach the partner too.
+        let (Some(f), true) = (s.army_index(from), s.phase != "setup") else { return Ok(()) };
+        let partners: Vec<usize> = s.side_armies(f).into_iter().skip(1).collect();
+        if partners.is_empty() {
+            return Ok(());
+        }
+        let to_partner = to == "all" || s.army_index(to).is_some_and(|t| partners.contains(&t));
+        if !to_partner {
+            return Ok(());
+        }
+        let enemies: Vec<String> =
+            (0..s.armies.len()).filter(|&b| !s.friends(b, f)).map(|b| s.armies[b].name.clone()).collect();
+        Err(Problem::new(format!(
+            "once play begins, the two consuls of a side do not talk (S10-5){}",
+            if to == "all" { ": PRESS ALL would reach your partner" } else { "" }
+        ))
+        .hint(format!("PRESS to {} or gm", enemies.join(", "))))
+    }
+
     fn demo(&self, s: &State, pass: usize) -> Option<Vec<crate::engine::DemoMail>> {
         demo::mails(s, pass)
     }
@@ -466,6 +544,10 @@ impl Rules for Tacticum {
             let placing = s.armies.iter().any(|a| a.reserve > 0);
             toss(s, if placing { "first placer" } else { "first player" }, dice, &mut ev);
             s.phase = if placing { "place".into() } else { "turn".into() };
+            return ev;
+        }
+        if s.phase == "setup" {
+            deploy::resolve(s, orders, &mut ev);
             return ev;
         }
         if s.phase == "place" {
@@ -542,6 +624,9 @@ impl Rules for Tacticum {
     }
 
     fn random_orders(&self, s: &State, role: &str, pick: &mut dyn FnMut(usize) -> usize) -> Vec<Order> {
+        if s.phase == "setup" {
+            return s.army_index(role).map(|a| deploy::example(s, a)).unwrap_or_default();
+        }
         if s.phase != "turn" {
             return self.default_orders(s, role);
         }
@@ -574,14 +659,22 @@ fn toss(s: &mut State, what: &str, dice: &mut dyn Dice, ev: &mut Vec<Event>) {
 /// wins a turn that meets both sides'. A Commander counts as Trapped
 /// only for an army other than the mover.
 fn end_checks(s: &mut State, mover: &str, ev: &mut Vec<Event>) -> bool {
-    let mut order: Vec<String> = vec![mover.to_string()];
-    order.extend(s.turn_order.iter().filter(|a| *a != mover).cloned());
+    let m = s.army_index(mover).unwrap_or(usize::MAX);
+    let mut order: Vec<String> = s.turn_order.clone();
+    order.sort_by_key(|a| !s.army_index(a).is_some_and(|x| s.friends(x, m)));
     for army in order {
         let objectives: Vec<Objective> = s.objectives.iter().filter(|o| o.army == army).cloned().collect();
         for o in objectives {
             if let Some(reason) = met(s, &o, mover) {
-                ev.push(Event::all(format!("{} wins: {reason}.", army_title(&army))));
-                s.outcome = Some(Outcome { winner: Some(army.clone()), reason, also: Vec::new() });
+                let (winners, reason) = side_winners(s, &army, reason);
+                let names: Vec<String> = winners.iter().map(|w| army_title(w)).collect();
+                ev.push(Event::all(format!(
+                    "{} {}: {reason}.",
+                    names.join(" and "),
+                    if names.len() > 1 { "win" } else { "wins" }
+                )));
+                let mut winners = winners.into_iter();
+                s.outcome = Some(Outcome { winner: winners.next(), reason, also: winners.collect() });
                 return true;
             }
         }
@@ -589,14 +682,32 @@ fn end_checks(s: &mut State, mover: &str, ev: &mut Vec<Event>) -> bool {
     false
 }
 
+/// Who wins when `army`'s side wins: on a side of several armies, the one
+/// with the most units left, partners level sharing it (S10-9, A-34).
+fn side_winners(s: &State, army: &str, reason: String) -> (Vec<String>, String) {
+    let Some(a) = s.army_index(army) else { return (vec![army.to_string()], reason) };
+    let side = s.side_armies(a);
+    if side.len() == 1 {
+        return (vec![army.to_string()], reason);
+    }
+    let most = side.iter().map(|&b| s.on_board(b)).max().unwrap_or(0);
+    let mut winners: Vec<usize> = side.iter().copied().filter(|&b| s.on_board(b) == most).collect();
+    winners.sort();
+    let left: Vec<String> =
+        side.iter().map(|&b| format!("{} {}", army_title(&s.armies[b].name), s.on_board(b))).collect();
+    let names = winners.iter().map(|&b| s.armies[b].name.clone()).collect();
+    (names, format!("{reason}; units left on the winning side: {} (S10-9)", left.join(", ")))
+}
+
 /// Whether an objective is met now, and how to say it.
 fn met(s: &State, o: &Objective, mover: &str) -> Option<String> {
     let me = s.army_index(&o.army)?;
-    let enemies: Vec<usize> = (0..s.armies.len()).filter(|&a| a != me).collect();
+    let m = s.army_index(mover).unwrap_or(usize::MAX);
+    let enemies: Vec<usize> = (0..s.armies.len()).filter(|&a| !s.friends(a, me)).collect();
     match o.kind.as_str() {
         "trap" => enemies.iter().find_map(|&e| {
             let army = &s.armies[e];
-            (army.name != mover && !army.commander.is_empty() && moves::trapped(s, e))
+            (!s.friends(e, m) && !army.commander.is_empty() && moves::trapped(s, e))
                 .then(|| format!("the {} Commander at {} is Trapped", army_title(&army.name), army.commander))
         }),
         "reduce" => enemies.iter().find_map(|&e| {
@@ -669,6 +780,11 @@ fn met(s: &State, o: &Objective, mover: &str) -> Option<String> {
         "capture_infantry" => {
             let n: u32 = enemies.iter().map(|&e| s.lost_infantry.get(&s.armies[e].name).copied().unwrap_or(0)).sum();
             (n >= o.count).then(|| format!("{} has captured {n} enemy Infantry", army_title(&o.army)))
+        }
+        "side_lost" => {
+            let n: u32 = enemies.iter().map(|&e| s.lost.get(&s.armies[e].name).copied().unwrap_or(0)).sum();
+            let names: Vec<String> = enemies.iter().map(|&e| army_title(&s.armies[e].name)).collect();
+            (n >= o.count).then(|| format!("{} have lost {n} units (S10-8)", names.join(" and ")))
         }
         "capture" => {
             let n: u32 = enemies.iter().map(|&e| s.lost.get(&s.armies[e].name).copied().unwrap_or(0)).sum();

@@ -134,6 +134,12 @@ pub enum Order {
     },
     /// IV's placement: two units on these squares (S4-4).
     Place(Vec<Sq>),
+    /// X's set-up: where one kind of an army's units stands (S10-2);
+    /// `kind` is COMMANDER, CAVALRY or INFANTRY.
+    Deploy {
+        kind: String,
+        cells: Vec<Sq>,
+    },
     /// IV's Facing: the Command Square a quarter turn, right = clockwise
     /// on the map (S4-9).
     Turn {
@@ -187,6 +193,9 @@ impl fmt::Display for Order {
             Order::Rout(q) => write!(f, "ROUT {}", sq_name(*q)),
             Order::Disperse { from, to } => write!(f, "DISPERSE {} TO {}", sq_name(*from), sq_name(*to)),
             Order::Place(v) => write!(f, "PLACE {}", v.iter().map(|q| sq_name(*q)).collect::<Vec<_>>().join(", ")),
+            Order::Deploy { kind, cells } => {
+                write!(f, "PLACE {kind} {}", cells.iter().map(|q| sq_name(*q)).collect::<Vec<_>>().join(", "))
+            }
             Order::Extend(b) => write!(f, "EXTEND {}", block_name(b)),
             Order::Rally { guide, movers } => {
                 let m: Vec<String> =
@@ -202,6 +211,9 @@ impl fmt::Display for Order {
 
 const SYNTAX: &str =
     "MOVE e2 TO e6, MOVE d2:e3 TO e3:f4, CHARGE e6:e8 AT e4, CHARGE b4 AT e4 VIA b6, TURN a1:b2 RIGHT, EXTEND e3:f4, RALLY ON c7: c6 TO d7, PLACE d3, d5, DODGE b4, READY or PASS";
+
+/// The kinds of unit X's set-up places, one line each (S10-1).
+pub const DEPLOY_KINDS: &[&str] = &["COMMANDER", "CAVALRY", "INFANTRY"];
 
 fn block(s: &State, word: &str) -> Result<Block, Problem> {
     let word = word.trim();
@@ -253,6 +265,16 @@ pub fn parse(s: &State, _role: &str, line: &str) -> Result<Order, Problem> {
             Ok(if verb == "STEP" { Order::StepOut { from, to } } else { Order::Disperse { from, to } })
         }
         "PLACE" => {
+            let (first, more) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
+            let kind = parse::word(first);
+            if DEPLOY_KINDS.contains(&kind.as_str()) {
+                let cells = parse::list(more);
+                if cells.is_empty() {
+                    return Err(syntax(&format!("the squares after {kind} (PLACE {kind} d2)")));
+                }
+                let cells = cells.iter().map(|c| s.board().parse(c, "board")).collect::<Result<_, _>>()?;
+                return Ok(Order::Deploy { kind, cells });
+            }
             let cells = parse::list(rest);
             if cells.is_empty() {
                 return Err(syntax("the squares (PLACE d3, d5)"));
@@ -300,6 +322,9 @@ pub fn parse(s: &State, _role: &str, line: &str) -> Result<Order, Problem> {
 
 pub fn validate(s: &State, role: &str, orders: &[Order]) -> Vec<(usize, Problem)> {
     let mut out = Vec::new();
+    if s.phase == "setup" {
+        return super::deploy::check(s, role, orders);
+    }
     if orders.len() == 2 && s.phase == "turn" && !s.terrain.fort.is_empty() {
         return with_fort_move(s, role, orders);
     }
@@ -319,8 +344,9 @@ pub fn validate(s: &State, role: &str, orders: &[Order]) -> Vec<(usize, Problem)
         ("toss", _, _) => Err(Problem::new("the first player is being drawn: nobody moves yet (A-15)").hint("READY")),
         ("place", Order::Place(cells), _) => moves::check_place(s, role, cells),
         ("place", _, _) => Err(Problem::new("units are being placed: nobody moves yet (S4-4)").hint("PLACE d3, d5")),
-        (_, Order::Place(_), _) => Err(Problem::new("every unit is placed; now move").hint("MOVE e2 TO e6")),
-
+        (_, Order::Place(_) | Order::Deploy { .. }, _) => {
+            Err(Problem::new("every unit is placed; now move").hint("MOVE e2 TO e6"))
+        }
         _ => moves::check(s, role, o).map(|_| ()),
     };
     if let Err(p) = checked {

@@ -20,7 +20,13 @@ fn colour(army: &str) -> &'static str {
 }
 
 pub fn view(s: &State, viewer: &Viewer) -> View {
-    let _ = viewer;
+    // X's set-up is sealed (S10-2): until every army stands, a consul
+    // sees only its own side's armies, the public none.
+    let shown_army = |a: usize| match (s.phase.as_str(), viewer) {
+        ("setup", Viewer::Role(r)) => s.army_index(r).is_some_and(|m| s.friends(a, m)),
+        ("setup", Viewer::Public) => false,
+        _ => true,
+    };
     let at = s.occupancy();
     let mut cells = Vec::new();
     let mut terrain = Vec::new();
@@ -34,6 +40,7 @@ pub fn view(s: &State, viewer: &Viewer) -> View {
                 None if s.in_fort(&s.name(Sq { col, row })) => terrain.push((col, shown, '=')),
                 None if s.terrain.hilltops.contains(&s.name(Sq { col, row })) => terrain.push((col, shown, '^')),
                 None if super::moves::on_hill(s, Sq { col, row }) => terrain.push((col, shown, ':')),
+                Some(w) if w.is_unit() && !shown_army(w.army()) => {}
                 Some(w) => {
                     let text = match w {
                         Who::Commander(_) => "C",
@@ -102,6 +109,10 @@ pub fn view(s: &State, viewer: &Viewer) -> View {
         }),
         None => lines.push(match (s.phase.as_str(), &s.pending) {
             ("toss", _) => "The first player is being drawn.".to_string(),
+            ("setup", _) => format!(
+                "Set-up, sealed until every army stands; waiting for {}.",
+                s.unplaced.iter().map(|r| army_title(r)).collect::<Vec<_>>().join(", ")
+            ),
             ("place", _) => format!("{} places two units on the hill.", army_title(&s.active)),
             ("respond", Some(p)) => {
                 format!(
@@ -117,6 +128,7 @@ pub fn view(s: &State, viewer: &Viewer) -> View {
         .armies
         .iter()
         .enumerate()
+        .filter(|(i, _)| shown_army(*i))
         .map(|(i, a)| {
             let goals: Vec<String> = s.objectives.iter().filter(|o| o.army == a.name).map(goal).collect();
             vec![
@@ -164,6 +176,7 @@ fn goal(o: &super::Objective) -> String {
         "deliver" => format!("{} Grain into the Fort", o.count),
         "enter_fort" => format!("{} units into the Fort", o.count),
         "capture_grain" => format!("capture {} Grain", o.count),
+        "side_lost" => format!("enemy side loses {}", o.count),
         k => k.to_string(),
     }
 }
@@ -175,6 +188,23 @@ pub fn prompt(s: &State, role: &str) -> Prompt {
                 text: "Who moves first is drawn by a die both players' SALTs seed (A-15): answer READY, with a SALT of your own if you like.".into(),
                 syntax: vec!["READY".into()],
             }
+        }
+        ("setup", _) => {
+            let Some(a) = s.army_index(role) else { return Prompt::default() };
+            let partners: Vec<String> =
+                s.side_armies(a).iter().skip(1).map(|&b| army_title(&s.armies[b].name)).collect();
+            let army = &s.armies[a];
+            return Prompt {
+                text: format!(
+                    "Set up your army ({}: a Commander, {} Cavalry and {} Infantry) in your side's first {} rows, one PLACE line a kind. {} sets up in the same rows: agree with them by PRESS now, since once play begins the two consuls of a side do not talk (S10-5). If you both name one square, neither army is placed and you are both asked again. The enemy's set-up stays sealed until every army stands. With no set-up by the deadline, the example below is used.",
+                    army_title(role),
+                    army.cavalry.len(),
+                    army.infantry.len(),
+                    s.setup_rows,
+                    partners.join(" and ")
+                ),
+                syntax: super::deploy::example(s, a).iter().map(|o| o.to_string()).collect(),
+            };
         }
         ("place", _) => {
             let a = s.army_index(role).map(|a| s.armies[a].reserve).unwrap_or(0);
@@ -231,6 +261,10 @@ pub fn prompt(s: &State, role: &str) -> Prompt {
         army_title(role),
         if s.lines { " or one Line" } else { "" }
     );
+    if let Some(a) = s.army_index(role).filter(|&a| s.side_armies(a).len() > 1) {
+        let names: Vec<String> = s.side_armies(a).iter().map(|&b| army_title(&s.armies[b].name)).collect();
+        text.push_str(&format!(" You command the combined army, {} (S10-7).", names.join(" and ")));
+    }
     if s.infantry_limit > 0 {
         text.push_str(&format!(" Infantry moves at most {} spaces.", s.infantry_limit));
     }

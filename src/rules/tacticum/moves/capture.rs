@@ -48,19 +48,20 @@ pub fn play(s: &mut State, mover: &str, o: &Order, ev: &mut Vec<Event>) {
             .map(|w| s.armies[w.army()].name.clone())
             .unwrap_or_default();
         let options: Vec<String> = eff.choice.iter().map(|q| s.name(*q)).collect();
+        let asked = s.chooser(&owner);
         ev.push(Event::all(format!(
             "{title}: {o}. The {} Cavalry at {} may dodge to {}: {} chooses.",
             army_title(&owner),
             s.name(*at),
             options.join(" or "),
-            army_title(&owner)
+            army_title(&asked)
         )));
         let about = format!("the Cavalry at {}", s.name(*at));
         let options = eff.choice.iter().map(|&q| Order::Dodge(q)).collect();
         s.pending = Some(Pending {
             mover: mover.to_string(),
             charge: Some(o.clone()),
-            asked: owner,
+            asked,
             questions: vec![Question { about, options }],
         });
         return;
@@ -145,7 +146,9 @@ fn after_effects(s: &mut State, mover: &str, eff: &Effect, ev: &mut Vec<Event>) 
         let near: Vec<Sq> = s.board().around(cav);
         for q in near {
             let p = Pos::new(s);
-            let Some(w) = p.get(q).filter(|w| matches!(w, Who::Skirmisher(x, _) if *x != a)) else { continue };
+            let Some(w) = p.get(q).filter(|w| matches!(w, Who::Skirmisher(x, _) if !p.s.friends(*x, a))) else {
+                continue;
+            };
             let away: Vec<Sq> = STEPS
                 .iter()
                 .filter_map(|&d| p.step(q, d, 1))
@@ -155,7 +158,7 @@ fn after_effects(s: &mut State, mover: &str, eff: &Effect, ev: &mut Vec<Event>) 
                 0 => rout(s, w, q, ev),
                 1 => forced(s, &Order::Disperse { from: q, to: away[0] }, ev),
                 _ => {
-                    asked = s.armies[w.army()].name.clone();
+                    asked = s.chooser(&s.armies[w.army()].name);
                     questions.push(Question {
                         about: format!("the Skirmisher at {}", s.name(q)),
                         options: away.iter().map(|&t| Order::Disperse { from: q, to: t }).collect(),
@@ -209,7 +212,7 @@ fn after_effects(s: &mut State, mover: &str, eff: &Effect, ev: &mut Vec<Event>) 
                 0 => {}
                 1 => forced(s, &options[0], ev),
                 _ => {
-                    asked = s.armies[owner].name.clone();
+                    asked = s.chooser(&s.armies[owner].name);
                     questions.push(Question { about: format!("the disrupted {}", inst.name(s)), options });
                 }
             }
@@ -244,7 +247,7 @@ fn formations_beside(p: &Pos, a: usize, m: Sq) -> Vec<Block> {
     }
     for d in STEPS {
         let Some(u) = p.step(m, d, 1) else { continue };
-        let Some(e) = p.get(u).filter(|w| w.is_unit() && w.army() != a).map(|w| w.army()) else { continue };
+        let Some(e) = p.get(u).filter(|w| w.is_unit() && !p.s.friends(w.army(), a)).map(|w| w.army()) else { continue };
         for &shape in &shapes {
             for b in Block::holding(u, shape, s.columns, s.rows) {
                 if b.cells().iter().all(|&x| p.formation_unit(x, e)) && !out.contains(&b) {
@@ -351,8 +354,8 @@ fn flanks(s: &State, a: usize, moved: &[Sq]) -> Vec<(Who, Sq, String)> {
             let end = loop {
                 match p.step(m, d, n) {
                     Some(q) => match p.get(q) {
-                        Some(w) if w.is_unit() && w.army() != a => run.push((w, q)),
-                        Some(w) if w.army() == a => break Some(q),
+                        Some(w) if w.is_unit() && !p.s.friends(w.army(), a) => run.push((w, q)),
+                        Some(w) if p.s.friends(w.army(), a) => break Some(q),
                         _ => break None,
                     },
                     // The board's edge is never a flank end.
@@ -390,7 +393,7 @@ fn flanks(s: &State, a: usize, moved: &[Sq]) -> Vec<(Who, Sq, String)> {
         for &m in moved {
             for d in STEPS {
                 let Some(q) = p.step(m, d, 1) else { continue };
-                let Some(w) = p.get(q).filter(|w| w.is_unit() && w.army() != a) else { continue };
+                let Some(w) = p.get(q).filter(|w| w.is_unit() && !p.s.friends(w.army(), a)) else { continue };
                 // III: a unit alone (no friend beside it); V: any unit not
                 // in a Square (S3-5, S5-7, A-17).
                 let immune = if s.two_sides_mode == "except-square" { p.in_square(q) } else { p.supported(q) };
@@ -400,7 +403,7 @@ fn flanks(s: &State, a: usize, moved: &[Sq]) -> Vec<(Who, Sq, String)> {
                 let touching: Vec<String> = STEPS
                     .iter()
                     .filter_map(|&e| p.step(q, e, 1))
-                    .filter(|&x| matches!(p.get(x), Some(v) if v.is_unit() && v.army() == a))
+                    .filter(|&x| matches!(p.get(x), Some(v) if v.is_unit() && p.s.friends(v.army(), a)))
                     .map(|x| s.name(x))
                     .collect();
                 if touching.len() >= 2 {

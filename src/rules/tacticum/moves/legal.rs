@@ -15,7 +15,7 @@ pub fn legal(s: &State, role: &str) -> Vec<Order> {
     for row in 0..s.rows {
         for col in 0..s.columns {
             let q = Sq { col, row };
-            if matches!(p.get(q), Some(w) if w.is_unit() && w.army() == a) {
+            if matches!(p.get(q), Some(w) if w.is_unit() && p.s.friends(w.army(), a)) {
                 units.push(q);
             }
         }
@@ -41,7 +41,7 @@ pub fn legal(s: &State, role: &str) -> Vec<Order> {
                         }
                         let o = match p.get(t) {
                             None => Order::Move { from: Block::one(q), to: Block::one(t), via: None },
-                            Some(w) if w.is_unit() && w.army() != a => {
+                            Some(w) if w.is_unit() && !p.s.friends(w.army(), a) => {
                                 Order::Charge { column: Block::one(q), at: t, via: None }
                             }
                             _ => continue,

@@ -81,14 +81,14 @@ impl<'a> Pos<'a> {
     /// A unit of army `a` that forms formations (every unit of an army that
     /// uses them: Infantry and the Commander, A-4).
     fn formation_unit(&self, q: Sq, a: usize) -> bool {
-        let unit = matches!(self.get(q), Some(Who::Infantry(x, _) | Who::Commander(x) | Who::Eagle(x) | Who::Grain(x, _)) if x == a);
+        let unit = matches!(self.get(q), Some(Who::Infantry(x, _) | Who::Commander(x) | Who::Eagle(x) | Who::Grain(x, _)) if self.s.friends(x, a));
         unit && self.s.armies[a].formations
     }
     /// Beside a unit of its own army (the Glossary's Supported, S6-6).
     fn supported(&self, q: Sq) -> bool {
         let Some(w) = self.get(q) else { return false };
         STEPS.iter().any(
-            |&d| matches!(self.step(q, d, 1).and_then(|x| self.get(x)), Some(v) if v.is_unit() && v.army() == w.army()),
+            |&d| matches!(self.step(q, d, 1).and_then(|x| self.get(x)), Some(v) if v.is_unit() && self.s.friends(v.army(), w.army())),
         )
     }
     fn open(&self, q: Sq) -> bool {
@@ -176,6 +176,7 @@ pub fn check(s: &State, role: &str, o: &Order) -> Result<Effect, Problem> {
         Order::Ready
         | Order::Dodge(_)
         | Order::Place(_)
+        | Order::Deploy { .. }
         | Order::StepOut { .. }
         | Order::Rout(_)
         | Order::Disperse { .. } => {
@@ -217,7 +218,7 @@ fn engaged(p: &Pos, q: Sq) -> bool {
     let Some(w) = p.get(q) else { return false };
     STEPS
         .iter()
-        .any(|&d| matches!(p.step(q, d, 1).and_then(|x| p.get(x)), Some(v) if v.is_unit() && v.army() != w.army()))
+        .any(|&d| matches!(p.step(q, d, 1).and_then(|x| p.get(x)), Some(v) if v.is_unit() && !p.s.friends(v.army(), w.army())))
 }
 
 /// Whether the unit on `q` is Engaged.
@@ -455,7 +456,7 @@ fn cavalry_charge(p: &Pos, a: usize, from: Sq, at: Sq, via: Option<&Block>) -> R
     }
     let cav = p.get(from).expect("own Cavalry");
     let target = match p.get(at) {
-        Some(w) if w.is_unit() && w.army() != a => w,
+        Some(w) if w.is_unit() && !p.s.friends(w.army(), a) => w,
         _ => {
             return Err(Problem::new(format!("{}: a charge captures an enemy unit", p.describe(at))).hint(format!(
                 "MOVE {} TO {}",
@@ -477,7 +478,7 @@ fn cavalry_charge(p: &Pos, a: usize, from: Sq, at: Sq, via: Option<&Block>) -> R
         let held = STEPS
             .iter()
             .filter_map(|&d| p.step(at, d, 1))
-            .any(|x| matches!(p.get(x), Some(v) if v.is_unit() && v.army() == e && !matches!(v, Who::Skirmisher(..))));
+            .any(|x| matches!(p.get(x), Some(v) if v.is_unit() && p.s.friends(v.army(), e) && !matches!(v, Who::Skirmisher(..))));
         if held {
             return Err(Problem::new(format!(
                 "{}, supported by a unit that is not a Skirmisher: Cavalry cannot charge it (S8-12)",
@@ -526,7 +527,7 @@ fn formation(p: &Pos, a: usize, b: &Block, shape: Shape) -> Result<(), Problem> 
 fn own(p: &Pos, a: usize, b: &Block) -> Result<(), Problem> {
     for q in b.cells() {
         match p.get(q) {
-            Some(w) if w.is_unit() && w.army() == a => {}
+            Some(w) if w.is_unit() && p.s.friends(w.army(), a) => {}
             _ => {
                 return Err(Problem::new(format!("{}: not your unit", p.describe(q)))
                     .hint(format!("your units stand on {}", own_squares(p.s, a))))
@@ -614,7 +615,7 @@ fn unit_move(p: &Pos, a: usize, from: Sq, to: &Block) -> Result<Effect, Problem>
             None => {}
             // Only its own Commander may enter a phantom square.
             Some(Who::Phantom(pa)) if q == to && pa == a && matches!(who, Who::Commander(_)) => {}
-            Some(w) if q == to && w.is_unit() && w.army() != a => {
+            Some(w) if q == to && w.is_unit() && !p.s.friends(w.army(), a) => {
                 return Err(Problem::new(format!(
                 "{}: a unit cannot move onto an enemy; to capture, flank it or CHARGE it with a Column (BT-7, BT-19)",
                 p.describe(q)
@@ -812,7 +813,7 @@ fn charge(p: &Pos, a: usize, column: &Block, at: Sq) -> Result<Effect, Problem> 
         return Err(Problem::new("a wall stands in the charge's way").hint("charge through the gate"));
     }
     let target = match p.get(at) {
-        Some(w) if w.is_unit() && w.army() != a => w,
+        Some(w) if w.is_unit() && !p.s.friends(w.army(), a) => w,
         Some(Who::Phantom(_)) | None => {
             return Err(Problem::new(format!("{}: a charge captures an enemy unit", p.describe(at)))
                 .hint(format!("MOVE {} instead", column.name(s))))
