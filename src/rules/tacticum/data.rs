@@ -16,6 +16,7 @@ const FILES: &[&str] = &[
     include_str!("../../../games/tacticum/scenario-08-all-units.toml"),
     include_str!("../../../games/tacticum/scenario-09-combined-forces.toml"),
     include_str!("../../../games/tacticum/scenario-10-consuls.toml"),
+    include_str!("../../../games/tacticum/solo-1-secure-the-frontier.toml"),
 ];
 
 #[derive(Debug, Clone, Deserialize)]
@@ -58,6 +59,14 @@ pub struct ScenarioFile {
     pub terrain: Terrain,
     #[serde(rename = "objective")]
     pub objectives: Vec<Objective>,
+    /// The roles, where they are not the armies of `turn_order` (solo:
+    /// `legion`).
+    #[serde(default)]
+    pub solo: Option<super::solo::Solo>,
+    /// Named patches of this file's keys (`frontier+easier`), merged over
+    /// it at set-up.
+    #[serde(default)]
+    pub variant: toml::Table,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -80,19 +89,54 @@ impl ScenarioFile {
     pub fn roles(&self) -> Vec<String> {
         self.turn_order.clone()
     }
+    pub fn variants(&self) -> Vec<String> {
+        self.variant.keys().cloned().collect()
+    }
 }
 
 pub static SCENARIOS: LazyLock<Vec<ScenarioFile>> = LazyLock::new(|| {
     FILES.iter().map(|t| toml::from_str(t).unwrap_or_else(|e| panic!("games/tacticum: {e}"))).collect()
 });
 
-pub fn setup(scenario: &str) -> Result<State, String> {
-    let f = SCENARIOS.iter().find(|s| s.name == scenario).ok_or_else(|| {
+/// Table `b` merged over `a`, key by key (tables deep, anything else
+/// replaced).
+fn merge(a: &mut toml::Table, b: &toml::Table) {
+    for (k, v) in b {
+        match (a.get_mut(k), v) {
+            (Some(toml::Value::Table(x)), toml::Value::Table(y)) => merge(x, y),
+            _ => {
+                a.insert(k.clone(), v.clone());
+            }
+        }
+    }
+}
+
+/// A scenario's file with the variants named after `+` applied.
+fn with_variants(scenario: &str) -> Result<ScenarioFile, String> {
+    let mut parts = scenario.split('+');
+    let base = parts.next().unwrap_or("");
+    let i = SCENARIOS.iter().position(|s| s.name == base).ok_or_else(|| {
         let names: Vec<&str> = SCENARIOS.iter().map(|s| s.name.as_str()).collect();
-        format!("no Tacticum scenario {scenario:?}; there are {}", names.join(", "))
+        format!("no Tacticum scenario {base:?}; there are {}", names.join(", "))
     })?;
+    let mut table: toml::Table = toml::from_str(FILES[i]).map_err(|e| e.to_string())?;
+    for v in parts {
+        let patch = SCENARIOS[i]
+            .variant
+            .get(v)
+            .and_then(|p| p.as_table())
+            .ok_or_else(|| format!("{base} has no variant {v:?}"))?
+            .clone();
+        merge(&mut table, &patch);
+    }
+    table.remove("variant");
+    toml::Value::Table(table).try_into().map_err(|e: toml::de::Error| e.to_string())
+}
+
+pub fn setup(scenario: &str) -> Result<State, String> {
+    let f = &with_variants(scenario)?;
     let mut s = State {
-        scenario: f.name.clone(),
+        scenario: scenario.to_string(),
         phase: match f.first.as_str() {
             "toss" | "setup" => f.first.clone(),
             _ => "turn".into(),
@@ -124,8 +168,13 @@ pub fn setup(scenario: &str) -> Result<State, String> {
         last: None,
         passes: 0,
         outcome: None,
+        solo: f.solo.clone(),
     };
     check(&s).map_err(|e| format!("games/tacticum, {scenario}: {e}"))?;
+    if s.solo.as_ref().is_some_and(|x| x.fort.is_some()) {
+        // SO1-9: the player arranges the Fort's Wood and Stone first.
+        s.phase = "arrange".into();
+    }
     if s.phase == "setup" {
         // The file's positions are the example set-up (S10-2): kept apart,
         // the armies off the board until their consuls place them.
@@ -178,6 +227,9 @@ fn check(s: &State) -> Result<(), String> {
             "enter_fort",
             "capture_grain",
             "side_lost",
+            "wall",
+            "raider_row",
+            "too_few",
         ];
         if !KINDS.contains(&o.kind.as_str()) {
             return Err(format!("unknown objective kind {:?}", o.kind));

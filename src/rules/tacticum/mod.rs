@@ -15,6 +15,7 @@ mod demo;
 mod deploy;
 mod moves;
 mod orders;
+mod solo;
 mod view;
 
 use crate::dice::{Dice, Serves, StreamId};
@@ -238,6 +239,10 @@ pub struct State {
     pub passes: u32,
     #[serde(default)]
     pub outcome: Option<Outcome>,
+    /// The solo scenarios: what adjutant's Raiders and the Legion's
+    /// extras need (SO1, SO2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub solo: Option<solo::Solo>,
 }
 
 /// What stands on a square.
@@ -254,6 +259,10 @@ pub enum Who {
     Obstacle,
     /// A phantom square counting as a unit of this army.
     Phantom(usize),
+    /// A built section of Solo I's wall: blocks everyone (a gate lets a
+    /// single Legion unit through, SO1-13); a flank end for the army it
+    /// names (the Easier variant, SO1-14), else for nobody.
+    Wall(Option<usize>),
 }
 
 impl Who {
@@ -266,11 +275,12 @@ impl Who {
             | Who::Grain(a, _)
             | Who::Eagle(a)
             | Who::Phantom(a) => a,
-            Who::Obstacle => usize::MAX,
+            Who::Obstacle | Who::Wall(None) => usize::MAX,
+            Who::Wall(Some(a)) => a,
         }
     }
     pub fn is_unit(self) -> bool {
-        !matches!(self, Who::Phantom(_) | Who::Obstacle)
+        !matches!(self, Who::Phantom(_) | Who::Obstacle | Who::Wall(_))
     }
 }
 
@@ -305,6 +315,14 @@ impl State {
         for c in &self.terrain.obstacles {
             if let Some(i) = idx(self, c) {
                 at[i] = Some(Who::Obstacle);
+            }
+        }
+        if let Some(solo) = &self.solo {
+            let end = solo.wall_end.then(|| self.army_index(&solo.legion)).flatten();
+            for c in solo.sections.keys() {
+                if let Some(i) = idx(self, c) {
+                    at[i] = Some(Who::Wall(end));
+                }
             }
         }
         for p in &self.phantoms {
@@ -357,6 +375,7 @@ impl State {
             Who::Skirmisher(a, k) => format!("{}S{}", letter(a), k + 1),
             Who::Grain(a, k) => format!("{}G{}", letter(a), k + 1),
             Who::Obstacle => "a tree".into(),
+            Who::Wall(_) => "a wall section".into(),
             Who::Eagle(a) => format!("{}E", letter(a)),
             Who::Phantom(a) => format!("{} corner", army_title(&self.armies[a].name)),
         }
@@ -409,8 +428,10 @@ pub fn army_title(name: &str) -> String {
 
 pub struct Tacticum;
 
-pub const VERBS: &[&str] =
-    &["MOVE", "CHARGE", "PASS", "READY", "DODGE", "STEP", "ROUT", "DISPERSE", "PLACE", "TURN", "EXTEND", "RALLY"];
+pub const VERBS: &[&str] = &[
+    "MOVE", "CHARGE", "PASS", "READY", "DODGE", "STEP", "ROUT", "DISPERSE", "PLACE", "TURN", "EXTEND", "RALLY", "SUPPLY",
+    "RESTOCK", "WOOD", "ENTER",
+];
 
 impl Rules for Tacticum {
     type State = State;
@@ -424,14 +445,14 @@ impl Rules for Tacticum {
             // The rules have no end but the objectives: two armies that
             // will not engage are drawn after this many moves.
             step_limit: Some(400),
-            step_kinds: &["toss", "place", "setup", "turn", "respond"],
+            step_kinds: &["toss", "place", "setup", "arrange", "turn", "respond"],
             scenarios: data::SCENARIOS
                 .iter()
                 .map(|s| ScenarioInfo {
                     name: s.name.clone(),
                     roles: s.roles(),
                     about: s.about.clone(),
-                    variants: Vec::new(),
+                    variants: s.variants(),
                 })
                 .collect(),
         }
@@ -470,6 +491,7 @@ impl Rules for Tacticum {
         // the first side in reading order; a toss is READY.
         match (s.phase.as_str(), &s.pending) {
             ("toss", _) => vec![Order::Ready],
+            ("arrange", _) => solo::wood_default(s),
             ("place", _) => moves::default_place(s, _role).map(|v| vec![Order::Place(v)]).unwrap_or_default(),
             ("respond", Some(p)) => p.questions.iter().filter_map(|q| q.options.first().cloned()).collect(),
             _ => Vec::new(),
@@ -548,6 +570,17 @@ impl Rules for Tacticum {
         }
         if s.phase == "setup" {
             deploy::resolve(s, orders, &mut ev);
+            return ev;
+        }
+        if s.phase == "arrange" {
+            let mine = orders.get(&s.active).cloned().unwrap_or_default();
+            solo::arrange(s, &mine, &mut ev);
+            return ev;
+        }
+        if s.solo.is_some() {
+            let mover = s.active.clone();
+            let mine = orders.get(&mover).cloned().unwrap_or_default();
+            solo::turn(s, &mover, &mine, dice, &mut ev);
             return ev;
         }
         if s.phase == "place" {
@@ -660,13 +693,23 @@ fn toss(s: &mut State, what: &str, dice: &mut dyn Dice, ev: &mut Vec<Event>) {
 /// only for an army other than the mover.
 fn end_checks(s: &mut State, mover: &str, ev: &mut Vec<Event>) -> bool {
     let m = s.army_index(mover).unwrap_or(usize::MAX);
+    // Every army's objectives, the mover's side first, then the turn
+    // order, then an army no player commands (the solo Raiders).
     let mut order: Vec<String> = s.turn_order.clone();
+    order.extend(s.armies.iter().map(|a| a.name.clone()).filter(|n| !s.turn_order.contains(n)));
     order.sort_by_key(|a| !s.army_index(a).is_some_and(|x| s.friends(x, m)));
     for army in order {
         let objectives: Vec<Objective> = s.objectives.iter().filter(|o| o.army == army).cloned().collect();
         for o in objectives {
             if let Some(reason) = met(s, &o, mover) {
                 let (winners, reason) = side_winners(s, &army, reason);
+                if !s.turn_order.contains(&army) {
+                    // adjutant's own army: the player has failed (SO1-2..4).
+                    let players: Vec<String> = s.turn_order.iter().map(|r| army_title(r)).collect();
+                    ev.push(Event::all(format!("{} fails, and the {} win: {reason}.", players.join(" and "), army_title(&army))));
+                    s.outcome = Some(Outcome { winner: None, reason: format!("the {} win: {reason}", army_title(&army)), also: Vec::new() });
+                    return true;
+                }
                 let names: Vec<String> = winners.iter().map(|w| army_title(w)).collect();
                 ev.push(Event::all(format!(
                     "{} {}: {reason}.",
@@ -781,6 +824,31 @@ fn met(s: &State, o: &Objective, mover: &str) -> Option<String> {
             let n: u32 = enemies.iter().map(|&e| s.lost_infantry.get(&s.armies[e].name).copied().unwrap_or(0)).sum();
             (n >= o.count).then(|| format!("{} has captured {n} enemy Infantry", army_title(&o.army)))
         }
+        "wall" => {
+            // SO1-1: every square of the wall row built, and the Towers.
+            let solo = s.solo.as_ref()?;
+            let row = solo.wall_row.saturating_sub(1);
+            let built = (0..s.columns).all(|c| solo.sections.contains_key(&s.name(Sq { col: c, row })));
+            let towers = solo.sections.values().filter(|k| *k == "tower").count() as u32;
+            (built && towers >= solo.towers)
+                .then(|| format!("the wall is complete with {towers} Towers: the frontier is secure"))
+        }
+        "raider_row" => {
+            // SO1-2: one of this army's units on the enemy's back row (the
+            // row `count`).
+            let row = o.count.saturating_sub(1) as u8;
+            let at = s.occupancy();
+            (0..s.columns).map(|col| Sq { col, row }).find_map(|q| {
+                matches!(at[row as usize * s.columns as usize + q.col as usize], Some(w) if w.is_unit() && w.army() == me)
+                    .then(|| format!("a Raider reached {}, the Legion's back row", s.name(q)))
+            })
+        }
+        "too_few" => enemies.iter().find_map(|&e| {
+            // SO1-4, A-39: fewer Legion units than a Build Formation needs.
+            let army = &s.armies[e];
+            let n = (!army.commander.is_empty()) as u32 + army.infantry.iter().filter(|c| !c.is_empty()).count() as u32;
+            (n < o.count).then(|| format!("{} has {n} units left, too few to build (at least {})", army_title(&army.name), o.count))
+        }),
         "side_lost" => {
             let n: u32 = enemies.iter().map(|&e| s.lost.get(&s.armies[e].name).copied().unwrap_or(0)).sum();
             let names: Vec<String> = enemies.iter().map(|&e| army_title(&s.armies[e].name)).collect();

@@ -134,6 +134,18 @@ pub enum Order {
     },
     /// IV's placement: two units on these squares (S4-4).
     Place(Vec<Sq>),
+    /// SO1: the Prefect's run to a Fort cell's cube, built on a Build
+    /// Formation's focus (SO1-15, SO1-22).
+    Supply {
+        from: String,
+        to: Sq,
+    },
+    /// SO1: where a destroyed Wood goes back into the Fort (SO1-16).
+    Restock(String),
+    /// SO1's arrange step: the Fort cells that hold Wood (SO1-9).
+    Wood(Vec<String>),
+    /// SO2: where the reinforcement a 6 gave enters (SO2-30).
+    Enter(Sq),
     /// X's set-up: where one kind of an army's units stands (S10-2);
     /// `kind` is COMMANDER, CAVALRY or INFANTRY.
     Deploy {
@@ -193,6 +205,10 @@ impl fmt::Display for Order {
             Order::Rout(q) => write!(f, "ROUT {}", sq_name(*q)),
             Order::Disperse { from, to } => write!(f, "DISPERSE {} TO {}", sq_name(*from), sq_name(*to)),
             Order::Place(v) => write!(f, "PLACE {}", v.iter().map(|q| sq_name(*q)).collect::<Vec<_>>().join(", ")),
+            Order::Supply { from, to } => write!(f, "SUPPLY {from} TO {}", sq_name(*to)),
+            Order::Restock(c) => write!(f, "RESTOCK {c}"),
+            Order::Wood(v) => write!(f, "WOOD {}", v.join(", ")),
+            Order::Enter(q) => write!(f, "ENTER {}", sq_name(*q)),
             Order::Deploy { kind, cells } => {
                 write!(f, "PLACE {kind} {}", cells.iter().map(|q| sq_name(*q)).collect::<Vec<_>>().join(", "))
             }
@@ -282,6 +298,19 @@ pub fn parse(s: &State, _role: &str, line: &str) -> Result<Order, Problem> {
             Ok(Order::Place(cells.iter().map(|c| s.board().parse(c, "board")).collect::<Result<_, _>>()?))
         }
         "EXTEND" => Ok(Order::Extend(block(s, rest)?)),
+        "SUPPLY" => {
+            let (a, b) = parse::split(rest, "to").ok_or_else(|| syntax("the Fort cell and TO the wall square (SUPPLY Fb1 TO c4)"))?;
+            Ok(Order::Supply { from: super::solo::parse_fort(s, a)?, to: s.board().parse(b, "board")? })
+        }
+        "RESTOCK" => Ok(Order::Restock(super::solo::parse_fort(s, rest)?)),
+        "WOOD" => {
+            let cells = parse::list(rest);
+            if cells.is_empty() {
+                return Err(syntax("the Fort cells for the Wood (WOOD Fa1, Fa2, Fa3, Fb1, Fb2, Fb3)"));
+            }
+            Ok(Order::Wood(cells.iter().map(|c| super::solo::parse_fort(s, c)).collect::<Result<_, _>>()?))
+        }
+        "ENTER" => Ok(Order::Enter(s.board().parse(rest, "board")?)),
         "RALLY" => {
             let rest = parse::keyword(rest, "ON")
                 .ok_or_else(|| syntax("ON, the Guide and the movers (RALLY ON c7: c6 TO d7, b8 TO c8)"))?;
@@ -324,6 +353,19 @@ pub fn validate(s: &State, role: &str, orders: &[Order]) -> Vec<(usize, Problem)
     let mut out = Vec::new();
     if s.phase == "setup" {
         return super::deploy::check(s, role, orders);
+    }
+    if s.phase == "arrange" {
+        return match orders {
+            [Order::Wood(v)] => super::solo::check_arrange(s, v).err().map(|p| (0, p)).into_iter().collect(),
+            _ => vec![(
+                0,
+                Problem::new("the Fort is being stocked: name the six cells for the Wood (SO1-9)")
+                    .hint(super::solo::wood_default(s).iter().map(|o| o.to_string()).collect::<String>()),
+            )],
+        };
+    }
+    if s.phase == "turn" && s.solo.is_some() {
+        return super::solo::validate(s, role, orders);
     }
     if orders.len() == 2 && s.phase == "turn" && !s.terrain.fort.is_empty() {
         return with_fort_move(s, role, orders);

@@ -12,8 +12,8 @@ use crate::rules::shared::squares::Sq;
 /// Army colours for the SVG.
 fn colour(army: &str) -> &'static str {
     match army {
-        "black" => "#222222",
-        "white" => "#b8b8b8",
+        "black" | "legion" => "#222222",
+        "white" | "raiders" => "#b8b8b8",
         "red" => "#b22222",
         _ => "#1f4e9c",
     }
@@ -37,6 +37,22 @@ pub fn view(s: &State, viewer: &Viewer) -> View {
             match at[row as usize * s.columns as usize + col as usize] {
                 Some(Who::Phantom(_)) => terrain.push((col, shown, '+')),
                 Some(Who::Obstacle) => terrain.push((col, shown, '#')),
+                Some(Who::Wall(_)) => {
+                    let name = s.name(Sq { col, row });
+                    let solo = s.solo.as_ref();
+                    let kind = solo.and_then(|x| x.sections.get(&name)).map(String::as_str);
+                    let gate = solo.is_some_and(|x| x.gates.contains(&name));
+                    terrain.push((
+                        col,
+                        shown,
+                        match kind {
+                            Some("wood") => '=',
+                            Some("tower") => 'T',
+                            _ if gate => 'G',
+                            _ => '#',
+                        },
+                    ))
+                }
                 None if s.in_fort(&s.name(Sq { col, row })) => terrain.push((col, shown, '=')),
                 None if s.terrain.hilltops.contains(&s.name(Sq { col, row })) => terrain.push((col, shown, '^')),
                 None if super::moves::on_hill(s, Sq { col, row }) => terrain.push((col, shown, ':')),
@@ -84,6 +100,20 @@ pub fn view(s: &State, viewer: &Viewer) -> View {
             s.terrain.hilltops.join(" ")
         ));
     }
+    if let Some(solo) = &s.solo {
+        if solo.fort.is_some() {
+            let towers = solo.sections.values().filter(|k| *k == "tower").count();
+            legend.push(format!(
+                "the wall, row {}: === Wood, ### Stone, GGG a stone gate, TTT a Tower ({towers} of {}); the Raiders' home row is row {}",
+                solo.wall_row, solo.towers, s.rows
+            ));
+            legend.extend(super::solo::fort_lines(s));
+        }
+        if !solo.report.is_empty() {
+            legend.push("The Raiders' last action:".into());
+            legend.extend(solo.report.iter().map(|l| format!("  {l}")));
+        }
+    }
     if let Some(p) = s.phantoms.first() {
         legend.push(format!(
             "+++ {} (count as {} units; only its Commander enters)",
@@ -109,6 +139,7 @@ pub fn view(s: &State, viewer: &Viewer) -> View {
         }),
         None => lines.push(match (s.phase.as_str(), &s.pending) {
             ("toss", _) => "The first player is being drawn.".to_string(),
+            ("arrange", _) => "The Legion stocks the Fort.".to_string(),
             ("setup", _) => format!(
                 "Set-up, sealed until every army stands; waiting for {}.",
                 s.unplaced.iter().map(|r| army_title(r)).collect::<Vec<_>>().join(", ")
@@ -140,7 +171,7 @@ pub fn view(s: &State, viewer: &Viewer) -> View {
         })
         .collect();
     let board = SquareBoard {
-        title: "The board (row 1 is Black's edge, a its left)".into(),
+        title: format!("The board (row 1 is {}'s edge, a its left)", army_title(&s.armies[0].name)),
         columns: s.columns,
         rows: s.rows,
         col_labels: (0..s.columns).map(|c| ((b'a' + c) as char).to_string()).collect(),
@@ -177,6 +208,9 @@ fn goal(o: &super::Objective) -> String {
         "enter_fort" => format!("{} units into the Fort", o.count),
         "capture_grain" => format!("capture {} Grain", o.count),
         "side_lost" => format!("enemy side loses {}", o.count),
+        "wall" => "the wall and its Towers".into(),
+        "raider_row" => format!("a Raider on row {}", o.count),
+        "too_few" => format!("Legion under {} units", o.count),
         k => k.to_string(),
     }
 }
@@ -187,6 +221,12 @@ pub fn prompt(s: &State, role: &str) -> Prompt {
             return Prompt {
                 text: "Who moves first is drawn by a die both players' SALTs seed (A-15): answer READY, with a SALT of your own if you like.".into(),
                 syntax: vec!["READY".into()],
+            }
+        }
+        ("arrange", _) => {
+            return Prompt {
+                text: "Arrange the Fort's supplies (SO1-9): name the six Fort cells that hold Wood; Stone fills the other six. The Prefect takes the first cube on a straight line each time a Build Formation is made, so plan the order you will need them in. With none by the deadline, Wood goes left and Stone right.".into(),
+                syntax: super::solo::wood_default(s).iter().map(|o| o.to_string()).collect(),
             }
         }
         ("setup", _) => {
@@ -296,6 +336,22 @@ pub fn prompt(s: &State, role: &str) -> Prompt {
     }
     if syntax.is_empty() {
         syntax.push("PASS (you have no legal move)".into());
+    }
+    if let Some(solo) = s.solo.as_ref().filter(|x| x.fort.is_some()) {
+        let cubes = super::solo::first_cubes(s);
+        text.push_str(&format!(
+            " The Raiders act after you. A move that makes a Build Formation (two of your units touching an open wall square, one of them just moved there) lets the Prefect fetch the first cube on a straight line and build it there: add SUPPLY <cube> TO <square>; in reach now: {}. Legion units never stand on row {}; a single unit passes a gate north or south.",
+            if cubes.is_empty() { "none".to_string() } else { cubes.join(", ") },
+            s.rows
+        ));
+        syntax.push(format!("SUPPLY {} TO c4", cubes.first().map(String::as_str).unwrap_or("Fb1")));
+        if solo.restock > 0 {
+            text.push_str(&format!(
+                " {} destroyed Wood goes back into the Fort: RESTOCK <empty Fort cell> for each (else the first empty cells).",
+                solo.restock
+            ));
+            syntax.push("RESTOCK Fa1".into());
+        }
     }
     Prompt { text, syntax }
 }

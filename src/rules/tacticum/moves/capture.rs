@@ -18,7 +18,7 @@ fn place(s: &mut State, w: Who, cell: String) {
         Who::Skirmisher(a, k) => s.armies[a].skirmishers[k] = cell,
         Who::Grain(a, k) => s.armies[a].grain[k] = cell,
         Who::Obstacle => {}
-        Who::Phantom(_) => {}
+        Who::Phantom(_) | Who::Wall(_) => {}
     }
 }
 

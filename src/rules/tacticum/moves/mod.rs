@@ -91,6 +91,11 @@ impl<'a> Pos<'a> {
             |&d| matches!(self.step(q, d, 1).and_then(|x| self.get(x)), Some(v) if v.is_unit() && self.s.friends(v.army(), w.army())),
         )
     }
+    /// Whether `q` is a gate of Solo I's wall that army `a`'s single
+    /// units pass (the Legion's).
+    fn gate(&self, q: Sq, a: usize) -> bool {
+        self.s.solo.as_ref().is_some_and(|x| x.gates.contains(&self.s.name(q)) && x.legion == self.s.armies[a].name)
+    }
     fn open(&self, q: Sq) -> bool {
         self.get(q).is_none()
     }
@@ -113,8 +118,35 @@ impl<'a> Pos<'a> {
     }
 }
 
+/// A move the rules make for an army (adjutant's Raiders): the piece to
+/// the square, and the flanks it closes, judged like a player's.
+pub fn make_move(s: &mut State, army: &str, who: Who, to: Sq) -> Vec<(Who, Sq, String)> {
+    capture::apply(s, army, &Effect { moves: vec![(who, to)], ..Default::default() })
+}
+
 /// Check an order of `role` against the position; what it does if legal.
 pub fn check(s: &State, role: &str, o: &Order) -> Result<Effect, Problem> {
+    let eff = check_order(s, role, o)?;
+    if let (Some(solo), Some(a)) = (&s.solo, s.army_index(role)) {
+        // SO1-12: Legion units never stand on the Raiders' home row; the
+        // Prefect moves only to fetch supplies (SO1-21, A-35).
+        if eff.moves.iter().any(|(w, _)| matches!(w, Who::Cavalry(..))) && solo.fort.is_some() {
+            return Err(Problem::new("the Prefect moves only to fetch a cube for a Build Formation (SO1-21, A-35)")
+                .hint("SUPPLY Fb1 TO c4 beside the move that makes the Build Formation"));
+        }
+        if let Some((_, q)) = eff.moves.iter().find(|(_, q)| q.row + 1 == s.rows && solo.kind == "frontier") {
+            return Err(Problem::new(format!(
+                "{} is on the Raiders' home row, where Legion units never stand (SO1-12)",
+                s.name(*q)
+            ))
+            .hint("stop a row short of it"));
+        }
+        let _ = a;
+    }
+    Ok(eff)
+}
+
+fn check_order(s: &State, role: &str, o: &Order) -> Result<Effect, Problem> {
     let a = s.army_index(role).ok_or_else(|| Problem::new(format!("{role} commands no army here")))?;
     let p = Pos::new(s);
     match o {
@@ -177,6 +209,10 @@ pub fn check(s: &State, role: &str, o: &Order) -> Result<Effect, Problem> {
         | Order::Dodge(_)
         | Order::Place(_)
         | Order::Deploy { .. }
+        | Order::Supply { .. }
+        | Order::Restock(_)
+        | Order::Wood(_)
+        | Order::Enter(_)
         | Order::StepOut { .. }
         | Order::Rout(_)
         | Order::Disperse { .. } => {
@@ -615,6 +651,9 @@ fn unit_move(p: &Pos, a: usize, from: Sq, to: &Block) -> Result<Effect, Problem>
             None => {}
             // Only its own Commander may enter a phantom square.
             Some(Who::Phantom(pa)) if q == to && pa == a && matches!(who, Who::Commander(_)) => {}
+            // A single Legion unit goes through a gate, north or south,
+            // never stopping on it (SO1-13, SO1-18, A-37).
+            Some(Who::Wall(_)) if q != to && d.0 == 0 && p.gate(q, a) => {}
             Some(w) if q == to && w.is_unit() && !p.s.friends(w.army(), a) => {
                 return Err(Problem::new(format!(
                 "{}: a unit cannot move onto an enemy; to capture, flank it or CHARGE it with a Column (BT-7, BT-19)",

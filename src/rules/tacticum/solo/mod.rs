@@ -1,0 +1,167 @@
+//! The solo scenarios (SO1 Secure the Frontier, SO2 Prisoner Escort): one
+//! role, the Legion, and adjutant playing the Raiders in the same
+//! resolution (brief 3.5). The Raiders choose by the printed "most
+//! threatening" order extended by a ladder held in data (A-38); ties go to
+//! a public die over the tied moves in reading order, so every Raider move
+//! is explained and can be checked.
+
+mod frontier;
+
+use super::{Order, State};
+use crate::dice::{Dice, Serves, StreamId};
+use crate::engine::{Event, Problem};
+use crate::rules::shared::squares::Sq;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+pub use frontier::{arrange, check_arrange, first_cubes, fort_lines, parse_fort, wood_default};
+
+/// What the solo scenarios keep beyond the armies.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Solo {
+    /// `frontier` (SO1).
+    pub kind: String,
+    /// The Legion's army (the player's) and the Raiders' (adjutant's).
+    pub legion: String,
+    pub raiders: String,
+    /// Each column's Raider number (SO1-24): the die names columns.
+    pub numbers: BTreeMap<String, u32>,
+    /// The row a reinforcement enters on (SO1-33; the Aggressive variant
+    /// one nearer, SO1-34).
+    pub reinforce_row: u8,
+    /// "Most threatening", in order (SO1-30, A-38).
+    pub ladder: Vec<String>,
+    /// SO1's wall: its row, the built sections by square (`wood`,
+    /// `stone`, `tower`), the gates, and whether a built section is a
+    /// flank end for the Legion (the Easier variant, SO1-14).
+    #[serde(default)]
+    pub wall_row: u8,
+    #[serde(default)]
+    pub sections: BTreeMap<String, String>,
+    #[serde(default)]
+    pub gates: Vec<String>,
+    #[serde(default)]
+    pub wall_end: bool,
+    /// Towers the wall needs (SO1-1, SO1-19).
+    #[serde(default)]
+    pub towers: u32,
+    /// The fewest Legion units (Infantry or Commander) that can still
+    /// build (SO1-4, A-39).
+    #[serde(default)]
+    pub min_units: u32,
+    /// Where the War Chief stands "at the gate" (SO1-32, A-37).
+    #[serde(default)]
+    pub chief_gate: String,
+    #[serde(default)]
+    pub fort: Option<Fort>,
+    /// Destroyed Wood waiting for the player's RESTOCK (SO1-16, A-35).
+    #[serde(default)]
+    pub restock: u32,
+    /// The Raiders' last action, die by die, for the map's mail.
+    #[serde(default)]
+    pub report: Vec<String>,
+}
+
+/// SO1's Fort, the supply depot beside the board (SO1-8): its own grid of
+/// cells `Fa1`…, row 1 touching the board's row 1, its column a under the
+/// board column `under`; gates join board squares to Fort cells.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Fort {
+    pub columns: u8,
+    pub rows: u8,
+    pub under: String,
+    pub gates: Vec<[String; 2]>,
+    /// The Wood cells of the default arrangement (the rest is Stone).
+    pub wood: Vec<String>,
+    /// What each cell holds now: `wood` or `stone`; absent, nothing.
+    #[serde(default)]
+    pub cubes: BTreeMap<String, String>,
+}
+
+/// A move the Raiders could make, and how threatening it is.
+#[derive(Debug, Clone)]
+pub struct Cand {
+    /// `None`: a reinforcement entering at `to`.
+    pub from: Option<Sq>,
+    pub to: Sq,
+    /// `advance`, `destroy`, `sidestep` or `reinforce`.
+    pub kind: &'static str,
+    /// Its ladder tier's name, and its rank within the tier (lower first).
+    pub tier: String,
+    pub captures: usize,
+    pub sub: i32,
+}
+
+impl Cand {
+    pub fn describe(&self, s: &State) -> String {
+        let how = if self.kind == self.tier { self.kind.to_string() } else { format!("{}, {}", self.kind, self.tier) };
+        match self.from {
+            Some(f) => format!("{} to {} ({how})", s.name(f), s.name(self.to)),
+            None => format!("a reinforcement at {} ({})", s.name(self.to), self.tier),
+        }
+    }
+}
+
+/// The most threatening candidate by the ladder; ties are drawn with a
+/// public die over the tied ones in reading order of their start and
+/// destination (brief 3.5).
+pub fn choose(s: &State, mut cands: Vec<Cand>, dice: &mut dyn Dice, report: &mut Vec<String>) -> Option<Cand> {
+    let solo = s.solo.as_ref()?;
+    let rank = |c: &Cand| {
+        let t = solo.ladder.iter().position(|x| *x == c.tier).unwrap_or(solo.ladder.len());
+        (t, usize::MAX - c.captures, c.sub)
+    };
+    cands.sort_by_key(|c| {
+        let f = c.from.unwrap_or(c.to);
+        (rank(c), f.row, f.col, c.to.row, c.to.col)
+    });
+    let best = rank(cands.first()?);
+    let tied: Vec<Cand> = cands.iter().filter(|c| rank(c) == best).cloned().collect();
+    if tied.len() == 1 {
+        report.push(format!("{}: {} comes first.", tied[0].describe(s), tier_why(&tied[0].tier)));
+        return tied.into_iter().next();
+    }
+    let n = tied.len() as u32;
+    let d = dice.roll(&StreamId::Public, n, "raider tie-break", &Serves::nobody()).clamp(1, n);
+    let list: Vec<String> = tied.iter().map(|c| c.describe(s)).collect();
+    report.push(format!("Tied, each {}: {}; tie-break d{n} = {d}.", tier_why(&tied[0].tier), list.join("; ")));
+    tied.into_iter().nth(d as usize - 1)
+}
+
+fn tier_why(tier: &str) -> &'static str {
+    match tier {
+        "win" => "reaching the Legion's back row",
+        "capture" => "a capture",
+        "destroy" => "destroying unprotected Wood",
+        "breach" => "an advance past the wall",
+        "press" => "an advance to a gap in the wall",
+        "reinforce" => "a reinforcement",
+        "advance" => "an advance",
+        _ => "a sidestep",
+    }
+}
+
+/// The player's turn and then the Raiders', in one resolution.
+pub fn turn(s: &mut State, role: &str, orders: &[Order], dice: &mut dyn Dice, ev: &mut Vec<Event>) {
+    frontier::legion_turn(s, role, orders, ev);
+    s.turn += 1;
+    if super::end_checks(s, role, ev) {
+        return;
+    }
+    let raiders = s.solo.as_ref().map(|x| x.raiders.clone()).unwrap_or_default();
+    frontier::raiders_turn(s, dice, ev);
+    super::end_checks(s, &raiders, ev);
+}
+
+/// The Legion's turn checked whole, as it will be made: RESTOCK lines,
+/// one action, then SUPPLY lines.
+pub fn validate(s: &State, role: &str, orders: &[Order]) -> Vec<(usize, Problem)> {
+    let mut t = s.clone();
+    let mut ev = Vec::new();
+    match frontier::try_turn(&mut t, role, orders, &mut ev) {
+        Ok(()) => Vec::new(),
+        Err(e) => vec![e],
+    }
+}
