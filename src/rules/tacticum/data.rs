@@ -17,6 +17,7 @@ const FILES: &[&str] = &[
     include_str!("../../../games/tacticum/scenario-09-combined-forces.toml"),
     include_str!("../../../games/tacticum/scenario-10-consuls.toml"),
     include_str!("../../../games/tacticum/solo-1-secure-the-frontier.toml"),
+    include_str!("../../../games/tacticum/solo-2-prisoner-escort.toml"),
 ];
 
 #[derive(Debug, Clone, Deserialize)]
@@ -175,6 +176,10 @@ pub fn setup(scenario: &str) -> Result<State, String> {
         // SO1-9: the player arranges the Fort's Wood and Stone first.
         s.phase = "arrange".into();
     }
+    if s.solo.as_ref().is_some_and(|x| !x.scout_cells.is_empty()) {
+        // SO2-32: the Scout is placed before play.
+        s.phase = "scout".into();
+    }
     if s.phase == "setup" {
         // The file's positions are the example set-up (S10-2): kept apart,
         // the armies off the board until their consuls place them.
@@ -230,6 +235,7 @@ fn check(s: &State) -> Result<(), String> {
             "wall",
             "raider_row",
             "too_few",
+            "prisoner_row",
         ];
         if !KINDS.contains(&o.kind.as_str()) {
             return Err(format!("unknown objective kind {:?}", o.kind));

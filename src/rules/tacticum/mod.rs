@@ -58,6 +58,13 @@ pub struct Army {
     /// VIII's Skirmishers (`BS1`…): alone, never in a formation.
     #[serde(default)]
     pub skirmishers: Vec<String>,
+    /// Solo II's Prisoner (`LP`), escorted by the Legion: moves one space,
+    /// never captured but silenced or shot (SO2-18, SO2-3, SO2-4).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub prisoner: String,
+    /// Solo II's Archers on their Trees (`RA1`…): never move (SO2-25).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub archers: Vec<String>,
     /// Infantry still to place (IV, S4-4); placed ones join `infantry`.
     #[serde(default)]
     pub reserve: u32,
@@ -255,6 +262,8 @@ pub enum Who {
     Skirmisher(usize, usize),
     Grain(usize, usize),
     Eagle(usize),
+    Prisoner(usize),
+    Archer(usize, usize),
     /// A tree, or a square off the map: blocks, belongs to nobody.
     Obstacle,
     /// A phantom square counting as a unit of this army.
@@ -274,6 +283,8 @@ impl Who {
             | Who::Skirmisher(a, _)
             | Who::Grain(a, _)
             | Who::Eagle(a)
+            | Who::Prisoner(a)
+            | Who::Archer(a, _)
             | Who::Phantom(a) => a,
             Who::Obstacle | Who::Wall(None) => usize::MAX,
             Who::Wall(Some(a)) => a,
@@ -318,6 +329,11 @@ impl State {
             }
         }
         if let Some(solo) = &self.solo {
+            for c in &solo.rock {
+                if let Some(i) = idx(self, c) {
+                    at[i] = Some(Who::Obstacle);
+                }
+            }
             let end = solo.wall_end.then(|| self.army_index(&solo.legion)).flatten();
             for c in solo.sections.keys() {
                 if let Some(i) = idx(self, c) {
@@ -340,6 +356,14 @@ impl State {
             }
             if let Some(i) = idx(self, &army.eagle) {
                 at[i] = Some(Who::Eagle(a));
+            }
+            if let Some(i) = idx(self, &army.prisoner) {
+                at[i] = Some(Who::Prisoner(a));
+            }
+            for (k, c) in army.archers.iter().enumerate() {
+                if let Some(i) = idx(self, c) {
+                    at[i] = Some(Who::Archer(a, k));
+                }
             }
             for (k, c) in army.cavalry.iter().enumerate() {
                 if let Some(i) = idx(self, c) {
@@ -377,6 +401,8 @@ impl State {
             Who::Obstacle => "a tree".into(),
             Who::Wall(_) => "a wall section".into(),
             Who::Eagle(a) => format!("{}E", letter(a)),
+            Who::Prisoner(_) => "the Prisoner".into(),
+            Who::Archer(a, k) => format!("{}A{}", letter(a), k + 1),
             Who::Phantom(a) => format!("{} corner", army_title(&self.armies[a].name)),
         }
     }
@@ -390,6 +416,7 @@ impl State {
             + n(&army.cavalry)
             + n(&army.skirmishers)
             + n(&army.grain)
+            + n(&army.archers)
     }
     /// Whether a square (by name) is inside V's Fort.
     pub fn in_fort(&self, cell: &str) -> bool {
@@ -429,8 +456,8 @@ pub fn army_title(name: &str) -> String {
 pub struct Tacticum;
 
 pub const VERBS: &[&str] = &[
-    "MOVE", "CHARGE", "PASS", "READY", "DODGE", "STEP", "ROUT", "DISPERSE", "PLACE", "TURN", "EXTEND", "RALLY", "SUPPLY",
-    "RESTOCK", "WOOD", "ENTER",
+    "MOVE", "CHARGE", "PASS", "READY", "DODGE", "STEP", "ROUT", "DISPERSE", "PLACE", "TURN", "EXTEND", "RALLY",
+    "SUPPLY", "RESTOCK", "WOOD", "ENTER",
 ];
 
 impl Rules for Tacticum {
@@ -445,7 +472,7 @@ impl Rules for Tacticum {
             // The rules have no end but the objectives: two armies that
             // will not engage are drawn after this many moves.
             step_limit: Some(400),
-            step_kinds: &["toss", "place", "setup", "arrange", "turn", "respond"],
+            step_kinds: &["toss", "place", "setup", "arrange", "scout", "turn", "respond"],
             scenarios: data::SCENARIOS
                 .iter()
                 .map(|s| ScenarioInfo {
@@ -572,9 +599,13 @@ impl Rules for Tacticum {
             deploy::resolve(s, orders, &mut ev);
             return ev;
         }
-        if s.phase == "arrange" {
+        if s.phase == "arrange" || s.phase == "scout" {
             let mine = orders.get(&s.active).cloned().unwrap_or_default();
-            solo::arrange(s, &mine, &mut ev);
+            if s.phase == "arrange" {
+                solo::arrange(s, &mine, &mut ev);
+            } else {
+                solo::place_scout(s, &mine, &mut ev);
+            }
             return ev;
         }
         if s.solo.is_some() {
@@ -706,8 +737,16 @@ fn end_checks(s: &mut State, mover: &str, ev: &mut Vec<Event>) -> bool {
                 if !s.turn_order.contains(&army) {
                     // adjutant's own army: the player has failed (SO1-2..4).
                     let players: Vec<String> = s.turn_order.iter().map(|r| army_title(r)).collect();
-                    ev.push(Event::all(format!("{} fails, and the {} win: {reason}.", players.join(" and "), army_title(&army))));
-                    s.outcome = Some(Outcome { winner: None, reason: format!("the {} win: {reason}", army_title(&army)), also: Vec::new() });
+                    ev.push(Event::all(format!(
+                        "{} fails, and the {} win: {reason}.",
+                        players.join(" and "),
+                        army_title(&army)
+                    )));
+                    s.outcome = Some(Outcome {
+                        winner: None,
+                        reason: format!("the {} win: {reason}", army_title(&army)),
+                        also: Vec::new(),
+                    });
                     return true;
                 }
                 let names: Vec<String> = winners.iter().map(|w| army_title(w)).collect();
@@ -833,6 +872,11 @@ fn met(s: &State, o: &Objective, mover: &str) -> Option<String> {
             (built && towers >= solo.towers)
                 .then(|| format!("the wall is complete with {towers} Towers: the frontier is secure"))
         }
+        "prisoner_row" => {
+            // SO2-1: the Prisoner on the far row (`count`).
+            let p = s.sq(&s.armies[me].prisoner)?;
+            (p.row + 1 == o.count as u8).then(|| format!("the Prisoner reached {}, the end of the valley", s.name(p)))
+        }
         "raider_row" => {
             // SO1-2: one of this army's units on the enemy's back row (the
             // row `count`).
@@ -847,7 +891,14 @@ fn met(s: &State, o: &Objective, mover: &str) -> Option<String> {
             // SO1-4, A-39: fewer Legion units than a Build Formation needs.
             let army = &s.armies[e];
             let n = (!army.commander.is_empty()) as u32 + army.infantry.iter().filter(|c| !c.is_empty()).count() as u32;
-            (n < o.count).then(|| format!("{} has {n} units left, too few to build (at least {})", army_title(&army.name), o.count))
+            (n < o.count).then(|| {
+                format!(
+                    "{} has {n} unit{} left, too few to build (at least {})",
+                    army_title(&army.name),
+                    if n == 1 { "" } else { "s" },
+                    o.count
+                )
+            })
         }),
         "side_lost" => {
             let n: u32 = enemies.iter().map(|&e| s.lost.get(&s.armies[e].name).copied().unwrap_or(0)).sum();

@@ -146,6 +146,8 @@ pub enum Order {
     Wood(Vec<String>),
     /// SO2: where the reinforcement a 6 gave enters (SO2-30).
     Enter(Sq),
+    /// SO2's Scouts variant: where the extra Infantry starts (SO2-32).
+    Scout(Sq),
     /// X's set-up: where one kind of an army's units stands (S10-2);
     /// `kind` is COMMANDER, CAVALRY or INFANTRY.
     Deploy {
@@ -209,6 +211,7 @@ impl fmt::Display for Order {
             Order::Restock(c) => write!(f, "RESTOCK {c}"),
             Order::Wood(v) => write!(f, "WOOD {}", v.join(", ")),
             Order::Enter(q) => write!(f, "ENTER {}", sq_name(*q)),
+            Order::Scout(q) => write!(f, "PLACE SCOUT {}", sq_name(*q)),
             Order::Deploy { kind, cells } => {
                 write!(f, "PLACE {kind} {}", cells.iter().map(|q| sq_name(*q)).collect::<Vec<_>>().join(", "))
             }
@@ -283,6 +286,9 @@ pub fn parse(s: &State, _role: &str, line: &str) -> Result<Order, Problem> {
         "PLACE" => {
             let (first, more) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
             let kind = parse::word(first);
+            if kind == "SCOUT" {
+                return Ok(Order::Scout(s.board().parse(more, "board")?));
+            }
             if DEPLOY_KINDS.contains(&kind.as_str()) {
                 let cells = parse::list(more);
                 if cells.is_empty() {
@@ -299,7 +305,8 @@ pub fn parse(s: &State, _role: &str, line: &str) -> Result<Order, Problem> {
         }
         "EXTEND" => Ok(Order::Extend(block(s, rest)?)),
         "SUPPLY" => {
-            let (a, b) = parse::split(rest, "to").ok_or_else(|| syntax("the Fort cell and TO the wall square (SUPPLY Fb1 TO c4)"))?;
+            let (a, b) = parse::split(rest, "to")
+                .ok_or_else(|| syntax("the Fort cell and TO the wall square (SUPPLY Fb1 TO c4)"))?;
             Ok(Order::Supply { from: super::solo::parse_fort(s, a)?, to: s.board().parse(b, "board")? })
         }
         "RESTOCK" => Ok(Order::Restock(super::solo::parse_fort(s, rest)?)),
@@ -362,6 +369,14 @@ pub fn validate(s: &State, role: &str, orders: &[Order]) -> Vec<(usize, Problem)
                 Problem::new("the Fort is being stocked: name the six cells for the Wood (SO1-9)")
                     .hint(super::solo::wood_default(s).iter().map(|o| o.to_string()).collect::<String>()),
             )],
+        };
+    }
+    if s.phase == "scout" {
+        return match orders {
+            [Order::Scout(q)] => super::solo::check_scout(s, *q).err().map(|p| (0, p)).into_iter().collect(),
+            // No line: the deadline's default square.
+            [] => Vec::new(),
+            _ => vec![(0, Problem::new("the Scout is placed first (SO2-32)").hint("PLACE SCOUT b2"))],
         };
     }
     if s.phase == "turn" && s.solo.is_some() {

@@ -140,6 +140,7 @@ pub fn view(s: &State, viewer: &Viewer) -> View {
         None => lines.push(match (s.phase.as_str(), &s.pending) {
             ("toss", _) => "The first player is being drawn.".to_string(),
             ("arrange", _) => "The Legion stocks the Fort.".to_string(),
+            ("scout", _) => "The Legion places its Scout.".to_string(),
             ("setup", _) => format!(
                 "Set-up, sealed until every army stands; waiting for {}.",
                 s.unplaced.iter().map(|r| army_title(r)).collect::<Vec<_>>().join(", ")
@@ -228,6 +229,13 @@ pub fn prompt(s: &State, role: &str) -> Prompt {
                 text: "Arrange the Fort's supplies (SO1-9): name the six Fort cells that hold Wood; Stone fills the other six. The Prefect takes the first cube on a straight line each time a Build Formation is made, so plan the order you will need them in. With none by the deadline, Wood goes left and Stone right.".into(),
                 syntax: super::solo::wood_default(s).iter().map(|o| o.to_string()).collect(),
             }
+        }
+        ("scout", _) => {
+            let cells = s.solo.as_ref().map(|x| x.scout_cells.join(" or ")).unwrap_or_default();
+            return Prompt {
+                text: format!("Place your Scout, one more Infantry unit, anywhere on your left or right flank ({cells}), SO2-32. With none by the deadline it takes the first free flank square."),
+                syntax: vec!["PLACE SCOUT b2".into()],
+            };
         }
         ("setup", _) => {
             let Some(a) = s.army_index(role) else { return Prompt::default() };

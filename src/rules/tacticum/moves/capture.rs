@@ -9,7 +9,7 @@ use crate::rules::tacticum::orders::Block;
 use crate::rules::tacticum::{army_title, Last, Order, Pending, Question, State, Who};
 
 /// Put a piece on a square ("" for off the board).
-fn place(s: &mut State, w: Who, cell: String) {
+pub(super) fn place(s: &mut State, w: Who, cell: String) {
     match w {
         Who::Commander(a) => s.armies[a].commander = cell,
         Who::Infantry(a, k) => s.armies[a].infantry[k] = cell,
@@ -17,6 +17,8 @@ fn place(s: &mut State, w: Who, cell: String) {
         Who::Eagle(a) => s.armies[a].eagle = cell,
         Who::Skirmisher(a, k) => s.armies[a].skirmishers[k] = cell,
         Who::Grain(a, k) => s.armies[a].grain[k] = cell,
+        Who::Prisoner(a) => s.armies[a].prisoner = cell,
+        Who::Archer(a, k) => s.armies[a].archers[k] = cell,
         Who::Obstacle => {}
         Who::Phantom(_) | Who::Wall(_) => {}
     }
@@ -327,7 +329,7 @@ pub(super) fn apply(s: &mut State, mover: &str, eff: &Effect) -> Vec<(Who, Sq, S
 
 /// A piece its enemy removed, by capture or rout: counted for the
 /// objectives that count them.
-fn count_loss(s: &mut State, w: Who) {
+pub(super) fn count_loss(s: &mut State, w: Who) {
     let army = s.armies[w.army()].name.clone();
     match w {
         Who::Infantry(..) => *s.lost_infantry.entry(army.clone()).or_insert(0) += 1,
@@ -353,6 +355,9 @@ fn flanks(s: &State, a: usize, moved: &[Sq]) -> Vec<(Who, Sq, String)> {
             let mut n = 1;
             let end = loop {
                 match p.step(m, d, n) {
+                    // The Prisoner is nobody's flank end and never flanked:
+                    // it is silenced or shot, not captured (SO2-3, SO2-4).
+                    Some(q) if matches!(p.get(q), Some(Who::Prisoner(_))) => break None,
                     Some(q) => match p.get(q) {
                         Some(w) if w.is_unit() && !p.s.friends(w.army(), a) => run.push((w, q)),
                         Some(w) if p.s.friends(w.army(), a) => break Some(q),
@@ -397,13 +402,13 @@ fn flanks(s: &State, a: usize, moved: &[Sq]) -> Vec<(Who, Sq, String)> {
                 // III: a unit alone (no friend beside it); V: any unit not
                 // in a Square (S3-5, S5-7, A-17).
                 let immune = if s.two_sides_mode == "except-square" { p.in_square(q) } else { p.supported(q) };
-                if matches!(w, Who::Commander(_) | Who::Eagle(_)) || immune {
+                if matches!(w, Who::Commander(_) | Who::Eagle(_) | Who::Prisoner(_)) || immune {
                     continue;
                 }
                 let touching: Vec<String> = STEPS
                     .iter()
                     .filter_map(|&e| p.step(q, e, 1))
-                    .filter(|&x| matches!(p.get(x), Some(v) if v.is_unit() && p.s.friends(v.army(), a)))
+                    .filter(|&x| matches!(p.get(x), Some(v) if v.is_unit() && p.s.friends(v.army(), a) && !matches!(v, Who::Prisoner(_))))
                     .map(|x| s.name(x))
                     .collect();
                 if touching.len() >= 2 {

@@ -81,7 +81,7 @@ impl<'a> Pos<'a> {
     /// A unit of army `a` that forms formations (every unit of an army that
     /// uses them: Infantry and the Commander, A-4).
     fn formation_unit(&self, q: Sq, a: usize) -> bool {
-        let unit = matches!(self.get(q), Some(Who::Infantry(x, _) | Who::Commander(x) | Who::Eagle(x) | Who::Grain(x, _)) if self.s.friends(x, a));
+        let unit = matches!(self.get(q), Some(Who::Infantry(x, _) | Who::Commander(x) | Who::Eagle(x) | Who::Grain(x, _) | Who::Prisoner(x)) if self.s.friends(x, a));
         unit && self.s.armies[a].formations
     }
     /// Beside a unit of its own army (the Glossary's Supported, S6-6).
@@ -103,9 +103,11 @@ impl<'a> Pos<'a> {
     /// any 2×2 of its army's formation units that holds it.
     fn in_square(&self, q: Sq) -> bool {
         let Some(w) = self.get(q) else { return false };
-        Block::holding(q, (1, 1), self.s.columns, self.s.rows)
-            .iter()
-            .any(|b| b.cells().into_iter().all(|x| self.formation_unit(x, w.army())))
+        // A Square holding the Prisoner has no defence (SO2-16).
+        Block::holding(q, (1, 1), self.s.columns, self.s.rows).iter().any(|b| {
+            b.cells().into_iter().all(|x| self.formation_unit(x, w.army()))
+                && !b.cells().into_iter().any(|x| matches!(self.get(x), Some(Who::Prisoner(_))))
+        })
     }
     fn describe(&self, q: Sq) -> String {
         match self.get(q) {
@@ -122,6 +124,22 @@ impl<'a> Pos<'a> {
 /// the square, and the flanks it closes, judged like a player's.
 pub fn make_move(s: &mut State, army: &str, who: Who, to: Sq) -> Vec<(Who, Sq, String)> {
     capture::apply(s, army, &Effect { moves: vec![(who, to)], ..Default::default() })
+}
+
+/// The pieces of an effect on their new squares, nothing captured (to
+/// look at the position a move leaves).
+pub fn place_all(s: &mut State, eff: &Effect) {
+    for (w, q) in &eff.moves {
+        let name = s.name(*q);
+        capture::place(s, *w, name);
+    }
+}
+
+/// A piece its enemy took off the board (an Archer's shot, a Surprise
+/// attack), counted as a loss.
+pub fn remove(s: &mut State, w: Who) {
+    capture::place(s, w, String::new());
+    capture::count_loss(s, w);
 }
 
 /// Check an order of `role` against the position; what it does if legal.
@@ -141,7 +159,9 @@ pub fn check(s: &State, role: &str, o: &Order) -> Result<Effect, Problem> {
             ))
             .hint("stop a row short of it"));
         }
-        let _ = a;
+        if solo.kind == "escort" {
+            crate::rules::tacticum::solo::escort_check(s, a, o, &eff)?;
+        }
     }
     Ok(eff)
 }
@@ -213,6 +233,7 @@ fn check_order(s: &State, role: &str, o: &Order) -> Result<Effect, Problem> {
         | Order::Restock(_)
         | Order::Wood(_)
         | Order::Enter(_)
+        | Order::Scout(_)
         | Order::StepOut { .. }
         | Order::Rout(_)
         | Order::Disperse { .. } => {

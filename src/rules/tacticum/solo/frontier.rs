@@ -9,7 +9,7 @@ use crate::dice::{Dice, Serves, StreamId};
 use crate::engine::{Event, Problem};
 use crate::rules::shared::squares::Sq;
 use crate::rules::tacticum::moves;
-use crate::rules::tacticum::{army_title, Order, State, Who};
+use crate::rules::tacticum::{Order, State, Who};
 
 /// A Fort cell's (column, row) from its name (`Fb1`), if in the Fort.
 fn fort_cell(s: &State, name: &str) -> Option<(u8, u8)> {
@@ -162,7 +162,10 @@ pub fn try_turn(s: &mut State, role: &str, orders: &[Order], ev: &mut Vec<Event>
     let extra = |o: &Order| matches!(o, Order::Supply { .. } | Order::Restock(_) | Order::Enter(_));
     let actions: Vec<usize> = (0..orders.len()).filter(|&i| !extra(&orders[i])).collect();
     if actions.len() > 1 {
-        return Err((actions[1], Problem::new("one action a turn (a unit or a formation)").hint("SUPPLY and RESTOCK lines may go beside it")));
+        return Err((
+            actions[1],
+            Problem::new("one action a turn (a unit or a formation)").hint("SUPPLY and RESTOCK lines may go beside it"),
+        ));
     }
     // RESTOCK: where destroyed Wood goes back into the Fort (SO1-16).
     let mut restocked = 0;
@@ -171,7 +174,10 @@ pub fn try_turn(s: &mut State, role: &str, orders: &[Order], ev: &mut Vec<Event>
         let Order::Restock(cell) = o else { continue };
         let Some(solo) = s.solo.as_mut() else { continue };
         if restocked >= solo.restock {
-            return Err((i, Problem::new("no destroyed Wood is waiting for the Fort").hint("leave the RESTOCK line out")));
+            return Err((
+                i,
+                Problem::new("no destroyed Wood is waiting for the Fort").hint("leave the RESTOCK line out"),
+            ));
         }
         let Some(f) = solo.fort.as_mut() else { continue };
         if f.cubes.contains_key(cell) || at == *cell {
@@ -184,7 +190,11 @@ pub fn try_turn(s: &mut State, role: &str, orders: &[Order], ev: &mut Vec<Event>
     restock_rest(s, restocked, ev);
     let Some(&ai) = actions.first() else {
         if orders.iter().any(|o| matches!(o, Order::Supply { .. })) {
-            return Err((0, Problem::new("a SUPPLY follows the action that makes a Build Formation").hint("MOVE e3 TO e4 and then SUPPLY Fb1 TO e4")));
+            return Err((
+                0,
+                Problem::new("a SUPPLY follows the action that makes a Build Formation")
+                    .hint("MOVE e3 TO e4 and then SUPPLY Fb1 TO e4"),
+            ));
         }
         moves::play(s, role, &Order::Pass, ev);
         return Ok(());
@@ -206,20 +216,23 @@ pub fn try_turn(s: &mut State, role: &str, orders: &[Order], ev: &mut Vec<Event>
 }
 
 /// Destroyed Wood the player did not place goes to the first empty Fort
-/// cells in reading order.
+/// cells in reading order; with the Fort full (the Prefect on the
+/// last free cell) it waits until a cell empties.
 fn restock_rest(s: &mut State, done: u32, ev: &mut Vec<Event>) {
     let at = prefect(s);
     let Some(solo) = s.solo.as_mut() else { return };
-    let left = solo.restock.saturating_sub(done);
-    solo.restock = 0;
+    let mut left = solo.restock.saturating_sub(done);
     let Some(f) = solo.fort.as_mut() else { return };
-    for _ in 0..left {
-        let free = (0..f.rows).flat_map(|r| (0..f.columns).map(move |c| fort_name(c, r))).find(|n| !f.cubes.contains_key(n) && *n != at);
-        if let Some(n) = free {
-            ev.push(Event::all(format!("The destroyed Wood goes back to the Fort at {n}.")));
-            f.cubes.insert(n, "wood".into());
-        }
+    while left > 0 {
+        let free = (0..f.rows)
+            .flat_map(|r| (0..f.columns).map(move |c| fort_name(c, r)))
+            .find(|n| !f.cubes.contains_key(n) && *n != at);
+        let Some(n) = free else { break };
+        ev.push(Event::all(format!("The destroyed Wood goes back to the Fort at {n}.")));
+        f.cubes.insert(n, "wood".into());
+        left -= 1;
     }
+    solo.restock = left;
 }
 
 /// One SUPPLY: the Prefect's run to the first cube on a line, and the cube
@@ -230,7 +243,11 @@ fn supply(s: &mut State, from: &str, to: Sq, open: &mut Vec<Sq>) -> Result<(), P
         return Err(Problem::new(format!(
             "the Prefect runs in a straight line to the first cube it meets (SO1-22); {from} is not one"
         ))
-        .hint(if cubes.is_empty() { "no cube is in its reach".to_string() } else { format!("one of: {}", cubes.join(", ")) }));
+        .hint(if cubes.is_empty() {
+            "no cube is in its reach".to_string()
+        } else {
+            format!("one of: {}", cubes.join(", "))
+        }));
     }
     let Some(k) = open.iter().position(|&f| f == to) else {
         let list: Vec<String> = open.iter().map(|&f| s.name(f)).collect();
@@ -252,8 +269,12 @@ fn supply(s: &mut State, from: &str, to: Sq, open: &mut Vec<Sq>) -> Result<(), P
                 .hint("bring Stone to make a Tower on Stone (SO1-19)"))
         }
         _ => {
-            return Err(Problem::new(format!("{} holds a {}: nothing more is built on it", s.name(to), here.unwrap_or_default()))
-                .hint("build elsewhere on the wall"))
+            return Err(Problem::new(format!(
+                "{} holds a {}: nothing more is built on it",
+                s.name(to),
+                here.unwrap_or_default()
+            ))
+            .hint("build elsewhere on the wall"))
         }
     };
     open.remove(k);
@@ -268,14 +289,6 @@ fn supply(s: &mut State, from: &str, to: Sq, open: &mut Vec<Sq>) -> Result<(), P
     Ok(())
 }
 
-/// Legion turn as the step resolves it (validated already; a silent
-/// player loses the turn).
-pub fn legion_turn(s: &mut State, role: &str, orders: &[Order], ev: &mut Vec<Event>) {
-    if let Err((_, p)) = try_turn(s, role, orders, ev) {
-        ev.push(Event::all(format!("{}'s turn is void: {}.", army_title(role), p.reason)));
-    }
-}
-
 /// The Raiders' action (SO1-24..35): the die names a column; the most
 /// threatening of the moves there is made, and at the gate a 1 gives the
 /// War Chief's Tribal Inspiration, two actions from anywhere (SO1-32).
@@ -286,10 +299,14 @@ pub fn raiders_turn(s: &mut State, dice: &mut dyn Dice, ev: &mut Vec<Event>) {
     let cols: Vec<u8> =
         (0..s.columns).filter(|c| solo.numbers.get(&((b'a' + c) as char).to_string()) == Some(&d)).collect();
     let names: Vec<String> = cols.iter().map(|&c| ((b'a' + c) as char).to_string()).collect();
-    let mut report = vec![format!("Raider die {d}: column{} {}.", if cols.len() == 1 { "" } else { "s" }, names.join(" and "))];
+    let mut report =
+        vec![format!("Raider die {d}: column{} {}.", if cols.len() == 1 { "" } else { "s" }, names.join(" and "))];
     let inspired = d == 1 && s.armies[r].commander == solo.chief_gate;
     let actions = if inspired {
-        report.push(format!("The War Chief stands at the gate ({}): Tribal Inspiration, two actions (SO1-32).", solo.chief_gate));
+        report.push(format!(
+            "The War Chief stands at the gate ({}): Tribal Inspiration, two actions (SO1-32).",
+            solo.chief_gate
+        ));
         2
     } else {
         1
@@ -351,7 +368,8 @@ fn candidates(s: &State, r: usize, cols: &[u8]) -> Vec<Cand> {
     let captured = s.armies[r].infantry.iter().any(String::is_empty);
     for &c in cols {
         let column: Vec<Sq> = (0..s.rows).map(|row| Sq { col: c, row }).collect();
-        let raiders: Vec<Sq> = column.iter().copied().filter(|&q| get(q).is_some_and(|w| w.is_unit() && w.army() == r)).collect();
+        let raiders: Vec<Sq> =
+            column.iter().copied().filter(|&q| get(q).is_some_and(|w| w.is_unit() && w.army() == r)).collect();
         if raiders.is_empty() {
             let q = Sq { col: c, row: solo.reinforce_row.saturating_sub(1) };
             if captured && open(q) {
@@ -417,7 +435,10 @@ fn make(s: &mut State, r: usize, c: &Cand, report: &mut Vec<String>) {
 pub fn fort_lines(s: &State) -> Vec<String> {
     let Some(f) = s.solo.as_ref().and_then(|x| x.fort.as_ref()) else { return Vec::new() };
     if f.cubes.is_empty() && s.phase == "arrange" {
-        return vec![format!("The Fort ({} x {} cells Fa1..) is stocked when the Wood is arranged.", f.columns, f.rows)];
+        return vec![format!(
+            "The Fort ({} x {} cells Fa1..) is stocked when the Wood is arranged.",
+            f.columns, f.rows
+        )];
     }
     let gates: Vec<String> = f.gates.iter().map(|[b, c]| format!("{b}-{c}")).collect();
     let mut out = vec![format!("The Fort, below row 1 (gates {}): == Wood, ## Stone, H the Prefect", gates.join(", "))];

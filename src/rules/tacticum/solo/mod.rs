@@ -5,6 +5,7 @@
 //! a public die over the tied moves in reading order, so every Raider move
 //! is explained and can be checked.
 
+mod escort;
 mod frontier;
 
 use super::{Order, State};
@@ -61,6 +62,28 @@ pub struct Solo {
     /// The Raiders' last action, die by die, for the map's mail.
     #[serde(default)]
     pub report: Vec<String>,
+    /// SO2's valley (its columns; the rest are slopes, SO2-6), the Rock
+    /// nothing crosses (the Emboldened variant lets the Raiders climb it,
+    /// SO2-34), the Ambushers' spots and which Raider slots are
+    /// Ambushers now (SO2-21, A-40).
+    #[serde(default)]
+    pub valley: Vec<String>,
+    #[serde(default)]
+    pub rock: Vec<String>,
+    #[serde(default)]
+    pub emboldened: bool,
+    #[serde(default)]
+    pub ambush: Vec<String>,
+    #[serde(default)]
+    pub ambushers: Vec<usize>,
+    /// SO2: a 6 was rolled and an Infantry is off the board: the next
+    /// mail may ENTER it on row 1 (SO2-30, A-44).
+    #[serde(default)]
+    pub enter_due: bool,
+    /// SO2's Scouts variant: where the extra Infantry may be placed
+    /// before play (SO2-32); empty when the variant is off.
+    #[serde(default)]
+    pub scout_cells: Vec<String>,
 }
 
 /// SO1's Fort, the supply depot beside the board (SO1-8): its own grid of
@@ -143,25 +166,51 @@ fn tier_why(tier: &str) -> &'static str {
     }
 }
 
+fn escort(s: &State) -> bool {
+    s.solo.as_ref().is_some_and(|x| x.kind == "escort")
+}
+
 /// The player's turn and then the Raiders', in one resolution.
 pub fn turn(s: &mut State, role: &str, orders: &[Order], dice: &mut dyn Dice, ev: &mut Vec<Event>) {
-    frontier::legion_turn(s, role, orders, ev);
+    let made = if escort(s) { escort::try_turn(s, role, orders, ev) } else { frontier::try_turn(s, role, orders, ev) };
+    if let Err((_, p)) = made {
+        ev.push(Event::all(format!("{}'s turn is void: {}.", super::army_title(role), p.reason)));
+    }
     s.turn += 1;
-    if super::end_checks(s, role, ev) {
+    if s.outcome.is_some() || super::end_checks(s, role, ev) {
         return;
     }
     let raiders = s.solo.as_ref().map(|x| x.raiders.clone()).unwrap_or_default();
-    frontier::raiders_turn(s, dice, ev);
-    super::end_checks(s, &raiders, ev);
+    if escort(s) {
+        escort::raiders_turn(s, dice, ev);
+    } else {
+        frontier::raiders_turn(s, dice, ev);
+    }
+    if s.outcome.is_none() {
+        super::end_checks(s, &raiders, ev);
+    }
 }
 
-/// The Legion's turn checked whole, as it will be made: RESTOCK lines,
-/// one action, then SUPPLY lines.
+/// The Legion's turn checked whole, as it will be made (SO1: RESTOCK
+/// lines, one action, then SUPPLY lines; SO2: ENTER, then the action).
 pub fn validate(s: &State, role: &str, orders: &[Order]) -> Vec<(usize, Problem)> {
     let mut t = s.clone();
     let mut ev = Vec::new();
-    match frontier::try_turn(&mut t, role, orders, &mut ev) {
+    let made = if escort(s) {
+        escort::try_turn(&mut t, role, orders, &mut ev)
+    } else {
+        frontier::try_turn(&mut t, role, orders, &mut ev)
+    };
+    match made {
         Ok(()) => Vec::new(),
         Err(e) => vec![e],
     }
 }
+
+/// The Legion has failed (SO2-2..4): the game ends with no winner.
+pub fn fail(s: &mut State, reason: String, ev: &mut Vec<Event>) {
+    ev.push(Event::all(format!("The Legion fails: {reason}.")));
+    s.outcome = Some(crate::engine::Outcome { winner: None, reason, also: Vec::new() });
+}
+
+pub use escort::{check_move as escort_check, check_scout, place_scout};
