@@ -89,18 +89,22 @@ fn indent(t: &str) -> String {
     t.lines().map(|l| format!("    {l}")).collect::<Vec<_>>().join("\n")
 }
 
-pub fn run(data: &Path, cfg: Config, ruleset: &str) -> Result<i32> {
+pub fn run(data: &Path, cfg: Config, ruleset: &str, scenario: Option<&str>) -> Result<i32> {
     let Some(rules) = crate::rules::find(ruleset) else {
         let names: Vec<&str> = crate::rules::ALL.iter().map(|r| r.info().name).collect();
         bail!("no ruleset {ruleset:?}; there are: {}", names.join(", "));
     };
     let info = rules.info();
-    let roles = info.scenarios[0].roles.clone();
+    let Some(sc) = info.scenarios.iter().find(|s| scenario.is_none_or(|n| s.name == n)) else {
+        let names: Vec<&str> = info.scenarios.iter().map(|s| s.name.as_str()).collect();
+        bail!("{} has no scenario {scenario:?}; there are: {}", info.title, names.join(", "));
+    };
+    let roles = sc.roles.clone();
     let desk = Desk::open(data, cfg)?;
     let players: Vec<(String, String)> = roles.iter().cloned().zip([ALICE, BOB].map(String::from)).collect();
     let req = NewGame {
         ruleset: ruleset.into(),
-        scenario: None,
+        scenario: scenario.map(str::to_string),
         players: players.clone(),
         gm: Some(CAROL.into()),
         deadline: Some("72h".into()),

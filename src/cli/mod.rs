@@ -113,7 +113,13 @@ enum Cmd {
     /// Run adjudication case files.
     Case { files: Vec<PathBuf> },
     /// Play a scripted game through the real pipeline on the embedded default.
-    Demo { ruleset: Option<String> },
+    Demo {
+        ruleset: Option<String>,
+        /// A scenario of the ruleset with a scripted demo of its own (the
+        /// ruleset's first if none).
+        #[arg(long)]
+        scenario: Option<String>,
+    },
 }
 
 /// Run the command line; returns the exit code.
@@ -318,9 +324,9 @@ fn run(cli: Cli) -> Result<i32> {
         }
         Cmd::Verify { mails, journal } => verify(&mails, journal.as_deref()),
         // Without a name, the first game registered (rules::ALL decides).
-        Cmd::Demo { ruleset } => {
+        Cmd::Demo { ruleset, scenario } => {
             let first = crate::rules::ALL.first().map(|r| r.info().name).unwrap_or_default();
-            demo::run(&cli.data, cfg, ruleset.as_deref().unwrap_or(first))
+            demo::run(&cli.data, cfg, ruleset.as_deref().unwrap_or(first), scenario.as_deref())
         }
     }
 }

@@ -471,12 +471,24 @@ fn squares(b: &SquareBoard) -> String {
             esc(b.row_labels.get(r as usize).map(String::as_str).unwrap_or(""))
         ));
         for c in 0..b.columns as i32 {
-            let shade = b.terrain.iter().any(|t| t.0 as i32 == c && t.1 as i32 == r);
+            // Terrain by its glyph: wood, towers and gates of a wall, the
+            // hill and its tops, trees, rock; anything else grey.
+            let glyph = b.terrain.iter().find(|t| t.0 as i32 == c && t.1 as i32 == r).map(|t| t.2);
+            let fill = match glyph {
+                Some('=') => "#a8753f",
+                Some('T') => "#555555",
+                Some('G') => "#7d7d7d",
+                Some(':') => "#c9b48a",
+                Some('^') => "#8a6d3b",
+                Some('@') => "#6b6257",
+                Some(_) => "#9c9c9c",
+                None if (c + r) % 2 == 0 => "#efe6cf",
+                None => "#e4d8b8",
+            };
             s.push_str(&format!(
-                "<rect x=\"{}\" y=\"{}\" width=\"{C}\" height=\"{C}\" fill=\"{}\" stroke=\"#7a6a4f\" stroke-width=\"0.8\"/>\n",
+                "<rect x=\"{}\" y=\"{}\" width=\"{C}\" height=\"{C}\" fill=\"{fill}\" stroke=\"#7a6a4f\" stroke-width=\"0.8\"/>\n",
                 mx + c * C,
                 my + r * C,
-                if shade { "#9c9c9c" } else if (c + r) % 2 == 0 { "#efe6cf" } else { "#e4d8b8" }
             ));
         }
     }

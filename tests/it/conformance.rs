@@ -235,11 +235,21 @@ fn random_play_of_every_ruleset() {
         let mut steps = 0;
         // Ten games a ruleset in the test suite; CONFORMANCE_GAMES=1000 for
         // a long soak (documented in the README).
-        let games: u64 = std::env::var("CONFORMANCE_GAMES").ok().and_then(|v| v.parse().ok()).unwrap_or(10);
-        // The games go round the ruleset's scenarios, so each is played.
-        let scenarios = rules.info().scenarios;
+        // The games go round the ruleset's scenarios and each of their
+        // variants, so each is played at least once.
+        let scenarios: Vec<String> = rules
+            .info()
+            .scenarios
+            .iter()
+            .flat_map(|s| std::iter::once(s.name.clone()).chain(s.variants.iter().map(|v| format!("{}+{v}", s.name))))
+            .collect();
+        let games: u64 = std::env::var("CONFORMANCE_GAMES")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(10)
+            .max(scenarios.len() as u64);
         for seed in 0..games {
-            let p = play_scenario(*rules, &scenarios[seed as usize % scenarios.len()].name, seed, &dir);
+            let p = play_scenario(*rules, &scenarios[seed as usize % scenarios.len()], seed, &dir);
             steps += p.steps;
             ended += usize::from(p.ended);
         }

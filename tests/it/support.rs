@@ -80,14 +80,16 @@ impl Table {
         let roles = info
             .scenarios
             .iter()
-            .find(|s| Some(s.name.as_str()) == scenario)
+            .find(|s| scenario.is_some_and(|n| n.split('+').next() == Some(s.name.as_str())))
             .unwrap_or(&info.scenarios[0])
             .roles
             .clone();
         let req = NewGame {
             ruleset: ruleset.into(),
             scenario: scenario.map(str::to_string),
-            players: vec![(roles[0].clone(), ALICE.into()), (roles[1].clone(), BOB.into())],
+            // Alice plays the first role, Bob the second (a solo game has
+            // only Alice).
+            players: roles.iter().cloned().zip([ALICE.to_string(), BOB.to_string()]).collect(),
             gm: Some(CAROL.into()),
             deadline: deadline.map(str::to_string),
             dice: dice.into(),

@@ -46,6 +46,39 @@ fn games_by_mail_with_tosses_placements_and_respond_steps_audit() {
     }
 }
 
+/// Both solo scenarios by mail, adjutant playing the Raiders: random legal
+/// Legion orders (supplies and reinforcements included) through the desk
+/// to an end, audited, the public dice re-verified by the player's script,
+/// and every Raider action explained in the player's mail.
+#[test]
+fn solo_games_by_mail_with_adjutant_playing_the_raiders_audit() {
+    for (seed, scenario) in [(11u64, "frontier"), (13, "frontier+easier"), (17, "escort"), (19, "escort+scouts")] {
+        let mut t = Table::in_scenario(
+            &format!("solo{seed}"),
+            "tacticum",
+            Some(scenario),
+            None,
+            "committed",
+            Default::default(),
+        );
+        let steps = play_out_watching(&mut t, seed, 120, &mut |_| {});
+        assert!(steps >= 3, "{scenario}: played for real ({steps} steps)");
+        let journal = t.dir.join("games/g1/journal.toml");
+        assert_audits(&journal);
+        let text = std::fs::read_to_string(&journal).unwrap();
+        assert!(text.contains("raider die"), "{scenario}: the Raiders' dice are journaled");
+        let py = std::process::Command::new("python3")
+            .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/verify_dice.py"))
+            .arg(&journal)
+            .output()
+            .unwrap();
+        assert!(py.status.success(), "{scenario}: {}", String::from_utf8_lossy(&py.stdout));
+        let mails = t.mails(ALICE);
+        assert!(mails.iter().any(|m| m.1.contains("Raider die")), "{scenario}: the Raiders' action is told");
+        assert!(t.mails(BOB).is_empty(), "one player");
+    }
+}
+
 /// Scenario X by mail, four consuls: a set-up is seen by no other role
 /// before its step resolves, a clash between partners is told to them
 /// alone while the other side's placement stays hidden from them, and once

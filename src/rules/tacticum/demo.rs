@@ -1,6 +1,9 @@
 //! `adjutant demo tacticum`: the opening of a Force-on-Force game, move by
-//! move — a refused diagonal move, a Column's charge and a flank capture —
-//! as a pure function of the state.
+//! move — a refused diagonal move, a Column's charge and a flank capture;
+//! and `adjutant demo tacticum --scenario frontier`: a solo game's first
+//! turns, the Fort stocked, three Build Formations and their supplies
+//! (one a Tower on the centre gate) while adjutant moves the Raiders. Both
+//! are pure functions of the state.
 
 use super::State;
 use crate::engine::DemoMail;
@@ -18,8 +21,33 @@ const SCRIPT: &[(&str, &str)] = &[
     ("black", "MOVE b1 TO b5"),
 ];
 
+/// Solo I's opening: the Raiders, three rows away, cannot reach the wall
+/// in these turns whatever the dice, so every line stays legal.
+const FRONTIER: &[&str] = &[
+    "WOOD Fa1, Fa2, Fa3, Fb1, Fb2, Fb3\nSALT demo-legion",
+    // e4 and d3 touch d4: the Prefect runs through the gate to Fb1.
+    "MOVE e3 TO e4\nSUPPLY Fb1 TO d4",
+    // c4 and b3 touch b4; from Fb1 the Stone at Fc1 is in reach.
+    "MOVE c3 TO c4\nSUPPLY Fc1 TO b4",
+    // g4 and the Commander on f3 touch the gate f4: Stone on Stone, a Tower.
+    "MOVE g3 TO g4\nSUPPLY Fd1 TO f4",
+];
+
 pub fn mails(s: &State, pass: usize) -> Option<Vec<DemoMail>> {
-    if s.scenario != "force-on-force" || s.outcome.is_some() || pass > SCRIPT.len() + 2 {
+    if s.outcome.is_some() {
+        return None;
+    }
+    if s.scenario == "frontier" {
+        let text = FRONTIER.get(pass)?;
+        let mut out = Vec::new();
+        if pass == 2 {
+            // d4 is built now: the wall blocks the move.
+            out.push(DemoMail::refused("legion", "MOVE d3 TO d4"));
+        }
+        out.push(DemoMail::new("legion", text));
+        return Some(out);
+    }
+    if s.scenario != "force-on-force" || pass > SCRIPT.len() + 2 {
         return None;
     }
     let (role, text) = SCRIPT.get(s.turn as usize)?;

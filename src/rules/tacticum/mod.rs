@@ -691,6 +691,13 @@ impl Rules for Tacticum {
         if s.phase == "setup" {
             return s.army_index(role).map(|a| deploy::example(s, a)).unwrap_or_default();
         }
+        if s.phase == "scout" {
+            let free: Vec<Sq> = (0..s.rows)
+                .flat_map(|row| (0..s.columns).map(move |col| Sq { col, row }))
+                .filter(|&q| solo::check_scout(s, q).is_ok())
+                .collect();
+            return free.get(pick(free.len().max(1))).map(|&q| vec![Order::Scout(q)]).unwrap_or_default();
+        }
         if s.phase != "turn" {
             return self.default_orders(s, role);
         }
@@ -702,10 +709,20 @@ impl Rules for Tacticum {
         // one when it can finishes games the step limit would otherwise
         // cut short.
         let captures: Vec<&Order> = all.iter().filter(|o| moves::captures(s, role, o) > 0).collect();
-        if !captures.is_empty() && pick(3) > 0 {
-            return vec![captures[pick(captures.len())].clone()];
+        let action = if !captures.is_empty() && pick(3) > 0 {
+            captures[pick(captures.len())].clone()
+        } else {
+            all[pick(all.len())].clone()
+        };
+        if s.solo.is_some() {
+            // The solo extras go with it: a supply for a Build Formation
+            // the action makes, the reinforcement a 6 made due.
+            let mut lines = solo::extras(s, role, &action);
+            let at = usize::from(lines.first().is_some_and(|o| matches!(o, Order::Enter(_))));
+            lines.insert(at.min(lines.len()), action);
+            return lines;
         }
-        vec![all[pick(all.len())].clone()]
+        vec![action]
     }
 }
 

@@ -36,7 +36,10 @@ pub fn view(s: &State, viewer: &Viewer) -> View {
             let shown = s.rows - 1 - row;
             match at[row as usize * s.columns as usize + col as usize] {
                 Some(Who::Phantom(_)) => terrain.push((col, shown, '+')),
-                Some(Who::Obstacle) => terrain.push((col, shown, '#')),
+                Some(Who::Obstacle) => {
+                    let rock = s.solo.as_ref().is_some_and(|x| x.rock.contains(&s.name(Sq { col, row })));
+                    terrain.push((col, shown, if rock { '@' } else { '#' }))
+                }
                 Some(Who::Wall(_)) => {
                     let name = s.name(Sq { col, row });
                     let solo = s.solo.as_ref();
@@ -64,6 +67,8 @@ pub fn view(s: &State, viewer: &Viewer) -> View {
                         Who::Skirmisher(..) => "S",
                         Who::Grain(..) => "G",
                         Who::Eagle(_) => "E",
+                        Who::Prisoner(_) => "P",
+                        Who::Archer(..) => "A",
                         _ => "i",
                     };
                     cells.push((col, shown, Piece { side: s.armies[w.army()].name.clone(), text: text.into() }));
@@ -72,7 +77,16 @@ pub fn view(s: &State, viewer: &Viewer) -> View {
             }
         }
     }
-    let mut kinds = vec!["i Infantry", "C Commander"];
+    let mut kinds = vec!["i Infantry"];
+    if s.armies.iter().any(|a| !a.commander.is_empty() || s.example.iter().any(|e| !e.commander.is_empty())) {
+        kinds.push("C Commander");
+    }
+    if s.armies.iter().any(|a| !a.prisoner.is_empty()) {
+        kinds.push("P the Prisoner");
+    }
+    if s.armies.iter().any(|a| !a.archers.is_empty()) {
+        kinds.push("A Archer (on a Tree)");
+    }
     if s.armies.iter().any(|a| !a.cavalry.is_empty()) {
         kinds.push("H Cavalry");
     }
@@ -91,7 +105,7 @@ pub fn view(s: &State, viewer: &Viewer) -> View {
         legend.push(format!("=== the Fort {}, walls {} (elsewhere a gate)", s.terrain.fort.join(" "), walls.join(" ")));
     }
     if !s.terrain.obstacles.is_empty() {
-        legend.push("### trees, and squares off the map".into());
+        legend.push(if s.solo.is_some() { "### Trees" } else { "### trees, and squares off the map" }.into());
     }
     if !s.terrain.hill.is_empty() {
         legend.push(format!(
@@ -103,11 +117,16 @@ pub fn view(s: &State, viewer: &Viewer) -> View {
     if let Some(solo) = &s.solo {
         if solo.fort.is_some() {
             let towers = solo.sections.values().filter(|k| *k == "tower").count();
-            legend.push(format!(
-                "the wall, row {}: === Wood, ### Stone, GGG a stone gate, TTT a Tower ({towers} of {}); the Raiders' home row is row {}",
-                solo.wall_row, solo.towers, s.rows
-            ));
+            legend.push(format!("the wall, row {}: === Wood, ### Stone, GGG a stone gate, TTT a Tower", solo.wall_row));
+            legend.push(format!("({towers} of {} Towers built); the Raiders' home row is row {}", solo.towers, s.rows));
             legend.extend(super::solo::fort_lines(s));
+        }
+        if !solo.valley.is_empty() {
+            legend.push(format!(
+                "the valley: columns {}-{} (2 spaces a move), the slopes (1); @@@ the Rock",
+                solo.valley.first().cloned().unwrap_or_default(),
+                solo.valley.last().cloned().unwrap_or_default()
+            ));
         }
         if !solo.report.is_empty() {
             legend.push("The Raiders' last action:".into());
@@ -211,7 +230,8 @@ fn goal(o: &super::Objective) -> String {
         "side_lost" => format!("enemy side loses {}", o.count),
         "wall" => "the wall and its Towers".into(),
         "raider_row" => format!("a Raider on row {}", o.count),
-        "too_few" => format!("Legion under {} units", o.count),
+        "too_few" => format!("under {} Legion units", o.count),
+        "prisoner_row" => format!("the Prisoner to row {}", o.count),
         k => k.to_string(),
     }
 }

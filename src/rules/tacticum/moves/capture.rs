@@ -308,7 +308,9 @@ pub(super) fn apply(s: &mut State, mover: &str, eff: &Effect) -> Vec<(Who, Sq, S
         let name = s.name(*q);
         place(s, *w, name);
     }
-    let moved: Vec<Sq> = eff.moves.iter().map(|(_, q)| *q).collect();
+    // The Prisoner, moved or not, captures nothing (SO2-17: the Legion's
+    // Infantry captures, A-41: the mover is one of the two).
+    let moved: Vec<Sq> = eff.moves.iter().filter(|(w, _)| !matches!(w, Who::Prisoner(_))).map(|(_, q)| *q).collect();
     // The dodged Cavalry counts as away while the charge's flanks are
     // judged: it neither is captured nor captures.
     if let Some((w, _)) = eff.dodge {
@@ -360,7 +362,8 @@ fn flanks(s: &State, a: usize, moved: &[Sq]) -> Vec<(Who, Sq, String)> {
                     Some(q) if matches!(p.get(q), Some(Who::Prisoner(_))) => break None,
                     Some(q) => match p.get(q) {
                         Some(w) if w.is_unit() && !p.s.friends(w.army(), a) => run.push((w, q)),
-                        Some(w) if p.s.friends(w.army(), a) => break Some(q),
+                        // An Archer captures only by its shot (SO2-26).
+                        Some(w) if p.s.friends(w.army(), a) && !matches!(w, Who::Archer(..)) => break Some(q),
                         _ => break None,
                     },
                     // The board's edge is never a flank end.
@@ -408,7 +411,7 @@ fn flanks(s: &State, a: usize, moved: &[Sq]) -> Vec<(Who, Sq, String)> {
                 let touching: Vec<String> = STEPS
                     .iter()
                     .filter_map(|&e| p.step(q, e, 1))
-                    .filter(|&x| matches!(p.get(x), Some(v) if v.is_unit() && p.s.friends(v.army(), a) && !matches!(v, Who::Prisoner(_))))
+                    .filter(|&x| matches!(p.get(x), Some(v) if v.is_unit() && p.s.friends(v.army(), a) && !matches!(v, Who::Prisoner(_) | Who::Archer(..))))
                     .map(|x| s.name(x))
                     .collect();
                 if touching.len() >= 2 {

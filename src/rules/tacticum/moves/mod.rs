@@ -111,6 +111,9 @@ impl<'a> Pos<'a> {
     }
     fn describe(&self, q: Sq) -> String {
         match self.get(q) {
+            Some(Who::Obstacle) if self.s.solo.as_ref().is_some_and(|x| x.rock.contains(&self.s.name(q))) => {
+                format!("{} is the Rock (nothing moves through or stops on it, SO2-6)", self.s.name(q))
+            }
             Some(Who::Phantom(a)) => {
                 format!("{} counts as a {} unit", self.s.name(q), army_title(&self.s.armies[a].name))
             }

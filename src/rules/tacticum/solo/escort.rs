@@ -97,8 +97,12 @@ pub fn check_scout(s: &State, q: Sq) -> Result<(), Problem> {
 pub fn place_scout(s: &mut State, orders: &[Order], ev: &mut Vec<Event>) {
     let chosen = match orders.first() {
         Some(Order::Scout(q)) if check_scout(s, *q).is_ok() => Some(*q),
-        _ => (0..s.rows)
-            .flat_map(|r| (0..s.columns).map(move |c| Sq { col: c, row: r }))
+        // The deadline's default: the data's square if free, else the
+        // first free flank square in reading order.
+        _ => s
+            .sq(&solo(s).scout_default)
+            .into_iter()
+            .chain((0..s.rows).flat_map(|r| (0..s.columns).map(move |c| Sq { col: c, row: r })))
             .find(|&q| check_scout(s, q).is_ok()),
     };
     let l = army(s, &solo(s).legion);
@@ -162,7 +166,11 @@ fn raiders_beside_prisoner(s: &State) -> Vec<Sq> {
     let (l, r) = (army(s, &solo(s).legion), army(s, &solo(s).raiders));
     let Some(p) = s.sq(&s.armies[l].prisoner) else { return Vec::new() };
     let get = at(s);
-    s.board().neighbours(p).into_iter().filter(|&q| matches!(get(q), Some(w) if w.is_unit() && w.army() == r)).collect()
+    s.board()
+        .neighbours(p)
+        .into_iter()
+        .filter(|&q| matches!(get(q), Some(w) if w.is_unit() && w.army() == r && !matches!(w, Who::Archer(..))))
+        .collect()
 }
 
 /// Whether a Raider that just moved to `q` silences the Prisoner: Raiders

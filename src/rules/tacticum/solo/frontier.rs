@@ -116,7 +116,7 @@ pub fn arrange(s: &mut State, orders: &[Order], ev: &mut Vec<Event>) {
     s.phase = "turn".into();
 }
 
-fn section<'a>(s: &'a State, q: Sq) -> Option<&'a str> {
+fn section(s: &State, q: Sq) -> Option<&str> {
     s.solo.as_ref()?.sections.get(&s.name(q)).map(String::as_str)
 }
 

@@ -84,6 +84,9 @@ pub struct Solo {
     /// before play (SO2-32); empty when the variant is off.
     #[serde(default)]
     pub scout_cells: Vec<String>,
+    /// Where the Scout stands if the player places none (the brief's b2).
+    #[serde(default)]
+    pub scout_default: String,
 }
 
 /// SO1's Fort, the supply depot beside the board (SO1-8): its own grid of
@@ -143,18 +146,20 @@ pub fn choose(s: &State, mut cands: Vec<Cand>, dice: &mut dyn Dice, report: &mut
     let best = rank(cands.first()?);
     let tied: Vec<Cand> = cands.iter().filter(|c| rank(c) == best).cloned().collect();
     if tied.len() == 1 {
-        report.push(format!("{}: {} comes first.", tied[0].describe(s), tier_why(&tied[0].tier)));
+        report.push(format!("{}: {} comes first.", tied[0].describe(s), tier_why(s, &tied[0].tier)));
         return tied.into_iter().next();
     }
     let n = tied.len() as u32;
     let d = dice.roll(&StreamId::Public, n, "raider tie-break", &Serves::nobody()).clamp(1, n);
     let list: Vec<String> = tied.iter().map(|c| c.describe(s)).collect();
-    report.push(format!("Tied, each {}: {}; tie-break d{n} = {d}.", tier_why(&tied[0].tier), list.join("; ")));
+    report.push(format!("Tied, each {}: {}; tie-break d{n} = {d}.", tier_why(s, &tied[0].tier), list.join("; ")));
     tied.into_iter().nth(d as usize - 1)
 }
 
-fn tier_why(tier: &str) -> &'static str {
+fn tier_why(s: &State, tier: &str) -> &'static str {
     match tier {
+        "win" if escort(s) => "silencing the Prisoner",
+        "press" if escort(s) => "a step beside the Prisoner",
         "win" => "reaching the Legion's back row",
         "capture" => "a capture",
         "destroy" => "destroying unprotected Wood",
@@ -205,6 +210,39 @@ pub fn validate(s: &State, role: &str, orders: &[Order]) -> Vec<(usize, Problem)
         Ok(()) => Vec::new(),
         Err(e) => vec![e],
     }
+}
+
+/// Lines a random player adds to its action (the conformance test's and
+/// the by-mail tests'): a SUPPLY for a Build Formation the action makes,
+/// the ENTER a 6 made due.
+pub fn extras(s: &State, role: &str, action: &Order) -> Vec<Order> {
+    let mut out = Vec::new();
+    if escort(s) {
+        let l = s.army_index(role);
+        let due = s.solo.as_ref().is_some_and(|x| x.enter_due)
+            && l.is_some_and(|a| s.armies[a].infantry.iter().any(String::is_empty));
+        let occupied = s.occupancy();
+        if let Some(q) =
+            (0..s.columns).map(|col| Sq { col, row: 0 }).find(|q| occupied[q.col as usize].is_none()).filter(|_| due)
+        {
+            let o = Order::Enter(q);
+            if validate(s, role, &[o.clone(), action.clone()]).is_empty() {
+                out.push(o);
+            }
+        }
+        return out;
+    }
+    for cube in frontier::first_cubes(s) {
+        for col in 0..s.columns {
+            let row = s.solo.as_ref().map(|x| x.wall_row.saturating_sub(1)).unwrap_or(0);
+            let o = Order::Supply { from: cube.clone(), to: Sq { col, row } };
+            if validate(s, role, &[action.clone(), o.clone()]).is_empty() {
+                out.push(o);
+                return out;
+            }
+        }
+    }
+    out
 }
 
 /// The Legion has failed (SO2-2..4): the game ends with no winner.
