@@ -95,7 +95,9 @@ pub fn run(data: &Path, cfg: Config, ruleset: &str, scenario: Option<&str>) -> R
         bail!("no ruleset {ruleset:?}; there are: {}", names.join(", "));
     };
     let info = rules.info();
-    let Some(sc) = info.scenarios.iter().find(|s| scenario.is_none_or(|n| s.name == n)) else {
+    // Without a name, the first scenario that has a scripted demo.
+    let scripted = |name: &str| rules.setup(name).ok().is_some_and(|st| rules.demo(&st, 0).is_some());
+    let Some(sc) = info.scenarios.iter().find(|s| scenario.map_or_else(|| scripted(&s.name), |n| s.name == n)) else {
         let names: Vec<&str> = info.scenarios.iter().map(|s| s.name.as_str()).collect();
         bail!("{} has no scenario {scenario:?}; there are: {}", info.title, names.join(", "));
     };
@@ -104,7 +106,7 @@ pub fn run(data: &Path, cfg: Config, ruleset: &str, scenario: Option<&str>) -> R
     let players: Vec<(String, String)> = roles.iter().cloned().zip([ALICE, BOB].map(String::from)).collect();
     let req = NewGame {
         ruleset: ruleset.into(),
-        scenario: scenario.map(str::to_string),
+        scenario: Some(sc.name.clone()),
         players: players.clone(),
         gm: Some(CAROL.into()),
         deadline: Some("72h".into()),

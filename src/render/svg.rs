@@ -481,6 +481,8 @@ fn squares(b: &SquareBoard) -> String {
                 Some(':') => "#c9b48a",
                 Some('^') => "#8a6d3b",
                 Some('@') => "#6b6257",
+                Some('~') => "#7fb2d9",
+                Some('%') => "#8fa37a",
                 Some(_) => "#9c9c9c",
                 None if (c + r) % 2 == 0 => "#efe6cf",
                 None => "#e4d8b8",

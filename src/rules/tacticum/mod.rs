@@ -139,6 +139,13 @@ pub struct Terrain {
     pub walls: Vec<String>,
     #[serde(default)]
     pub obstacles: Vec<String>,
+    /// The Scenario Builder's punch-board terrain (SB-1, A-46): water
+    /// nothing enters, swamp only Infantry, the Commander and Skirmishers
+    /// cross (blocks like `a3:h8`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub water: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub swamp: Vec<String>,
 }
 
 fn turn_phase() -> String {
@@ -326,6 +333,13 @@ impl State {
         for c in &self.terrain.obstacles {
             if let Some(i) = idx(self, c) {
                 at[i] = Some(Who::Obstacle);
+            }
+        }
+        for row in (0..self.rows).filter(|_| !self.terrain.water.is_empty()) {
+            for col in 0..self.columns {
+                if self.in_blocks(&self.terrain.water, Sq { col, row }) {
+                    at[row as usize * self.columns as usize + col as usize] = Some(Who::Obstacle);
+                }
             }
         }
         if let Some(solo) = &self.solo {
@@ -666,7 +680,7 @@ impl Rules for Tacticum {
         // when no army can move the game is drawn.
         let mut next = s.next_army(&mover);
         for _ in 0..s.turn_order.len() {
-            if !moves::legal(s, &next).is_empty() {
+            if moves::can_act(s, &next) {
                 s.active = next;
                 return ev;
             }

@@ -36,6 +36,10 @@ pub fn view(s: &State, viewer: &Viewer) -> View {
             let shown = s.rows - 1 - row;
             match at[row as usize * s.columns as usize + col as usize] {
                 Some(Who::Phantom(_)) => terrain.push((col, shown, '+')),
+                Some(Who::Obstacle) if s.in_blocks(&s.terrain.water, Sq { col, row }) => {
+                    terrain.push((col, shown, '~'))
+                }
+                None if s.in_blocks(&s.terrain.swamp, Sq { col, row }) => terrain.push((col, shown, '%')),
                 Some(Who::Obstacle) => {
                     let rock = s.solo.as_ref().is_some_and(|x| x.rock.contains(&s.name(Sq { col, row })));
                     terrain.push((col, shown, if rock { '@' } else { '#' }))
@@ -106,6 +110,9 @@ pub fn view(s: &State, viewer: &Viewer) -> View {
     }
     if !s.terrain.obstacles.is_empty() {
         legend.push(if s.solo.is_some() { "### Trees" } else { "### trees, and squares off the map" }.into());
+    }
+    if !s.terrain.water.is_empty() || !s.terrain.swamp.is_empty() {
+        legend.push("~~~ water (nothing enters), %%% swamp (only Infantry crosses)".into());
     }
     if !s.terrain.hill.is_empty() {
         legend.push(format!(

@@ -8,7 +8,37 @@ use crate::rules::tacticum::{Order, State, Who};
 
 /// Every legal action of `role`'s army at a turn, in a stable order.
 pub fn legal(s: &State, role: &str) -> Vec<Order> {
+    actions(s, role, None)
+}
+
+/// Whether `role`'s army has any legal action: a one-square step of a
+/// unit almost always answers it, the whole list only when none does.
+pub fn can_act(s: &State, role: &str) -> bool {
+    let Some(a) = s.army_index(role) else { return false };
+    let p = Pos::new(s);
+    for row in 0..s.rows {
+        for col in 0..s.columns {
+            let q = Sq { col, row };
+            if !matches!(p.get(q), Some(w) if w.is_unit() && p.s.friends(w.army(), a)) {
+                continue;
+            }
+            for d in STEPS {
+                let Some(t) = p.step(q, d, 1) else { continue };
+                if check(s, role, &Order::Move { from: Block::one(q), to: Block::one(t), via: None }).is_ok() {
+                    return true;
+                }
+            }
+        }
+    }
+    !legal(s, role).is_empty()
+}
+
+/// The legal actions, or with `near` only those that can move the unit on
+/// that square: what Trapped asks (a unit moves alone or in a formation
+/// holding it, or rallies to a Guide within one square).
+fn actions(s: &State, role: &str, near: Option<Sq>) -> Vec<Order> {
     let Some(a) = s.army_index(role) else { return Vec::new() };
+    let close = |q: Sq, d: u8| near.is_none_or(|c| c.col.abs_diff(q.col) <= d && c.row.abs_diff(q.row) <= d);
     let p = Pos::new(s);
     let mut out = Vec::new();
     let mut units: Vec<Sq> = Vec::new();
@@ -25,7 +55,7 @@ pub fn legal(s: &State, role: &str) -> Vec<Order> {
             out.push(o);
         }
     };
-    for &q in &units {
+    for &q in units.iter().filter(|&&q| near.is_none_or(|c| c == q)) {
         match p.get(q) {
             Some(w @ (Who::Cavalry(..) | Who::Infantry(..))) if matches!(w, Who::Cavalry(..)) || s.armies[a].turns => {
                 // Every square within a turning move's reach, and on the
@@ -69,11 +99,12 @@ pub fn legal(s: &State, role: &str) -> Vec<Order> {
         return out;
     }
     if s.manoeuvres {
-        for &g in &units {
+        for &g in units.iter().filter(|&&g| close(g, 1)) {
             rallies(&p, a, g, &mut out);
         }
     }
-    for &q in &units {
+    // A formation holds `near` only if its low corner is within 3.
+    for &q in units.iter().filter(|&&q| close(q, 3)) {
         let mut candidates = vec![(Shape::Square, (1, 1)), (Shape::Column, (0, 2)), (Shape::Column, (2, 0))];
         if s.lines {
             candidates.push((Shape::Line, (3, 0)));
@@ -81,7 +112,7 @@ pub fn legal(s: &State, role: &str) -> Vec<Order> {
         for (shape, (w, h)) in candidates {
             let Some(hi) = p.step(q, (w, h), 1) else { continue };
             let b = Block::new(q, hi);
-            if !b.cells().iter().all(|&c| p.formation_unit(c, a)) {
+            if !b.cells().iter().all(|&c| p.formation_unit(c, a)) || near.is_some_and(|c| !b.cells().contains(&c)) {
                 continue;
             }
             let shifts: Vec<(i32, i32)> = match shape {
@@ -165,7 +196,7 @@ fn rallies(p: &Pos, a: usize, g: Sq, out: &mut Vec<Order>) {
 pub fn trapped(s: &State, a: usize) -> bool {
     let Some(c) = s.sq(&s.armies[a].commander) else { return false };
     let role = s.armies[a].name.clone();
-    !legal(s, &role).iter().any(|o| match o {
+    !actions(s, &role, Some(c)).iter().any(|o| match o {
         Order::Rally { movers, .. } => movers.iter().any(|m| m.0 == c),
         Order::Extend(square) => square.cells().contains(&c),
         Order::Move { from, .. } | Order::Turn { square: from, .. } => from.cells().contains(&c),

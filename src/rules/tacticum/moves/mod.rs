@@ -10,7 +10,7 @@ mod legal;
 mod setup;
 
 pub use capture::{play, respond};
-pub use legal::{after, captures, legal, trapped};
+pub use legal::{after, can_act, captures, legal, trapped};
 pub use setup::{check_place, default_place, on_hill, place_units};
 
 use super::orders::{Block, Shape};
@@ -111,6 +111,9 @@ impl<'a> Pos<'a> {
     }
     fn describe(&self, q: Sq) -> String {
         match self.get(q) {
+            Some(Who::Obstacle) if self.s.in_blocks(&self.s.terrain.water, q) => {
+                format!("{} is water (nothing enters it, SB-1)", self.s.name(q))
+            }
             Some(Who::Obstacle) if self.s.solo.as_ref().is_some_and(|x| x.rock.contains(&self.s.name(q))) => {
                 format!("{} is the Rock (nothing moves through or stops on it, SO2-6)", self.s.name(q))
             }
@@ -148,6 +151,7 @@ pub fn remove(s: &mut State, w: Who) {
 /// Check an order of `role` against the position; what it does if legal.
 pub fn check(s: &State, role: &str, o: &Order) -> Result<Effect, Problem> {
     let eff = check_order(s, role, o)?;
+    swamp(s, o, &eff)?;
     if let (Some(solo), Some(a)) = (&s.solo, s.army_index(role)) {
         // SO1-12: Legion units never stand on the Raiders' home row; the
         // Prefect moves only to fetch supplies (SO1-21, A-35).
@@ -169,10 +173,37 @@ pub fn check(s: &State, role: &str, o: &Order) -> Result<Effect, Problem> {
     Ok(eff)
 }
 
+/// A Cavalry never enters or crosses a swamp (SB-1, A-46).
+fn swamp(s: &State, o: &Order, eff: &Effect) -> Result<(), Problem> {
+    if s.terrain.swamp.is_empty() || !eff.moves.iter().any(|(w, _)| matches!(w, Who::Cavalry(..) | Who::Grain(..))) {
+        return Ok(());
+    }
+    let (from, to, via) = match o {
+        Order::Move { from, to, via } => (from.lo, to.lo, via.as_ref()),
+        Order::Charge { column, at, via } => (column.lo, *at, via.as_ref()),
+        _ => return Ok(()),
+    };
+    let p = Pos::new(s);
+    let path = if straight(from, to) && via.is_none() {
+        let d = ((to.col as i32 - from.col as i32).signum(), (to.row as i32 - from.row as i32).signum());
+        let n = from.col.abs_diff(to.col).max(from.row.abs_diff(to.row)) as i32;
+        (1..=n).filter_map(|k| p.step(from, d, k)).collect()
+    } else {
+        cavalry_path(&p, from, to, via).unwrap_or_default()
+    };
+    match path.iter().chain(std::iter::once(&to)).find(|&&q| s.in_blocks(&s.terrain.swamp, q)) {
+        Some(&q) => {
+            Err(Problem::new(format!("{} is swamp: only Infantry crosses it (SB-1)", s.name(q))).hint("go round it"))
+        }
+        None => Ok(()),
+    }
+}
+
 fn check_order(s: &State, role: &str, o: &Order) -> Result<Effect, Problem> {
     let a = s.army_index(role).ok_or_else(|| Problem::new(format!("{role} commands no army here")))?;
     let p = Pos::new(s);
     match o {
+        Order::Pass if !can_act(s, role) => Ok(Effect::default()),
         Order::Pass => match legal(s, role).first() {
             None => Ok(Effect::default()),
             Some(x) => Err(Problem::new("a turn must move a unit or a formation: PASS only when none can move (BT-4)")
