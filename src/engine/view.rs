@@ -108,6 +108,9 @@ pub struct SquareBoard {
     pub cells: Vec<(u8, u8, Piece)>,
     /// Squares that are terrain (a rock, a wall): (column, row, glyph).
     pub terrain: Vec<(u8, u8, char)>,
+    /// The last move on the map: squares moved to (`>`) and captured on
+    /// (`x`), drawn by the SVG; the text says them in words.
+    pub marks: Vec<(u8, u8, char)>,
     pub sides: Vec<(String, String)>,
     pub legend: Vec<String>,
 }

@@ -506,6 +506,31 @@ fn squares(b: &SquareBoard) -> String {
         let (x, y) = (mx + *c as i32 * C + C / 2, my + *r as i32 * C + C / 2);
         s.push_str(&piece(x as f64, y as f64, 22.0, side_colour(&p.side), &p.text));
     }
+    // The last move: a ring where pieces moved to, a cross where one was
+    // captured.
+    for (c, r, g) in &b.marks {
+        let (x, y) = (mx + *c as i32 * C, my + *r as i32 * C);
+        s.push_str(&match g {
+            'x' => format!(
+                "<path d=\"M{} {} L{} {} M{} {} L{} {}\" stroke=\"#c0392b\" stroke-width=\"3\"/>\n",
+                x + 5,
+                y + 5,
+                x + C - 5,
+                y + C - 5,
+                x + C - 5,
+                y + 5,
+                x + 5,
+                y + C - 5
+            ),
+            _ => format!(
+                "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#e67e22\" stroke-width=\"2.5\"/>\n",
+                x + 2,
+                y + 2,
+                C - 4,
+                C - 4
+            ),
+        });
+    }
     s.push_str(&legend(10, map_h, &b.sides, &b.legend));
     s.push_str("</svg>\n");
     s

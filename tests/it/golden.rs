@@ -167,6 +167,7 @@ fn kit_boards_hex_and_squares() {
             (14, 0, Piece { side: "black".into(), text: "I3".into() }),
         ],
         terrain: vec![(7, 4, '#'), (8, 4, '#')],
+        marks: vec![(7, 5, '>'), (8, 5, 'x')],
         sides: vec![("red".into(), "#c0392b".into()), ("black".into(), "#333333".into())],
         legend: vec!["###: rock (nothing enters)".into()],
     };

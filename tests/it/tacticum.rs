@@ -176,3 +176,27 @@ fn consuls_set_up_sealed_by_mail_and_no_press_between_partners() {
     assert_eq!(t.step(), 5, "{}", t.last(BOB).1);
     assert_audits(&t.dir.join("games/g1/journal.toml"));
 }
+
+/// `adjutant demo tacticum` (a charge, the Dodge asked in a respond step, a
+/// flank capture) and the solo demo run through the desk and end with a
+/// passing audit.
+#[test]
+fn both_tacticum_demos_run_and_audit() {
+    for (args, shows) in [
+        (vec!["demo", "tacticum"], vec!["The White Cavalry dodges to c5.", "captured by flanking", "Black wins"]),
+        (vec!["demo", "tacticum", "--scenario", "frontier"], vec!["The Prefect runs to Fd1", "Raider die"]),
+    ] {
+        let dir = temp_dir("tacticum-demo");
+        let out = output_within(
+            std::process::Command::new(env!("CARGO_BIN_EXE_adjutant")).arg("--data").arg(&dir).args(&args),
+            300,
+        );
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{args:?}: {}\n{text}", String::from_utf8_lossy(&out.stderr));
+        assert!(text.contains(": OK"), "{args:?}: no passing audit in\n{text}");
+        for s in shows {
+            assert!(text.contains(s), "{args:?}: {s:?} not shown");
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

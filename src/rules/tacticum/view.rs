@@ -197,7 +197,16 @@ pub fn view(s: &State, viewer: &Viewer) -> View {
             ]
         })
         .collect();
+    let mut marks = Vec::new();
+    if let Some(l) = &s.last {
+        for (list, glyph) in [(&l.moved, '>'), (&l.captured, 'x')] {
+            for q in list.iter().filter_map(|c| s.sq(c)) {
+                marks.push((q.col, s.rows - 1 - q.row, glyph));
+            }
+        }
+    }
     let board = SquareBoard {
+        marks,
         title: format!("The board (row 1 is {}'s edge, a its left)", army_title(&s.armies[0].name)),
         columns: s.columns,
         rows: s.rows,
