@@ -680,7 +680,12 @@ impl Desk {
                 "results",
                 context! {
                     title => l.desk.title, step => k, kind => res.kind,
-                    defaulted => res.defaulted.join(", "),
+                    // A sealed step's defaults are each role's own business.
+                    defaulted => if l.game.rules.sealed(&res.kind) {
+                        res.defaulted.iter().filter(|d| *d == &role || role == "gm").cloned().collect::<Vec<_>>().join(", ")
+                    } else {
+                        res.defaulted.join(", ")
+                    },
                     events => letters::visible_events(&res.events, &viewer),
                     awaited => prompt.is_some(), next_step => l.game.step, next_kind => a.kind,
                     prompt => prompt.map(|p| p.text.clone()), syntax => prompt.map(|p| p.syntax.clone()).unwrap_or_default(),

@@ -237,6 +237,13 @@ pub trait Rules: Send + Sync + 'static {
         let _ = (s, role, view);
         Ok(())
     }
+    /// A step of this kind is sealed (Tacticum X's set-up): who sent no
+    /// orders is told only to that role and the moderator, since the
+    /// defaults would show what the others cannot yet see.
+    fn sealed(&self, kind: &str) -> bool {
+        let _ = kind;
+        false
+    }
     /// Whether `from` may send PRESS to `to` (a role, or `all`) now: a
     /// scenario may forbid some talk (Tacticum X's partners, S10-5); the
     /// `Err` is the refusal the player reads.
@@ -288,6 +295,7 @@ pub trait Ruleset: Send + Sync {
     fn demo(&self, s: &AnyState, pass: usize) -> Option<Vec<DemoMail>>;
     fn leak_check(&self, s: &AnyState, role: &str, view: &View) -> Result<(), String>;
     fn press_allowed(&self, s: &AnyState, from: &str, to: &str) -> Result<(), Problem>;
+    fn sealed(&self, kind: &str) -> bool;
     /// Resolve with canonical lines; fails only if a line no longer parses,
     /// which is a bug or a tampered journal, never a player's mistake.
     fn resolve(
@@ -374,6 +382,9 @@ impl<R: Rules> Ruleset for R {
     }
     fn press_allowed(&self, s: &AnyState, from: &str, to: &str) -> Result<(), Problem> {
         Rules::press_allowed(self, state::<R>(s), from, to)
+    }
+    fn sealed(&self, kind: &str) -> bool {
+        Rules::sealed(self, kind)
     }
     fn default_orders(&self, s: &AnyState, role: &str) -> Vec<String> {
         Rules::default_orders(self, state::<R>(s), role).iter().map(|o| o.to_string()).collect()

@@ -126,17 +126,25 @@ fn consuls_set_up_sealed_by_mail_and_no_press_between_partners() {
             );
         }
     }
-    // Red names h3 too: neither Black nor Red is placed; White and Blue are.
-    t.send("blue", DAVE, "PLACE COMMANDER d10\nPLACE CAVALRY a11, a10\nPLACE INFANTRY g11, f11, e11, d11, c11, b11, g10, f10, e10, c10, b10, d9");
+    // Red names h3 too; Blue sends nothing and its deadline passes: neither
+    // Black nor Red is placed; White and Blue (by the example) are, and that
+    // Blue sent nothing is told to Blue alone, since the example would show
+    // its army to the side still choosing.
     t.send(
         "red",
         ERIN,
         "PLACE COMMANDER l2\nPLACE CAVALRY o1, o2\nPLACE INFANTRY h3, i1, j1, k1, l1, m1, n1, i2, j2, k2, m2, n2",
     );
     t.pass();
+    t.now += chrono::Duration::hours(73);
+    t.pass();
     let (bob, alice) = (t.last(BOB).1, t.last(ALICE).1);
     assert!(bob.contains("both placed units on h3"), "{bob}");
     assert!(!alice.contains("both placed units"), "the clash is told to the partners alone");
+    assert!(t.last(DAVE).1.contains("No orders came from blue"), "{}", t.last(DAVE).1);
+    for who in [ALICE, BOB, ERIN] {
+        assert!(!t.last(who).1.contains("No orders came from"), "{who} is told Blue sent nothing");
+    }
     assert!(board(&alice).contains("wC") && board(&alice).contains("lC"), "White sees its side placed:\n{alice}");
     for who in [BOB, ERIN] {
         let b = board(&t.last(who).1);

@@ -402,10 +402,27 @@ impl State {
         }
         at
     }
+    /// Who stands on a square, looked up in one occupancy taken now.
+    pub fn who_at(&self) -> impl Fn(Sq) -> Option<Who> + '_ {
+        let at = self.occupancy();
+        move |q: Sq| at[q.row as usize * self.columns as usize + q.col as usize]
+    }
     /// A piece's printed name: army letter and slot (`B3`), `C` for the
     /// Commander (`BC`).
     pub fn piece_name(&self, w: Who) -> String {
-        let letter = |a: usize| self.armies[a].name.chars().next().unwrap_or('?').to_ascii_uppercase();
+        // The first letter of the army's name no army before it uses, as
+        // on the map (X: Black B, Red R, White W, Blue L).
+        let letter = |a: usize| {
+            let mut used: Vec<char> = Vec::new();
+            for (i, army) in self.armies.iter().enumerate() {
+                let pick = army.name.chars().map(|c| c.to_ascii_uppercase()).find(|c| !used.contains(c)).unwrap_or('?');
+                if i == a {
+                    return pick;
+                }
+                used.push(pick);
+            }
+            '?'
+        };
         match w {
             Who::Commander(a) => format!("{}C", letter(a)),
             Who::Infantry(a, k) => format!("{}{}", letter(a), k + 1),
@@ -569,7 +586,16 @@ impl Rules for Tacticum {
         Ok(())
     }
 
+    fn sealed(&self, kind: &str) -> bool {
+        // X's set-up: a silent consul takes the example, which would show
+        // its army to the side still choosing (S10-2).
+        kind == "setup"
+    }
+
     fn press_allowed(&self, s: &State, from: &str, to: &str) -> Result<(), Problem> {
+        if s.outcome.is_some() {
+            return Ok(());
+        }
         // X: once play begins the two consuls of a side do not talk
         // (S10-5); PRESS to ALL would reach the partner too.
         let (Some(f), true) = (s.army_index(from), s.phase != "setup") else { return Ok(()) };
@@ -912,9 +938,9 @@ fn met(s: &State, o: &Objective, mover: &str) -> Option<String> {
             // SO1-2: one of this army's units on the enemy's back row (the
             // row `count`).
             let row = o.count.saturating_sub(1) as u8;
-            let at = s.occupancy();
+            let get = s.who_at();
             (0..s.columns).map(|col| Sq { col, row }).find_map(|q| {
-                matches!(at[row as usize * s.columns as usize + q.col as usize], Some(w) if w.is_unit() && w.army() == me)
+                matches!(get(q), Some(w) if w.is_unit() && w.army() == me)
                     .then(|| format!("a Raider reached {}, the Legion's back row", s.name(q)))
             })
         }

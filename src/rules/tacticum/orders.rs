@@ -286,6 +286,9 @@ pub fn parse(s: &State, _role: &str, line: &str) -> Result<Order, Problem> {
         "PLACE" => {
             let (first, more) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
             let kind = parse::word(first);
+            if kind == "SCOUT" && s.solo.as_ref().is_none_or(|x| x.scout_cells.is_empty()) {
+                return Err(Problem::new("PLACE SCOUT belongs to Prisoner Escort's Scouts variant only").hint(SYNTAX));
+            }
             if kind == "SCOUT" {
                 return Ok(Order::Scout(s.board().parse(more, "board")?));
             }
@@ -304,6 +307,12 @@ pub fn parse(s: &State, _role: &str, line: &str) -> Result<Order, Problem> {
             Ok(Order::Place(cells.iter().map(|c| s.board().parse(c, "board")).collect::<Result<_, _>>()?))
         }
         "EXTEND" => Ok(Order::Extend(block(s, rest)?)),
+        "SUPPLY" | "RESTOCK" | "WOOD" if s.solo.as_ref().is_none_or(|x| x.fort.is_none()) => {
+            Err(Problem::new(format!("{verb} is an order of Solo I, Secure the Frontier, only")).hint(SYNTAX))
+        }
+        "ENTER" if s.solo.as_ref().is_none_or(|x| x.kind != "escort") => {
+            Err(Problem::new("ENTER is an order of Solo II, Prisoner Escort, only").hint(SYNTAX))
+        }
         "SUPPLY" => {
             let (a, b) = parse::split(rest, "to")
                 .ok_or_else(|| syntax("the Fort cell and TO the wall square (SUPPLY Fb1 TO c4)"))?;

@@ -160,7 +160,14 @@ pub fn view(s: &State, viewer: &Viewer) -> View {
     }
     match &s.outcome {
         Some(o) => lines.push(match &o.winner {
-            Some(w) => format!("{} has won: {}.", army_title(w), o.reason),
+            Some(w) if o.also.is_empty() => format!("{} has won: {}.", army_title(w), o.reason),
+            Some(w) => {
+                let all: Vec<String> = std::iter::once(w).chain(&o.also).map(|x| army_title(x)).collect();
+                format!("{} have won together: {}.", all.join(" and "), o.reason)
+            }
+            // A solo game has no draw but the move limit: no winner is the
+            // Legion's failure.
+            None if s.solo.is_some() && !o.reason.contains("drawn") => format!("The Legion has failed: {}.", o.reason),
             None => format!("The game is drawn: {}.", o.reason),
         }),
         None => lines.push(match (s.phase.as_str(), &s.pending) {
@@ -188,7 +195,16 @@ pub fn view(s: &State, viewer: &Viewer) -> View {
         .enumerate()
         .filter(|(i, _)| shown_army(*i))
         .map(|(i, a)| {
-            let goals: Vec<String> = s.objectives.iter().filter(|o| o.army == a.name).map(goal).collect();
+            // A side's objectives are every army's of it (X's partners).
+            let mut goals: Vec<String> = s
+                .objectives
+                .iter()
+                .filter(|o| s.army_index(&o.army).is_some_and(|x| s.friends(x, i)))
+                .map(goal)
+                .collect();
+            if s.solo.as_ref().is_some_and(|x| x.kind == "escort" && x.raiders == a.name) {
+                goals.push("free, silence or shoot the Prisoner".into());
+            }
             vec![
                 army_title(&a.name),
                 s.on_board(i).to_string(),
@@ -312,7 +328,7 @@ pub fn prompt(s: &State, role: &str) -> Prompt {
                 })
                 .collect();
             let why = match &p.charge {
-                Some(c) => format!("{}'s {c} charges your Cavalry, which dodges to one side of the charge (S6-15)", army_title(&p.mover)),
+                Some(c) => format!("{}'s {c} charges {}, which dodges to one side of the charge (S6-15)", army_title(&p.mover), p.questions.first().map(|q| q.about.clone()).unwrap_or_default()),
                 None => format!("{}'s move forces some of your units to move (Disrupt S8-6, Disperse S8-9)", army_title(&p.mover)),
             };
             return Prompt {
@@ -380,6 +396,18 @@ pub fn prompt(s: &State, role: &str) -> Prompt {
     }
     if syntax.is_empty() {
         syntax.push("PASS (you have no legal move)".into());
+    }
+    if let Some(solo) = s.solo.as_ref().filter(|x| x.kind == "escort") {
+        text = format!(
+            "Your move (the Legion): one unit, the Prisoner or one Square (the only formation). Infantry moves 2 spaces within the valley (columns {}-{}), else 1; the Prisoner moves 1, and a Square holding it 1, without a Square's defence. While the Prisoner has an Infantry unit beside it, keep one there. Capture a Raider or an Archer by standing on two of its sides. Bring the Prisoner to row {}. The Raiders act after you.",
+            solo.valley.first().cloned().unwrap_or_default(),
+            solo.valley.last().cloned().unwrap_or_default(),
+            s.rows
+        );
+        if solo.enter_due {
+            text.push_str(" A 6 was rolled: one Infantry unit may come back on an empty square of row 1 this turn, before your action (ENTER c1).");
+            syntax.insert(0, "ENTER c1".into());
+        }
     }
     if let Some(solo) = s.solo.as_ref().filter(|x| x.fort.is_some()) {
         let cubes = super::solo::first_cubes(s);

@@ -46,9 +46,7 @@ pub fn play(s: &mut State, mover: &str, o: &Order, ev: &mut Vec<Event>) {
     };
     if !eff.choice.is_empty() {
         let Order::Charge { at, .. } = o else { return };
-        let owner = s.occupancy()[at.row as usize * s.columns as usize + at.col as usize]
-            .map(|w| s.armies[w.army()].name.clone())
-            .unwrap_or_default();
+        let owner = s.who_at()(*at).map(|w| s.armies[w.army()].name.clone()).unwrap_or_default();
         let options: Vec<String> = eff.choice.iter().map(|q| s.name(*q)).collect();
         let asked = s.chooser(&owner);
         ev.push(Event::all(format!(
@@ -92,7 +90,7 @@ pub fn respond(s: &mut State, p: &Pending, answers: &[Order], ev: &mut Vec<Event
         return;
     };
     let Order::Charge { at, .. } = *charge else { return };
-    let cav = s.occupancy()[at.row as usize * s.columns as usize + at.col as usize].expect("the charged Cavalry");
+    let cav = s.who_at()(at).expect("the charged Cavalry");
     eff.choice.clear();
     eff.dodge = Some((cav, pick));
     finish(s, &p.mover, charge, eff, ev);
@@ -102,10 +100,17 @@ pub fn respond(s: &mut State, p: &Pending, answers: &[Order], ev: &mut Vec<Event
 /// captures nothing and sets off nothing. One that the position no
 /// longer allows (an earlier answer took its square) is skipped.
 fn forced(s: &mut State, o: &Order, ev: &mut Vec<Event>) {
-    let at = s.occupancy();
-    let get = |q: Sq| at[q.row as usize * s.columns as usize + q.col as usize];
+    let (from, to) = match *o {
+        Order::StepOut { from, to } | Order::Disperse { from, to } => (from, to),
+        Order::Rout(q) => (q, q),
+        _ => return,
+    };
+    let (at_from, at_to) = {
+        let get = s.who_at();
+        (get(from), get(to))
+    };
     match *o {
-        Order::StepOut { from, to } | Order::Disperse { from, to } => match (get(from), get(to)) {
+        Order::StepOut { .. } | Order::Disperse { .. } => match (at_from, at_to) {
             (Some(w), None) => {
                 let what = if matches!(o, Order::Disperse { .. }) { "disperses" } else { "steps out" };
                 ev.push(Event::all(format!(
@@ -118,12 +123,11 @@ fn forced(s: &mut State, o: &Order, ev: &mut Vec<Event>) {
             }
             _ => ev.push(Event::all(format!("{o}: no longer possible, skipped."))),
         },
-        Order::Rout(q) => {
-            if let Some(w) = get(q).filter(|w| w.is_unit()) {
-                rout(s, w, q, ev);
+        _ => {
+            if let Some(w) = at_from.filter(|w| w.is_unit()) {
+                rout(s, w, from, ev);
             }
         }
-        _ => {}
     }
 }
 

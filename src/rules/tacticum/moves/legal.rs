@@ -87,6 +87,11 @@ fn actions(s: &State, role: &str, near: Option<Sq>) -> Vec<Order> {
                         let Some(t) = p.step(q, d, n) else { break };
                         let o = Order::Move { from: Block::one(q), to: Block::one(t), via: None };
                         if check(s, role, &o).is_err() {
+                            // A gate is passed, never stopped on (SO1-13):
+                            // look beyond it.
+                            if p.gate(t, a) && matches!(p.get(t), Some(Who::Wall(_))) {
+                                continue;
+                            }
                             break;
                         }
                         out.push(o);

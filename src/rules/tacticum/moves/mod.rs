@@ -191,7 +191,10 @@ fn swamp(s: &State, o: &Order, eff: &Effect) -> Result<(), Problem> {
     } else {
         cavalry_path(&p, from, to, via).unwrap_or_default()
     };
-    match path.iter().chain(std::iter::once(&to)).find(|&&q| s.in_blocks(&s.terrain.swamp, q)) {
+    // Every Cavalry or Grain's square after the move counts too (a Grain
+    // Column's other members).
+    let ends = eff.moves.iter().filter(|(w, _)| matches!(w, Who::Cavalry(..) | Who::Grain(..))).map(|(_, q)| q);
+    match path.iter().chain(std::iter::once(&to)).chain(ends).find(|&&q| s.in_blocks(&s.terrain.swamp, q)) {
         Some(&q) => {
             Err(Problem::new(format!("{} is swamp: only Infantry crosses it (SB-1)", s.name(q))).hint("go round it"))
         }
@@ -926,8 +929,11 @@ fn charge(p: &Pos, a: usize, column: &Block, at: Sq) -> Result<Effect, Problem> 
         // A charged Cavalry dodges to a side of the charge when it can
         // (S6-15, A-22): at once if one side is open, by its owner's
         // choice if both are; with neither it is captured.
-        let mut sides: Vec<Sq> =
-            [(d.1, d.0), (-d.1, -d.0)].iter().filter_map(|&e| p.step(at, e, 1)).filter(|&q| p.open(q)).collect();
+        let mut sides: Vec<Sq> = [(d.1, d.0), (-d.1, -d.0)]
+            .iter()
+            .filter_map(|&e| p.step(at, e, 1))
+            .filter(|&q| p.open(q) && !p.s.in_blocks(&p.s.terrain.swamp, q))
+            .collect();
         sides.sort_by_key(|q| (q.col, q.row));
         match sides.len() {
             0 => {}

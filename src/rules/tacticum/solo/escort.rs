@@ -19,8 +19,7 @@ fn army(s: &State, name: &str) -> usize {
 }
 
 fn at(s: &State) -> impl Fn(Sq) -> Option<Who> + '_ {
-    let occ = s.occupancy();
-    move |q: Sq| occ[q.row as usize * s.columns as usize + q.col as usize]
+    s.who_at()
 }
 
 fn in_valley(s: &State, q: Sq) -> bool {
@@ -119,13 +118,7 @@ pub fn place_scout(s: &mut State, orders: &[Order], ev: &mut Vec<Event>) {
 /// whole turn escapes (SO2-2, SO2-19).
 pub fn try_turn(s: &mut State, role: &str, orders: &[Order], ev: &mut Vec<Event>) -> Result<(), (usize, Problem)> {
     let l = army(s, role);
-    let actions: Vec<usize> = (0..orders.len()).filter(|&i| !matches!(orders[i], Order::Enter(_))).collect();
-    if actions.len() > 1 {
-        return Err((
-            actions[1],
-            Problem::new("one action a turn (a unit or a Square)").hint("an ENTER line may go beside it"),
-        ));
-    }
+    let action = super::one_action(orders, |o| matches!(o, Order::Enter(_)), "an ENTER line may go beside it")?;
     let mut entered = false;
     for (i, o) in orders.iter().enumerate() {
         let Order::Enter(q) = o else { continue };
@@ -148,14 +141,17 @@ pub fn try_turn(s: &mut State, role: &str, orders: &[Order], ev: &mut Vec<Event>
     if let Some(x) = s.solo.as_mut() {
         x.enter_due = false;
     }
-    match actions.first() {
+    match action {
         None => moves::play(s, role, &Order::Pass, ev),
-        Some(&i) => {
+        Some(i) => {
             moves::check(s, role, &orders[i]).map_err(|p| (i, p))?;
             moves::play(s, role, &orders[i], ev);
         }
     }
-    if guards(s).is_empty() && !s.armies[l].prisoner.is_empty() {
+    // The Prisoner that reaches the far row has arrived, guard or none
+    // (the win is checked next).
+    let arrived = s.sq(&s.armies[l].prisoner).is_some_and(|p| p.row + 1 == s.rows);
+    if guards(s).is_empty() && !s.armies[l].prisoner.is_empty() && !arrived {
         fail(s, "the Prisoner has escaped: a whole Roman turn passed with no Infantry beside it (SO2-2)".into(), ev);
     }
     Ok(())
@@ -207,12 +203,7 @@ pub fn raiders_turn(s: &mut State, dice: &mut dyn Dice, ev: &mut Vec<Event>) {
         shoot(s, dice, &mut report);
     }
     let failed = s.outcome.clone();
-    for line in &report {
-        ev.push(Event::all(line.clone()));
-    }
-    if let Some(x) = s.solo.as_mut() {
-        x.report = report;
-    }
+    super::publish(s, report, ev);
     if let Some(o) = failed {
         ev.push(Event::all(format!("The Legion fails: {}.", o.reason)));
     }
@@ -338,9 +329,7 @@ fn make(s: &mut State, r: usize, c: &Cand, report: &mut Vec<String>) {
             moves::remove(s, w);
             report.push(format!("Surprise attack: the Infantry at {} is captured (SO2-31).", s.name(c.to)));
         }
-        let Some(k) = s.armies[r].infantry.iter().position(String::is_empty) else { return };
-        let to = s.name(c.to);
-        s.armies[r].infantry[k] = to;
+        let Some(k) = super::bring_back(s, r, c.to) else { return };
         let spot = solo(s).ambush.contains(&s.name(c.to));
         let x = s.solo.as_mut().expect("solo");
         x.ambushers.retain(|&a| a != k);
@@ -357,11 +346,7 @@ fn make(s: &mut State, r: usize, c: &Cand, report: &mut Vec<String>) {
     }
     if silenced(s, c.to) {
         let b: Vec<String> = raiders_beside_prisoner(s).iter().map(|&q| s.name(q)).collect();
-        s.outcome = Some(crate::engine::Outcome {
-            winner: None,
-            reason: format!("the Prisoner is silenced: Raiders on two of its sides ({}) (SO2-3)", b.join(", ")),
-            also: Vec::new(),
-        });
+        super::lost(s, format!("the Prisoner is silenced: Raiders on two of its sides ({}) (SO2-3)", b.join(", ")));
     }
 }
 
@@ -413,11 +398,11 @@ fn shoot(s: &mut State, dice: &mut dyn Dice, report: &mut Vec<String>) {
     let (archer, target) = if tied.len() == 1 {
         tied[0]
     } else {
-        let n = tied.len() as u32;
-        let k = dice.roll(&StreamId::Public, n, "archer tie-break", &Serves::nobody()).clamp(1, n);
+        let n = tied.len();
+        let k = super::tie_break(n, "archer tie-break", dice);
         let list: Vec<String> = tied.iter().map(|(a, t)| format!("{} at {}", s.name(*a), s.name(*t))).collect();
         report.push(format!("Archers tied: {}; tie-break d{n} = {k}.", list.join("; ")));
-        tied[k as usize - 1]
+        tied[k - 1]
     };
     let why = match best.0 {
         0 => "the Prisoner in a clear line",
@@ -430,11 +415,7 @@ fn shoot(s: &mut State, dice: &mut dyn Dice, report: &mut Vec<String>) {
     drop(get);
     match hit {
         Some(Who::Prisoner(_)) => {
-            s.outcome = Some(crate::engine::Outcome {
-                winner: None,
-                reason: format!("an Archer shot the Prisoner from {} (SO2-4)", s.name(archer)),
-                also: Vec::new(),
-            });
+            super::lost(s, format!("an Archer shot the Prisoner from {} (SO2-4)", s.name(archer)));
         }
         Some(w) => moves::remove(s, w),
         None => {}

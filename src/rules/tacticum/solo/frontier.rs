@@ -60,8 +60,26 @@ pub fn first_cubes(s: &State) -> Vec<String> {
     };
     let mut out = Vec::new();
     if let Some((c, r)) = fort_cell(s, &at) {
-        for (dc, dr) in [(0, 1), (1, 0), (0, -1), (-1, 0)] {
+        const DIRS: [(i32, i32); 4] = [(0, 1), (1, 0), (0, -1), (-1, 0)];
+        for (dc, dr) in DIRS {
             out.extend(run(c as i32 + dc, r as i32 + dr, dc, dr));
+        }
+        // With no cube on any of its lines the Prefect would be stuck and
+        // the wall unfinishable: it may first walk straight to an empty
+        // cell and run from there (adjutant's reading, beyond A-35).
+        if out.is_empty() {
+            for (dc, dr) in DIRS {
+                let (mut x, mut y) = (c as i32 + dc, r as i32 + dr);
+                while x >= 0 && y >= 0 && x < f.columns as i32 && y < f.rows as i32 {
+                    for (ec, er) in DIRS {
+                        out.extend(run(x + ec, y + er, ec, er));
+                    }
+                    x += dc;
+                    y += dr;
+                }
+            }
+            out.sort();
+            out.dedup();
         }
     } else {
         for [board, cell] in &f.gates {
@@ -136,8 +154,7 @@ fn protected(s: &State, q: Sq) -> bool {
 fn foci(s: &State, legion: usize, moved: &[Sq]) -> Vec<Sq> {
     let Some(solo) = &s.solo else { return Vec::new() };
     let row = solo.wall_row.saturating_sub(1);
-    let at = s.occupancy();
-    let get = |q: Sq| at[q.row as usize * s.columns as usize + q.col as usize];
+    let get = s.who_at();
     let touching = |f: Sq| -> Vec<Sq> { s.board().neighbours(f) };
     (0..s.columns)
         .map(|c| Sq { col: c, row })
@@ -159,14 +176,14 @@ fn foci(s: &State, legion: usize, moved: &[Sq]) -> Vec<Sq> {
 /// the action created.
 pub fn try_turn(s: &mut State, role: &str, orders: &[Order], ev: &mut Vec<Event>) -> Result<(), (usize, Problem)> {
     let Some(legion) = s.army_index(role) else { return Ok(()) };
-    let extra = |o: &Order| matches!(o, Order::Supply { .. } | Order::Restock(_) | Order::Enter(_));
-    let actions: Vec<usize> = (0..orders.len()).filter(|&i| !extra(&orders[i])).collect();
-    if actions.len() > 1 {
-        return Err((
-            actions[1],
-            Problem::new("one action a turn (a unit or a formation)").hint("SUPPLY and RESTOCK lines may go beside it"),
-        ));
+    if let Some(i) = orders.iter().position(|o| matches!(o, Order::Enter(_))) {
+        return Err((i, Problem::new("ENTER belongs to Solo II, Prisoner Escort").hint("leave the ENTER line out")));
     }
+    let action = super::one_action(
+        orders,
+        |o| matches!(o, Order::Supply { .. } | Order::Restock(_)),
+        "SUPPLY and RESTOCK lines may go beside it",
+    )?;
     // RESTOCK: where destroyed Wood goes back into the Fort (SO1-16).
     let mut restocked = 0;
     let at = prefect(s);
@@ -188,7 +205,7 @@ pub fn try_turn(s: &mut State, role: &str, orders: &[Order], ev: &mut Vec<Event>
         ev.push(Event::all(format!("The destroyed Wood goes back to the Fort at {cell}.")));
     }
     restock_rest(s, restocked, ev);
-    let Some(&ai) = actions.first() else {
+    let Some(ai) = action else {
         if orders.iter().any(|o| matches!(o, Order::Supply { .. })) {
             return Err((
                 0,
@@ -208,7 +225,11 @@ pub fn try_turn(s: &mut State, role: &str, orders: &[Order], ev: &mut Vec<Event>
         supply(s, from, *to, &mut open).map_err(|p| (i, p))?;
         ev.push(Event::all(format!(
             "The Prefect runs to {from}; its {} is built at {}.",
-            section(s, *to).map(|k| if k == "tower" { "Stone, a Tower" } else { k }).unwrap_or("cube"),
+            match section(s, *to) {
+                Some("tower") => "Stone, a Tower",
+                Some("wood") => "Wood",
+                _ => "Stone",
+            },
             s.name(*to)
         )));
     }
@@ -322,20 +343,14 @@ pub fn raiders_turn(s: &mut State, dice: &mut dyn Dice, ev: &mut Vec<Event>) {
             }
         }
     }
-    for line in &report {
-        ev.push(Event::all(line.clone()));
-    }
-    if let Some(x) = s.solo.as_mut() {
-        x.report = report;
-    }
+    super::publish(s, report, ev);
 }
 
 /// Every move the Raiders could make in these columns.
 fn candidates(s: &State, r: usize, cols: &[u8]) -> Vec<Cand> {
     let solo = s.solo.as_ref().expect("solo");
     let wall = solo.wall_row.saturating_sub(1);
-    let at = s.occupancy();
-    let get = |q: Sq| at[q.row as usize * s.columns as usize + q.col as usize];
+    let get = s.who_at();
     let open = |q: Sq| get(q).is_none();
     // A square on the wall that a Raider could go through now: a gap, or
     // Wood no Tower guards.
@@ -409,8 +424,7 @@ fn candidates(s: &State, r: usize, cols: &[u8]) -> Vec<Cand> {
 fn make(s: &mut State, r: usize, c: &Cand, report: &mut Vec<String>) {
     let name = s.armies[r].name.clone();
     let Some(from) = c.from else {
-        if let Some(k) = s.armies[r].infantry.iter().position(String::is_empty) {
-            s.armies[r].infantry[k] = s.name(c.to);
+        if super::bring_back(s, r, c.to).is_some() {
             report.push(format!("A captured Raider comes back at {} (SO1-33).", s.name(c.to)));
         }
         return;
@@ -424,7 +438,7 @@ fn make(s: &mut State, r: usize, c: &Cand, report: &mut Vec<String>) {
     } else {
         report.push(format!("The Raider at {} moves to {}.", s.name(from), s.name(c.to)));
     }
-    let who = s.occupancy()[from.row as usize * s.columns as usize + from.col as usize].expect("a Raider");
+    let who = s.who_at()(from).expect("a Raider");
     for (_, _, text) in moves::make_move(s, &name, who, c.to) {
         report.push(text);
     }

@@ -149,11 +149,11 @@ pub fn choose(s: &State, mut cands: Vec<Cand>, dice: &mut dyn Dice, report: &mut
         report.push(format!("{}: {} comes first.", tied[0].describe(s), tier_why(s, &tied[0].tier)));
         return tied.into_iter().next();
     }
-    let n = tied.len() as u32;
-    let d = dice.roll(&StreamId::Public, n, "raider tie-break", &Serves::nobody()).clamp(1, n);
+    let n = tied.len();
+    let d = tie_break(n, "raider tie-break", dice);
     let list: Vec<String> = tied.iter().map(|c| c.describe(s)).collect();
     report.push(format!("Tied, each {}: {}; tie-break d{n} = {d}.", tier_why(s, &tied[0].tier), list.join("; ")));
-    tied.into_iter().nth(d as usize - 1)
+    tied.into_iter().nth(d - 1)
 }
 
 fn tier_why(s: &State, tier: &str) -> &'static str {
@@ -248,7 +248,47 @@ pub fn extras(s: &State, role: &str, action: &Order) -> Vec<Order> {
 /// The Legion has failed (SO2-2..4): the game ends with no winner.
 pub fn fail(s: &mut State, reason: String, ev: &mut Vec<Event>) {
     ev.push(Event::all(format!("The Legion fails: {reason}.")));
+    lost(s, reason);
+}
+
+/// The game ends with no winner: the Legion failed; the event comes with
+/// the Raiders' report.
+fn lost(s: &mut State, reason: String) {
     s.outcome = Some(crate::engine::Outcome { winner: None, reason, also: Vec::new() });
+}
+
+/// The one action among a turn's lines (the rest are `extra`: supplies,
+/// restocks, a reinforcement), or the line that is a second action.
+fn one_action(orders: &[Order], extra: impl Fn(&Order) -> bool, hint: &str) -> Result<Option<usize>, (usize, Problem)> {
+    let actions: Vec<usize> = (0..orders.len()).filter(|&i| !extra(&orders[i])).collect();
+    match actions.as_slice() {
+        [_, second, ..] => Err((*second, Problem::new("one action a turn (a unit or a formation)").hint(hint))),
+        _ => Ok(actions.first().copied()),
+    }
+}
+
+/// The Raiders' action told: each line an event, and kept for the map.
+fn publish(s: &mut State, report: Vec<String>, ev: &mut Vec<Event>) {
+    ev.extend(report.iter().map(|l| Event::all(l.clone())));
+    if let Some(x) = s.solo.as_mut() {
+        x.report = report;
+    }
+}
+
+/// A public die over `n` tied choices (1-based), or 1 when there is no tie.
+fn tie_break(n: usize, label: &str, dice: &mut dyn Dice) -> usize {
+    if n <= 1 {
+        return 1;
+    }
+    dice.roll(&StreamId::Public, n as u32, label, &Serves::nobody()).clamp(1, n as u32) as usize
+}
+
+/// A captured Raider back on the board at `to` (SO1-33, SO2-31): the
+/// first empty Infantry slot; which slot it took.
+fn bring_back(s: &mut State, r: usize, to: Sq) -> Option<usize> {
+    let k = s.armies[r].infantry.iter().position(String::is_empty)?;
+    s.armies[r].infantry[k] = s.name(to);
+    Some(k)
 }
 
 pub use escort::{check_move as escort_check, check_scout, place_scout};
