@@ -67,6 +67,14 @@ pub struct Board {
     pub naming: Naming,
 }
 
+impl Naming {
+    /// A square named column letter first (`e4`), without a board: how an
+    /// order writes itself back.
+    pub fn column_letter(sq: Sq) -> String {
+        format!("{}{}", (b'a' + sq.col) as char, sq.row + 1)
+    }
+}
+
 impl Board {
     pub fn contains(&self, col: i32, row: i32) -> bool {
         (0..self.columns as i32).contains(&col) && (0..self.rows as i32).contains(&row)
@@ -112,7 +120,7 @@ impl Board {
     pub fn name(&self, sq: Sq) -> String {
         match self.naming {
             Naming::RowLetter => format!("{}{}", (b'A' + sq.row) as char, sq.col + 1),
-            Naming::ColumnLetter => format!("{}{}", (b'a' + sq.col) as char, sq.row + 1),
+            Naming::ColumnLetter => Naming::column_letter(sq),
         }
     }
 

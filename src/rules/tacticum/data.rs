@@ -99,19 +99,6 @@ pub static SCENARIOS: LazyLock<Vec<ScenarioFile>> = LazyLock::new(|| {
     FILES.iter().map(|t| toml::from_str(t).unwrap_or_else(|e| panic!("games/tacticum: {e}"))).collect()
 });
 
-/// Table `b` merged over `a`, key by key (tables deep, anything else
-/// replaced).
-fn merge(a: &mut toml::Table, b: &toml::Table) {
-    for (k, v) in b {
-        match (a.get_mut(k), v) {
-            (Some(toml::Value::Table(x)), toml::Value::Table(y)) => merge(x, y),
-            _ => {
-                a.insert(k.clone(), v.clone());
-            }
-        }
-    }
-}
-
 /// A scenario's file with the variants named after `+` applied.
 fn with_variants(scenario: &str) -> Result<ScenarioFile, String> {
     let mut parts = scenario.split('+');
@@ -128,7 +115,8 @@ fn with_variants(scenario: &str) -> Result<ScenarioFile, String> {
             .and_then(|p| p.as_table())
             .ok_or_else(|| format!("{base} has no variant {v:?}"))?
             .clone();
-        merge(&mut table, &patch);
+        // Tables key by key, armies by name (the engine's patch rule).
+        crate::engine::merge(&mut table, &patch);
     }
     table.remove("variant");
     toml::Value::Table(table).try_into().map_err(|e: toml::de::Error| e.to_string())

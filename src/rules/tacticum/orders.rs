@@ -5,7 +5,7 @@
 use super::{moves, State};
 use crate::engine::Problem;
 use crate::rules::shared::parse;
-use crate::rules::shared::squares::Sq;
+use crate::rules::shared::squares::{Naming, Sq};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -172,7 +172,7 @@ pub enum Order {
 }
 
 fn sq_name(s: Sq) -> String {
-    format!("{}{}", (b'a' + s.col) as char, s.row + 1)
+    Naming::column_letter(s)
 }
 
 fn block_name(b: &Block) -> String {

@@ -273,11 +273,8 @@ fn candidates(s: &State, r: usize, d: u32) -> Vec<Cand> {
                 if open_for_raider(s, ahead) {
                     add(Some(f), ahead, "advance", ahead.row as i32);
                 } else {
-                    for dc in [-1i32, 1] {
-                        let col = c as i32 + dc;
-                        if col >= 0 && col < s.columns as i32 && open_for_raider(s, Sq { col: col as u8, row: f.row }) {
-                            add(Some(f), Sq { col: col as u8, row: f.row }, "sidestep", 0);
-                        }
+                    for q in super::aside(s, f).into_iter().filter(|&q| open_for_raider(s, q)) {
+                        add(Some(f), q, "sidestep", 0);
                     }
                 }
             }

@@ -405,11 +405,8 @@ fn candidates(s: &State, r: usize, cols: &[u8]) -> Vec<Cand> {
                 // Stuck against stone or guarded Wood: a step aside
                 // (SO1-28).
                 Some(Who::Wall(_)) => {
-                    for dc in [-1i32, 1] {
-                        let col = f.col as i32 + dc;
-                        if col >= 0 && col < s.columns as i32 && open(Sq { col: col as u8, row: f.row }) {
-                            add(Some(f), Sq { col: col as u8, row: f.row }, "sidestep");
-                        }
+                    for q in super::aside(s, f).into_iter().filter(|&q| open(q)) {
+                        add(Some(f), q, "sidestep");
                     }
                 }
                 // Blocked by a unit: no action (brief 3.5).

@@ -275,6 +275,16 @@ fn publish(s: &mut State, report: Vec<String>, ev: &mut Vec<Event>) {
     }
 }
 
+/// The squares left and right of `q` on the board: where a blocked Raider
+/// steps aside (SO1-28, SO2-22).
+fn aside(s: &State, q: Sq) -> Vec<Sq> {
+    [q.col.checked_sub(1), Some(q.col + 1).filter(|&c| c < s.columns)]
+        .into_iter()
+        .flatten()
+        .map(|col| Sq { col, row: q.row })
+        .collect()
+}
+
 /// A public die over `n` tied choices (1-based), or 1 when there is no tie.
 fn tie_break(n: usize, label: &str, dice: &mut dyn Dice) -> usize {
     if n <= 1 {
