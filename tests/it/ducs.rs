@@ -50,13 +50,7 @@ fn a_game_by_mail_keeps_the_garrison_and_the_queue_private() {
         let l = t.desk.load(&t.game).unwrap();
         assert!(l.game.outcome().is_some(), "seed {seed}: the game ends ({steps} steps)");
         let journal = t.dir.join("games/g1/journal.toml");
-        assert_audits(&journal);
-        let py = std::process::Command::new("python3")
-            .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/verify_dice.py"))
-            .arg(&journal)
-            .output()
-            .unwrap();
-        assert!(py.status.success(), "seed {seed}: {}", String::from_utf8_lossy(&py.stdout));
+        assert_audits_and_dice_verify(&journal, &format!("seed {seed}"));
     }
     assert!(queued_while_bob_read > 0, "some attack waited in the queue while Wulfenburg was mailed");
 }

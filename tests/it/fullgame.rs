@@ -100,13 +100,7 @@ fn random_games_by_mail_end_audit_and_never_leak() {
                 "seed {seed}"
             );
         }
-        assert_audits(&t.dir.join("games/g1/journal.toml"));
-        let py = std::process::Command::new("python3")
-            .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/verify_dice.py"))
-            .arg(t.dir.join("games/g1/journal.toml"))
-            .output()
-            .unwrap();
-        assert!(py.status.success(), "seed {seed}: {}", String::from_utf8_lossy(&py.stdout));
+        assert_audits_and_dice_verify(&t.dir.join("games/g1/journal.toml"), &format!("seed {seed}"));
     }
     assert_eq!(ended_by_outcome, 2, "both games end with a winner");
     assert!(by_elimination >= 1, "one game is won by eliminating enemy blocks");

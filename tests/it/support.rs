@@ -239,6 +239,18 @@ pub fn assert_audits(journal: &std::path::Path) {
     assert!(ok, "audit of {} failed:\n{text}", journal.display());
 }
 
+/// A journal audited by adjutant and its dice re-verified by the player's
+/// own script, `scripts/verify_dice.py`, which shares no code with it.
+pub fn assert_audits_and_dice_verify(journal: &std::path::Path, what: &str) {
+    assert_audits(journal);
+    let py = std::process::Command::new("python3")
+        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/verify_dice.py"))
+        .arg(journal)
+        .output()
+        .unwrap();
+    assert!(py.status.success(), "{what}: {}", String::from_utf8_lossy(&py.stdout));
+}
+
 /// Runs `cmd` to its end, or kills it after `secs` seconds and fails the
 /// test with what it printed so far: a command that loops must fail its
 /// test, not hold the whole suite until CI gives up.

@@ -24,15 +24,9 @@ fn games_by_mail_with_tosses_placements_and_respond_steps_audit() {
         });
         assert!(steps >= 5, "{scenario}: played for real ({steps} steps)");
         let journal = t.dir.join("games/g1/journal.toml");
-        assert_audits(&journal);
+        assert_audits_and_dice_verify(&journal, scenario);
         let text = std::fs::read_to_string(&journal).unwrap();
         assert!(text.contains("first player") || text.contains("first placer"), "{scenario}: the toss is journaled");
-        let py = std::process::Command::new("python3")
-            .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/verify_dice.py"))
-            .arg(&journal)
-            .output()
-            .unwrap();
-        assert!(py.status.success(), "{scenario}: {}", String::from_utf8_lossy(&py.stdout));
         // Both players read the same board: the game hides nothing.
         let (alice, bob) = (t.last(ALICE).1, t.last(BOB).1);
         let board = |m: &str| m.lines().filter(|l| l.contains('|')).collect::<Vec<_>>().join("\n");
@@ -64,15 +58,9 @@ fn solo_games_by_mail_with_adjutant_playing_the_raiders_audit() {
         let steps = play_out_watching(&mut t, seed, 120, &mut |_| {});
         assert!(steps >= 3, "{scenario}: played for real ({steps} steps)");
         let journal = t.dir.join("games/g1/journal.toml");
-        assert_audits(&journal);
+        assert_audits_and_dice_verify(&journal, scenario);
         let text = std::fs::read_to_string(&journal).unwrap();
         assert!(text.contains("raider die"), "{scenario}: the Raiders' dice are journaled");
-        let py = std::process::Command::new("python3")
-            .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/verify_dice.py"))
-            .arg(&journal)
-            .output()
-            .unwrap();
-        assert!(py.status.success(), "{scenario}: {}", String::from_utf8_lossy(&py.stdout));
         let mails = t.mails(ALICE);
         assert!(mails.iter().any(|m| m.1.contains("Raider die")), "{scenario}: the Raiders' action is told");
         assert!(t.mails(BOB).is_empty(), "one player");
