@@ -92,6 +92,30 @@ pub struct Phantom {
     pub cells: Vec<String>,
 }
 
+/// The closed set of ways to win; the data names them in snake case
+/// (`kind = "side_lost"`), an unknown name refused when the file is read.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Goal {
+    Trap,
+    Reduce,
+    Reach,
+    Capture,
+    CaptureInfantry,
+    Eagle,
+    EliminateCavalry,
+    Hilltop,
+    CommandSquareRow,
+    Deliver,
+    EnterFort,
+    CaptureGrain,
+    SideLost,
+    Wall,
+    RaiderRow,
+    TooFew,
+    PrisonerRow,
+}
+
 /// A way to win, of a closed set of kinds whose parameters are data.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Objective {
@@ -101,7 +125,7 @@ pub struct Objective {
     /// `capture` (`count` enemy pieces captured), `eagle` (own Cavalry
     /// beside the enemy's Eagle), `eliminate_cavalry` (every enemy Cavalry
     /// gone).
-    pub kind: String,
+    pub kind: Goal,
     #[serde(default)]
     pub at_most: u32,
     #[serde(default)]
@@ -843,29 +867,29 @@ fn met(s: &State, o: &Objective, mover: &str) -> Option<String> {
     let me = s.army_index(&o.army)?;
     let m = s.army_index(mover).unwrap_or(usize::MAX);
     let enemies: Vec<usize> = (0..s.armies.len()).filter(|&a| !s.friends(a, me)).collect();
-    match o.kind.as_str() {
-        "trap" => enemies.iter().find_map(|&e| {
+    match o.kind {
+        Goal::Trap => enemies.iter().find_map(|&e| {
             let army = &s.armies[e];
             (!s.friends(e, m) && !army.commander.is_empty() && moves::trapped(s, e))
                 .then(|| format!("the {} Commander at {} is Trapped", army_title(&army.name), army.commander))
         }),
-        "reduce" => enemies.iter().find_map(|&e| {
+        Goal::Reduce => enemies.iter().find_map(|&e| {
             let n = s.on_board(e);
             (n <= o.at_most)
                 .then(|| format!("{} is down to {n} units (at most {} wins)", army_title(&s.armies[e].name), o.at_most))
         }),
-        "reach" => {
+        Goal::Reach => {
             let at = &s.armies[me].commander;
             o.cells.contains(at).then(|| format!("the {} Commander reached {at}", army_title(&o.army)))
         }
-        "hilltop" => {
+        Goal::Hilltop => {
             let at = &s.armies[me].commander;
             s.terrain
                 .hilltops
                 .contains(at)
                 .then(|| format!("the {} Commander holds the hilltop {at}", army_title(&o.army)))
         }
-        "eagle" => enemies.iter().find_map(|&e| {
+        Goal::Eagle => enemies.iter().find_map(|&e| {
             let eagle = s.sq(&s.armies[e].eagle)?;
             s.armies[me].cavalry.iter().find_map(|c| {
                 let q = s.sq(c)?;
@@ -878,12 +902,12 @@ fn met(s: &State, o: &Objective, mover: &str) -> Option<String> {
                 })
             })
         }),
-        "eliminate_cavalry" => enemies.iter().find_map(|&e| {
+        Goal::EliminateCavalry => enemies.iter().find_map(|&e| {
             let cav = &s.armies[e].cavalry;
             (!cav.is_empty() && cav.iter().all(|c| c.is_empty()))
                 .then(|| format!("every {} Cavalry is gone", army_title(&s.armies[e].name)))
         }),
-        "command_square_row" => {
+        Goal::CommandSquareRow => {
             // A Square holding the Commander with a side on the enemy's
             // back row (S8-13).
             let c = s.sq(&s.armies[me].commander)?;
@@ -903,24 +927,24 @@ fn met(s: &State, o: &Objective, mover: &str) -> Option<String> {
                 .any(|&dc| own(col + dc, row) && own(col, row + inward) && own(col + dc, row + inward))
                 .then(|| format!("the {} Command Square stands on the enemy's back row", army_title(&o.army)))
         }
-        "deliver" => {
+        Goal::Deliver => {
             let n = s.armies[me].grain.iter().filter(|c| s.in_fort(c)).count() as u32;
             (n >= o.count).then(|| format!("{} has delivered {n} Grain wagons into the Fort", army_title(&o.army)))
         }
-        "enter_fort" => {
+        Goal::EnterFort => {
             let army = &s.armies[me];
             let n = army.infantry.iter().chain(&army.grain).filter(|c| s.in_fort(c)).count() as u32;
             (n >= o.count).then(|| format!("{} has {n} units in the Fort", army_title(&o.army)))
         }
-        "capture_grain" => {
+        Goal::CaptureGrain => {
             let n: u32 = enemies.iter().map(|&e| s.lost_grain.get(&s.armies[e].name).copied().unwrap_or(0)).sum();
             (n >= o.count).then(|| format!("{} has captured {n} Grain wagons", army_title(&o.army)))
         }
-        "capture_infantry" => {
+        Goal::CaptureInfantry => {
             let n: u32 = enemies.iter().map(|&e| s.lost_infantry.get(&s.armies[e].name).copied().unwrap_or(0)).sum();
             (n >= o.count).then(|| format!("{} has captured {n} enemy Infantry", army_title(&o.army)))
         }
-        "wall" => {
+        Goal::Wall => {
             // SO1-1: every square of the wall row built, and the Towers.
             let solo = s.solo.as_ref()?;
             let row = solo.wall_row.saturating_sub(1);
@@ -929,12 +953,12 @@ fn met(s: &State, o: &Objective, mover: &str) -> Option<String> {
             (built && towers >= solo.towers)
                 .then(|| format!("the wall is complete with {towers} Towers: the frontier is secure"))
         }
-        "prisoner_row" => {
+        Goal::PrisonerRow => {
             // SO2-1: the Prisoner on the far row (`count`).
             let p = s.sq(&s.armies[me].prisoner)?;
             (p.row + 1 == o.count as u8).then(|| format!("the Prisoner reached {}, the end of the valley", s.name(p)))
         }
-        "raider_row" => {
+        Goal::RaiderRow => {
             // SO1-2: one of this army's units on the enemy's back row (the
             // row `count`).
             let row = o.count.saturating_sub(1) as u8;
@@ -944,7 +968,7 @@ fn met(s: &State, o: &Objective, mover: &str) -> Option<String> {
                     .then(|| format!("a Raider reached {}, the Legion's back row", s.name(q)))
             })
         }
-        "too_few" => enemies.iter().find_map(|&e| {
+        Goal::TooFew => enemies.iter().find_map(|&e| {
             // SO1-4, A-39: fewer Legion units than a Build Formation needs.
             let army = &s.armies[e];
             let n = (!army.commander.is_empty()) as u32 + army.infantry.iter().filter(|c| !c.is_empty()).count() as u32;
@@ -957,15 +981,14 @@ fn met(s: &State, o: &Objective, mover: &str) -> Option<String> {
                 )
             })
         }),
-        "side_lost" => {
+        Goal::SideLost => {
             let n: u32 = enemies.iter().map(|&e| s.lost.get(&s.armies[e].name).copied().unwrap_or(0)).sum();
             let names: Vec<String> = enemies.iter().map(|&e| army_title(&s.armies[e].name)).collect();
             (n >= o.count).then(|| format!("{} have lost {n} units (S10-8)", names.join(" and ")))
         }
-        "capture" => {
+        Goal::Capture => {
             let n: u32 = enemies.iter().map(|&e| s.lost.get(&s.armies[e].name).copied().unwrap_or(0)).sum();
             (n >= o.count).then(|| format!("{} has captured {n} enemy units", army_title(&o.army)))
         }
-        _ => None,
     }
 }

@@ -4,7 +4,7 @@
 
 use super::moves;
 use super::orders::Shape;
-use super::{army_title, Order, State, Who};
+use super::{army_title, Goal, Order, State, Who};
 use crate::engine::view::{Board, Piece, SquareBoard, Table, View};
 use crate::engine::{Prompt, Viewer};
 use crate::rules::shared::squares::Sq;
@@ -247,24 +247,24 @@ pub fn view(s: &State, viewer: &Viewer) -> View {
 
 /// An objective in words.
 fn goal(o: &super::Objective) -> String {
-    match o.kind.as_str() {
-        "trap" => "trap Commander".into(),
-        "reduce" => format!("enemy at most {}", o.at_most),
-        "reach" => format!("Commander to {}", o.cells.join(" or ")),
-        "capture" => format!("capture {}", o.count),
-        "eagle" => "Cavalry by Eagle".into(),
-        "eliminate_cavalry" => "no enemy Cavalry".into(),
-        "command_square_row" => "Command Square on back row".into(),
-        "capture_infantry" => format!("capture {} Infantry", o.count),
-        "deliver" => format!("{} Grain into the Fort", o.count),
-        "enter_fort" => format!("{} units into the Fort", o.count),
-        "capture_grain" => format!("capture {} Grain", o.count),
-        "side_lost" => format!("enemy side loses {}", o.count),
-        "wall" => "the wall and its Towers".into(),
-        "raider_row" => format!("a Raider on row {}", o.count),
-        "too_few" => format!("under {} Legion units", o.count),
-        "prisoner_row" => format!("the Prisoner to row {}", o.count),
-        k => k.to_string(),
+    match o.kind {
+        Goal::Trap => "trap Commander".into(),
+        Goal::Reduce => format!("enemy at most {}", o.at_most),
+        Goal::Reach => format!("Commander to {}", o.cells.join(" or ")),
+        Goal::Capture => format!("capture {}", o.count),
+        Goal::Eagle => "Cavalry by Eagle".into(),
+        Goal::EliminateCavalry => "no enemy Cavalry".into(),
+        Goal::CommandSquareRow => "Command Square on back row".into(),
+        Goal::CaptureInfantry => format!("capture {} Infantry", o.count),
+        Goal::Deliver => format!("{} Grain into the Fort", o.count),
+        Goal::EnterFort => format!("{} units into the Fort", o.count),
+        Goal::CaptureGrain => format!("capture {} Grain", o.count),
+        Goal::SideLost => format!("enemy side loses {}", o.count),
+        Goal::Wall => "the wall and its Towers".into(),
+        Goal::Hilltop => "Commander on a hilltop".into(),
+        Goal::RaiderRow => format!("a Raider on row {}", o.count),
+        Goal::TooFew => format!("under {} Legion units", o.count),
+        Goal::PrisonerRow => format!("the Prisoner to row {}", o.count),
     }
 }
 
