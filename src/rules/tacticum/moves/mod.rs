@@ -1,17 +1,22 @@
-//! Moves: a unit's straight move (BT-6, 7), a Square's one or two steps
-//! with at most one turn (BT-13, A-7), a Column's move along its axis
-//! (BT-16, A-6) and charge (BT-24, A-11), Cavalry (S6), Lines (S7), the
-//! manoeuvres (S4-9, S9-4, S9-5), each checked against the position; what
-//! they do is in `capture.rs`, the legal-action generator in `legal.rs`,
-//! IV's placement in `setup.rs`.
+//! Moves checked against the position: here a unit's straight move (BT-6,
+//! 7), Cavalry (S6), the solo scenarios' limits and the Scenario Builder's
+//! swamp; formations on the move and charges in `formation.rs`, the
+//! manoeuvres (S4-9, S9-4, S9-5) in `manoeuvres.rs`; what a move does is
+//! in `capture.rs`, the legal-action generator in `legal.rs`, IV's
+//! placement in `setup.rs`.
 
 mod capture;
+mod formation;
 mod legal;
+mod manoeuvres;
 mod setup;
 
 pub use capture::{play, respond};
 pub use legal::{after, can_act, captures, legal, trapped};
 pub use setup::{check_place, default_place, on_hill, place_units};
+
+use formation::{charge, formation_move};
+use manoeuvres::{extend, facing, rally};
 
 use super::orders::{Block, Shape};
 use super::{army_title, Order, State, Who};
@@ -279,34 +284,6 @@ fn check_order(s: &State, role: &str, o: &Order) -> Result<Effect, Problem> {
     }
 }
 
-/// IV's Facing (S4-9, A-18): the Command Square turns a quarter in place,
-/// each unit to the next corner, clockwise on the map for RIGHT.
-fn facing(p: &Pos, a: usize, square: &Block, right: bool) -> Result<Effect, Problem> {
-    let s = p.s;
-    if !s.facing {
-        return Err(Problem::new("turning a Command Square in place (Facing) is Scenario IV's manoeuvre")
-            .hint("move the Square instead"));
-    }
-    own(p, a, square)?;
-    if square.shape() != Shape::Square {
-        return Err(Problem::new("only a Command Square turns in place (S4-9)").hint("TURN a1:b2 RIGHT"));
-    }
-    formation(p, a, square, Shape::Square)?;
-    let c = s.sq(&s.armies[a].commander);
-    if !c.map(|c| square.cells().contains(&c)).unwrap_or(false) {
-        return Err(Problem::new(format!("{} holds no Commander: only a Command Square turns (S4-9)", square.name(s)))
-            .hint("name the Square that holds your Commander"));
-    }
-    // Corners clockwise on the map (north up): top-left, top-right,
-    // bottom-right, bottom-left.
-    let (lo, hi) = (square.lo, square.hi);
-    let ring = [Sq { col: lo.col, row: hi.row }, hi, Sq { col: hi.col, row: lo.row }, lo];
-    let moves: Vec<(Who, Sq)> =
-        (0..4).map(|i| (p.get(ring[i]).expect("member"), ring[(i + if right { 1 } else { 3 }) % 4])).collect();
-    hilltops_kept(p, &moves)?;
-    Ok(Effect { moves, quiet: true, ..Default::default() })
-}
-
 /// Beside an enemy unit (the Glossary's Engaged, GL-11).
 fn engaged(p: &Pos, q: Sq) -> bool {
     let Some(w) = p.get(q) else { return false };
@@ -318,120 +295,6 @@ fn engaged(p: &Pos, q: Sq) -> bool {
 /// Whether the unit on `q` is Engaged.
 pub fn engaged_at(s: &State, q: Sq) -> bool {
     engaged(&Pos::new(s), q)
-}
-
-fn manoeuvres_open(s: &State) -> Result<(), Problem> {
-    if s.manoeuvres {
-        Ok(())
-    } else {
-        Err(Problem::new("Extend the Line and Rally on Me are manoeuvres of Scenario IX on (S9-4, S9-5)")
-            .hint("move a unit or a formation"))
-    }
-}
-
-/// IX's Extend the Line (S9-4, A-31): the Square's back pair, seen from its
-/// owner, steps out sideways one space and then forward one, neither
-/// Engaged and every square of the way open; the Square becomes a Line on
-/// its front row.
-fn extend(p: &Pos, a: usize, square: &Block) -> Result<Effect, Problem> {
-    let s = p.s;
-    manoeuvres_open(s)?;
-    own(p, a, square)?;
-    if square.shape() != Shape::Square {
-        return Err(Problem::new("only a Square extends into a Line (S9-4)").hint("EXTEND e3:f4"));
-    }
-    formation(p, a, square, Shape::Square)?;
-    if !s.lines {
-        return Err(Problem::new("Lines are formed only on the Invictus board (S7-5)").hint("move the Square"));
-    }
-    let north = s.armies[a].home == "north";
-    let (back, fwd) = if north { (square.hi.row, -1) } else { (square.lo.row, 1) };
-    let mut moves = Vec::new();
-    for (col, side) in [(square.lo.col, -1), (square.hi.col, 1)] {
-        let q = Sq { col, row: back };
-        if engaged(p, q) {
-            return Err(Problem::new(format!(
-                "{} is Engaged (an enemy beside it): it cannot extend (S9-4)",
-                s.name(q)
-            ))
-            .hint("move the Square away from the enemy first"));
-        }
-        let out = p.step(q, (side, 0), 1);
-        let up = out.and_then(|o| p.step(o, (0, fwd), 1));
-        match (out, up) {
-            (Some(o), Some(u)) if p.open(o) && p.open(u) => moves.push((p.get(q).expect("member"), u)),
-            (Some(o), Some(u)) => {
-                let b = if p.open(o) { u } else { o };
-                return Err(Problem::new(format!("{} has no clear way out and forward: {}", s.name(q), p.describe(b)))
-                    .hint("extend where both sides are open"));
-            }
-            _ => {
-                return Err(
-                    Problem::new(format!("{} would leave the board", s.name(q))).hint("extend away from the edge")
-                )
-            }
-        }
-    }
-    Ok(Effect { moves, ..Default::default() })
-}
-
-/// IX's Rally on Me (S9-5, A-32): units within one space of the Guide (the
-/// eight around it), none Engaged, each placed on a square of a 2x2 with
-/// the Guide; the squares they take are open, the others hold friends who
-/// stay, and the four make a Square.
-fn rally(p: &Pos, a: usize, guide: Sq, movers: &[(Sq, Sq)]) -> Result<Effect, Problem> {
-    let s = p.s;
-    manoeuvres_open(s)?;
-    formations_allowed(s, a)?;
-    if !p.formation_unit(guide, a) {
-        return Err(Problem::new(format!("{}: the Guide is one of your formation units", p.describe(guide)))
-            .hint("RALLY ON <your unit>: <square> TO <square>, ..."));
-    }
-    let mut moves = Vec::new();
-    let mut after: Vec<Sq> = Vec::new();
-    for &(from, to) in movers {
-        let near = from != guide && from.col.abs_diff(guide.col) <= 1 && from.row.abs_diff(guide.row) <= 1;
-        if !near {
-            return Err(Problem::new(format!(
-                "{} is not within one space of the Guide {} (S9-5)",
-                s.name(from),
-                s.name(guide)
-            ))
-            .hint("rally units from the eight squares around the Guide"));
-        }
-        if !p.formation_unit(from, a) {
-            return Err(
-                Problem::new(format!("{}: not one of your formation units", p.describe(from))).hint("rally Infantry")
-            );
-        }
-        if engaged(p, from) {
-            return Err(Problem::new(format!(
-                "{} is Engaged (an enemy beside it): it cannot rally (S9-5)",
-                s.name(from)
-            ))
-            .hint("rally units with no enemy beside them"));
-        }
-        if !(p.open(to) || movers.iter().any(|m| m.0 == to)) {
-            return Err(Problem::new(format!("{}: a rallying unit goes to an open square", p.describe(to)))
-                .hint("name the open squares of the Square you form"));
-        }
-        if after.contains(&to) {
-            return Err(Problem::new(format!("two units to {}", s.name(to))).hint("one unit a square"));
-        }
-        after.push(to);
-        moves.push((p.get(from).expect("own"), to));
-    }
-    // The Square they make with the Guide: a 2x2 holding the Guide and
-    // every target, its other squares held by friends who stay.
-    let holds = |q: Sq| after.contains(&q) || (!movers.iter().any(|m| m.0 == q) && p.formation_unit(q, a));
-    let formed = Block::holding(guide, (1, 1), s.columns, s.rows)
-        .iter()
-        .any(|b| after.iter().all(|q| b.cells().contains(q)) && b.cells().into_iter().all(|q| q == guide || holds(q)));
-    if !formed {
-        return Err(Problem::new("the Guide and the rallied units do not make a Square (S9-5)")
-            .hint("fill the other squares of a 2x2 that holds the Guide"));
-    }
-    Ok(Effect { moves, ..Default::default() })
 }
 
 /// Only a Commander ends a move on a hilltop (S4-7, S4-8).
@@ -738,208 +601,4 @@ fn nearest(p: &Pos, from: Sq, d: (i32, i32), block: Sq) -> String {
         Some(b) => format!("MOVE {} TO {}", p.s.name(from), p.s.name(b)),
         None => "move another unit, or this one another way".into(),
     }
-}
-
-/// Every block a formation passes through (its destination last), for a
-/// move of (dc, dr), or the refusal.
-fn formation_move(p: &Pos, shape: Shape, from: &Block, to: &Block, via: Option<&Block>) -> Result<Effect, Problem> {
-    let s = p.s;
-    let members: Vec<Sq> = from.cells();
-    let what = match shape {
-        Shape::Square => "Square",
-        Shape::Line => "Line",
-        _ => "Column",
-    };
-    if to.shape() != shape || to.width() != from.width() {
-        return Err(Problem::new(format!(
-            "a {what} keeps its shape: {} is not a {what} like {}",
-            to.name(s),
-            from.name(s)
-        ))
-        .hint(format!("name where the whole {what} stands after the move, lowest corner first")));
-    }
-    let (dc, dr) = (to.lo.col as i32 - from.lo.col as i32, to.lo.row as i32 - from.lo.row as i32);
-    let paths: Vec<Vec<(i32, i32)>> =
-        match shape {
-            Shape::Square => {
-                let n = dc.abs() + dr.abs();
-                if n == 0 || n > 2 {
-                    return Err(Problem::new(format!("a Square moves 1 or 2 spaces (BT-13); this is {n}"))
-                        .hint(format!("MOVE {} TO {}", from.name(s), shifted(s, from, 1, dc.signum(), dr.signum()))));
-                }
-                if dc != 0 && dr != 0 {
-                    vec![vec![(dc, 0), (dc, dr)], vec![(0, dr), (dc, dr)]]
-                } else if n == 2 {
-                    vec![vec![(dc / 2, dr / 2), (dc, dr)]]
-                } else {
-                    vec![vec![(dc, dr)]]
-                }
-            }
-            Shape::Line => {
-                if dc != 0 || dr.abs() != 1 {
-                    return Err(Problem::new("a Line moves 1 space forward or back (S7-6)").hint(format!(
-                        "MOVE {} TO {}",
-                        from.name(s),
-                        shifted(s, from, 1, 0, 1)
-                    )));
-                }
-                vec![vec![(0, dr)]]
-            }
-            _ => {
-                let vertical = from.width() == 1;
-                if (vertical && dc != 0) || (!vertical && dr != 0) {
-                    return Err(Problem::new("a Column moves only along its long axis (BT-16)").hint(format!(
-                        "MOVE {} TO {}",
-                        from.name(s),
-                        shifted(s, from, 0, !vertical as i32, vertical as i32)
-                    )));
-                }
-                let n = dc.abs() + dr.abs();
-                if n > 3 {
-                    return Err(Problem::new(format!("a Column moves 1, 2 or 3 spaces (BT-16); this is {n}"))
-                        .hint(format!("MOVE {} TO {}", from.name(s), shifted(s, from, 3, dc.signum(), dr.signum()))));
-                }
-                let step = (dc.signum(), dr.signum());
-                vec![(1..=n).map(|k| (step.0 * k, step.1 * k)).collect()]
-            }
-        };
-    let blocked = |path: &Vec<(i32, i32)>| -> Option<String> {
-        let mut prev = (0, 0);
-        for &(x, y) in path {
-            let b = from.shifted(x, y, s.columns, s.rows)?;
-            for q in b.cells() {
-                if !members.contains(&q) && p.get(q).is_some() {
-                    return Some(format!("{} on the way", p.describe(q)));
-                }
-            }
-            // Each unit's step of the way, through no wall (V's Fort).
-            let d = (x - prev.0, y - prev.1);
-            if let Some(&m) = members.iter().find(|&&m| p.step(shift(m, prev.0, prev.1), d, 1) != Some(shift(m, x, y)))
-            {
-                return Some(format!("a wall stands in the way of {}", s.name(shift(m, prev.0, prev.1))));
-            }
-            prev = (x, y);
-        }
-        None
-    };
-    let paths: Vec<&Vec<(i32, i32)>> = match via {
-        Some(v) => {
-            let chosen: Vec<&Vec<(i32, i32)>> = paths
-                .iter()
-                .filter(|path| path.len() == 2 && from.shifted(path[0].0, path[0].1, s.columns, s.rows) == Some(*v))
-                .collect();
-            if chosen.is_empty() {
-                return Err(Problem::new(format!("{} is not a corner of this move", v.name(s))).hint(format!(
-                    "MOVE {} TO {} without VIA",
-                    from.name(s),
-                    to.name(s)
-                )));
-            }
-            chosen
-        }
-        None => paths.iter().collect(),
-    };
-    let mut why = Vec::new();
-    for path in &paths {
-        match blocked(path) {
-            None => {
-                let moves: Vec<(Who, Sq)> =
-                    members.iter().map(|&q| (p.get(q).expect("member"), shift(q, dc, dr))).collect();
-                hilltops_kept(p, &moves)?;
-                return Ok(Effect { moves, ..Default::default() });
-            }
-            Some(w) => why.push(w),
-        }
-    }
-    Err(Problem::new(format!("the {what} is blocked: {}", why.join("; ")))
-        .hint("move it where its way is open, or move another unit"))
-}
-
-fn shift(q: Sq, dc: i32, dr: i32) -> Sq {
-    Sq { col: (q.col as i32 + dc) as u8, row: (q.row as i32 + dr) as u8 }
-}
-
-/// A block moved `n` steps of (dc, dr), named; the block itself if that
-/// leaves the board (only a suggestion).
-fn shifted(s: &State, b: &Block, n: i32, dc: i32, dr: i32) -> String {
-    (1..=n.max(1))
-        .rev()
-        .find_map(|k| b.shifted(dc * k, dr * k, s.columns, s.rows))
-        .map(|x| x.name(s))
-        .unwrap_or_else(|| b.name(s))
-}
-
-fn charge(p: &Pos, a: usize, column: &Block, at: Sq) -> Result<Effect, Problem> {
-    let s = p.s;
-    if column.cells().iter().any(|&q| matches!(p.get(q), Some(Who::Grain(..)))) {
-        return Err(Problem::new("a Column with Grain in it cannot charge (S5-8); it still flanks")
-            .hint(format!("MOVE {} instead", column.name(s))));
-    }
-    let vertical = column.width() == 1;
-    let on_axis = if vertical { at.col == column.lo.col } else { at.row == column.lo.row };
-    let (lead, d) = match (vertical, on_axis) {
-        (true, true) if at.row > column.hi.row => (column.hi, (0, 1)),
-        (true, true) if at.row < column.lo.row => (column.lo, (0, -1)),
-        (false, true) if at.col > column.hi.col => (column.hi, (1, 0)),
-        (false, true) if at.col < column.lo.col => (column.lo, (-1, 0)),
-        _ => {
-            return Err(Problem::new(format!("{} is not on the Column's axis, ahead of either end (A-11)", s.name(at)))
-                .hint("a Column charges straight ahead along its long axis"))
-        }
-    };
-    let k = (at.col as i32 - lead.col as i32).abs() + (at.row as i32 - lead.row as i32).abs();
-    if k > 3 {
-        return Err(Problem::new(format!(
-            "{} is {k} spaces from the lead {}: a Column charges 1 to 3 (BT-29)",
-            s.name(at),
-            s.name(lead)
-        ))
-        .hint("move closer first"));
-    }
-    for n in 1..k {
-        let Some(q) = p.step(lead, d, n) else {
-            return Err(Problem::new("a wall stands in the charge's way").hint("charge through the gate"));
-        };
-        if p.get(q).is_some() {
-            return Err(
-                Problem::new(format!("the charge is blocked: {}", p.describe(q))).hint("a charge needs an open way")
-            );
-        }
-    }
-    if p.step(lead, d, k) != Some(at) {
-        return Err(Problem::new("a wall stands in the charge's way").hint("charge through the gate"));
-    }
-    let target = match p.get(at) {
-        Some(w) if w.is_unit() && !p.s.friends(w.army(), a) => w,
-        Some(Who::Phantom(_)) | None => {
-            return Err(Problem::new(format!("{}: a charge captures an enemy unit", p.describe(at)))
-                .hint(format!("MOVE {} instead", column.name(s))))
-        }
-        Some(_) => return Err(Problem::new(format!("{}: your own unit", p.describe(at))).hint("charge an enemy unit")),
-    };
-    if matches!(target, Who::Commander(_) | Who::Eagle(_)) {
-        return Err(Problem::new(format!(
-            "{}: a Commander or an Eagle is never captured (BT-11, A-20)",
-            p.describe(at)
-        ))
-        .hint("trap it instead"));
-    }
-    let moves = column.cells().into_iter().map(|q| (p.get(q).expect("member"), shift(q, d.0 * k, d.1 * k))).collect();
-    if matches!(target, Who::Cavalry(..)) {
-        // A charged Cavalry dodges to a side of the charge when it can
-        // (S6-15, A-22): at once if one side is open, by its owner's
-        // choice if both are; with neither it is captured.
-        let mut sides: Vec<Sq> = [(d.1, d.0), (-d.1, -d.0)]
-            .iter()
-            .filter_map(|&e| p.step(at, e, 1))
-            .filter(|&q| p.open(q) && !p.s.in_blocks(&p.s.terrain.swamp, q))
-            .collect();
-        sides.sort_by_key(|q| (q.col, q.row));
-        match sides.len() {
-            0 => {}
-            1 => return Ok(Effect { moves, dodge: Some((target, sides[0])), ..Default::default() }),
-            _ => return Ok(Effect { moves, choice: sides, ..Default::default() }),
-        }
-    }
-    Ok(Effect { moves, charged: Some((target, at)), ..Default::default() })
 }
