@@ -444,6 +444,7 @@ impl Desk {
             seen: seen::Seen::default(),
             archive: Default::default(),
             journal,
+            saved: None,
         };
         let mut batch = Batch::default();
         for (role, email) in self.recipients(&loaded) {
@@ -1342,7 +1343,8 @@ impl Desk {
             // Taken just after this desk's own commit, under the desk lock
             // that every writer takes: the key of what this game wrote.
             let Some(key) = self.tip_key(&l.game.id) else { continue };
-            let snapshot = snapshot_digest(&l);
+            // What this desk just wrote, when it wrote the snapshot itself.
+            let snapshot = l.saved.or_else(|| snapshot_digest(&l));
             if cap == 0 {
                 return;
             }

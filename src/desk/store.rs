@@ -240,6 +240,10 @@ pub struct Loaded {
     /// The raw-mail archive, as this load appends to it.
     pub archive: super::archive::Archive,
     pub journal: Journal,
+    /// The SHA-256 of the snapshot this load last wrote, which its tip
+    /// records: a running desk compares it with the file rather than read
+    /// back what it just wrote.
+    pub saved: Option<[u8; 32]>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -432,22 +436,32 @@ impl Loaded {
         // before the tip that records the file's length.
         let sp = self.dir.join(super::seen::FILE);
         let seen_len = self.seen.save(&sp).map_err(io(&sp))?;
+        let digest = dice::sha256(text.as_bytes());
+        self.saved = Some(digest);
         let tip = Tip {
             seq,
             hash,
             journal_len,
-            snapshot: dice::to_hex(&dice::sha256(text.as_bytes())),
+            snapshot: dice::to_hex(&digest),
             due: Some(Due::of(self)),
             seen_len: Some(seen_len),
         };
         let tp = tip_path(data_of(&self.dir), &self.game.id);
-        if let Some(d) = tp.parent() {
-            fs::create_dir_all(d).map_err(io(d))?;
-        }
         // Not synced: the journal is, and a tip behind the journal only
         // means a rebuild that finds the journal reaching past it. Written
         // in place at a fixed size, so it is the old tip or the new one.
-        journal::write_padded(&tp, toml_text("", &tip).as_bytes(), TIP_SIZE).map_err(io(&tp))
+        // Its folder is made only the first time (a mkdir a game a pass
+        // was a failing system call each).
+        let tip_text = toml_text("", &tip);
+        match journal::write_padded(&tp, tip_text.as_bytes(), TIP_SIZE) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                if let Some(d) = tp.parent() {
+                    fs::create_dir_all(d).map_err(io(d))?;
+                }
+                journal::write_padded(&tp, tip_text.as_bytes(), TIP_SIZE).map_err(io(&tp))
+            }
+            r => r.map_err(io(&tp)),
+        }
     }
 }
 
@@ -486,6 +500,7 @@ fn load_with(data: &Path, id: &str, persist: bool) -> Result<Loaded, Error> {
                 if let (Some(rules), Some(seen)) = (crate::rules::find(&snap.envelope.ruleset), seen) {
                     if let Ok(game) = Game::from_parts(snap.envelope, rules, state) {
                         return Ok(Loaded {
+                            saved: None,
                             journal: Journal::with_tip(&jp, snap.seq, snap.hash, snap.format),
                             dir,
                             game,
@@ -543,8 +558,15 @@ fn rebuild_with(dir: &Path, id: &str, tip: Option<&Tip>, persist: bool) -> Resul
     let desk = desk_state(&entries).map_err(corrupt)?;
     let keys = seen_keys(&entries).map_err(corrupt)?;
     let seen = Seen::from_keys(keys.iter().map(|k| k.as_str()));
-    let mut l =
-        Loaded { journal: Journal::open(&jp)?, dir: dir.to_path_buf(), game, desk, seen, archive: Default::default() };
+    let mut l = Loaded {
+        journal: Journal::open(&jp)?,
+        dir: dir.to_path_buf(),
+        game,
+        desk,
+        seen,
+        archive: Default::default(),
+        saved: None,
+    };
     if persist {
         l.save()?;
     }
