@@ -94,6 +94,18 @@ pub struct HexCell {
     pub crown: bool,
 }
 
+/// Each side's letter on a map, in list order: the first letter of its
+/// name that no side before it took (black b, red r, white w, blue l), so
+/// that sides sharing an initial read apart. Lower case.
+pub fn side_letters<'a>(names: impl IntoIterator<Item = &'a str>) -> Vec<char> {
+    let mut used: Vec<char> = Vec::new();
+    for n in names {
+        let letters: Vec<char> = n.chars().filter(|c| c.is_alphanumeric()).map(|c| c.to_ascii_lowercase()).collect();
+        used.push(letters.iter().copied().find(|c| !used.contains(c)).or(letters.first().copied()).unwrap_or('?'));
+    }
+    used
+}
+
 /// A square board (Tacticum's), compact: one short code a square.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct SquareBoard {

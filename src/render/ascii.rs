@@ -225,20 +225,13 @@ fn cell(text: &str, w: usize) -> String {
     format!("{t:^w$}")
 }
 
-/// A side's letter on a map: the first letter of its name that no side
-/// listed before it uses, so that four armies (black, red, white, blue)
-/// read apart.
+/// A side's letter on a map (`side_letters`), or its initial if unlisted.
 fn initial(sides: &[(String, String)], side: &str) -> char {
-    let mut used: Vec<char> = Vec::new();
-    for (n, _) in sides {
-        let letters: Vec<char> = n.chars().filter(|c| c.is_alphanumeric()).map(|c| c.to_ascii_lowercase()).collect();
-        let pick = letters.iter().copied().find(|c| !used.contains(c)).or(letters.first().copied()).unwrap_or('?');
-        if n == side {
-            return pick;
-        }
-        used.push(pick);
+    let letters = crate::engine::view::side_letters(sides.iter().map(|(n, _)| n.as_str()));
+    match sides.iter().position(|(n, _)| n == side) {
+        Some(i) => letters[i],
+        None => side.chars().next().unwrap_or('?').to_ascii_lowercase(),
     }
-    side.chars().next().unwrap_or('?').to_ascii_lowercase()
 }
 
 /// A legend: each side's initial, then the board's own lines.

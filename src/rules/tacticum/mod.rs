@@ -434,19 +434,9 @@ impl State {
     /// A piece's printed name: army letter and slot (`B3`), `C` for the
     /// Commander (`BC`).
     pub fn piece_name(&self, w: Who) -> String {
-        // The first letter of the army's name no army before it uses, as
-        // on the map (X: Black B, Red R, White W, Blue L).
-        let letter = |a: usize| {
-            let mut used: Vec<char> = Vec::new();
-            for (i, army) in self.armies.iter().enumerate() {
-                let pick = army.name.chars().map(|c| c.to_ascii_uppercase()).find(|c| !used.contains(c)).unwrap_or('?');
-                if i == a {
-                    return pick;
-                }
-                used.push(pick);
-            }
-            '?'
-        };
+        // As on the map (X: Black B, Red R, White W, Blue L).
+        let letters = crate::engine::view::side_letters(self.armies.iter().map(|a| a.name.as_str()));
+        let letter = |a: usize| letters.get(a).map(|c| c.to_ascii_uppercase()).unwrap_or('?');
         match w {
             Who::Commander(a) => format!("{}C", letter(a)),
             Who::Infantry(a, k) => format!("{}{}", letter(a), k + 1),

@@ -165,9 +165,9 @@ pub fn view(s: &State, viewer: &Viewer) -> View {
                 let all: Vec<String> = std::iter::once(w).chain(&o.also).map(|x| army_title(x)).collect();
                 format!("{} have won together: {}.", all.join(" and "), o.reason)
             }
-            // A solo game has no draw but the move limit: no winner is the
-            // Legion's failure.
-            None if s.solo.is_some() && !o.reason.contains("drawn") => format!("The Legion has failed: {}.", o.reason),
+            // A solo game is drawn only at the step limit, which the engine
+            // says, not the state: no winner here is the Legion's failure.
+            None if s.solo.is_some() => format!("The Legion has failed: {}.", o.reason),
             None => format!("The game is drawn: {}.", o.reason),
         }),
         None => lines.push(match (s.phase.as_str(), &s.pending) {

@@ -18,10 +18,6 @@ fn army(s: &State, name: &str) -> usize {
     s.army_index(name).expect("the scenario's armies")
 }
 
-fn at(s: &State) -> impl Fn(Sq) -> Option<Who> + '_ {
-    s.who_at()
-}
-
 fn in_valley(s: &State, q: Sq) -> bool {
     solo(s).valley.contains(&((b'a' + q.col) as char).to_string())
 }
@@ -30,7 +26,7 @@ fn in_valley(s: &State, q: Sq) -> bool {
 fn guards(s: &State) -> Vec<Sq> {
     let l = army(s, &solo(s).legion);
     let Some(p) = s.sq(&s.armies[l].prisoner) else { return Vec::new() };
-    let get = at(s);
+    let get = s.who_at();
     s.board().neighbours(p).into_iter().filter(|&q| matches!(get(q), Some(Who::Infantry(a, _)) if a == l)).collect()
 }
 
@@ -85,7 +81,7 @@ pub fn check_scout(s: &State, q: Sq) -> Result<(), Problem> {
         return Err(Problem::new(format!("{} is not on your left or right flank (SO2-32)", s.name(q)))
             .hint(format!("a square of {}", cells.join(" or "))));
     }
-    if at(s)(q).is_some() {
+    if s.who_at()(q).is_some() {
         return Err(Problem::new(format!("{} is taken", s.name(q))).hint("an empty square"));
     }
     Ok(())
@@ -126,7 +122,7 @@ pub fn try_turn(s: &mut State, role: &str, orders: &[Order], ev: &mut Vec<Event>
         if !due || entered {
             return Err((i, Problem::new("no reinforcement is due: one comes on a 6 of the Raider die while an Infantry unit is off the board (SO2-30)").hint("leave the ENTER line out")));
         }
-        if q.row != 0 || at(s)(*q).is_some() {
+        if q.row != 0 || s.who_at()(*q).is_some() {
             return Err((
                 i,
                 Problem::new(format!("{} is not an empty square of your starting row, row 1 (SO2-30)", s.name(*q)))
@@ -161,7 +157,7 @@ pub fn try_turn(s: &mut State, role: &str, orders: &[Order], ev: &mut Vec<Event>
 fn raiders_beside_prisoner(s: &State) -> Vec<Sq> {
     let (l, r) = (army(s, &solo(s).legion), army(s, &solo(s).raiders));
     let Some(p) = s.sq(&s.armies[l].prisoner) else { return Vec::new() };
-    let get = at(s);
+    let get = s.who_at();
     s.board()
         .neighbours(p)
         .into_iter()
@@ -211,7 +207,7 @@ pub fn raiders_turn(s: &mut State, dice: &mut dyn Dice, ev: &mut Vec<Event>) {
 
 /// Whether a Raider may step onto `q` (the Rock only when Emboldened).
 fn open_for_raider(s: &State, q: Sq) -> bool {
-    match at(s)(q) {
+    match s.who_at()(q) {
         None => true,
         Some(Who::Obstacle) => solo(s).emboldened && solo(s).rock.contains(&s.name(q)),
         _ => false,
@@ -221,7 +217,7 @@ fn open_for_raider(s: &State, q: Sq) -> bool {
 fn candidates(s: &State, r: usize, d: u32) -> Vec<Cand> {
     let x = solo(s);
     let l = army(s, &x.legion);
-    let get = at(s);
+    let get = s.who_at();
     let prisoner = s.sq(&s.armies[l].prisoner);
     let dist = |q: Sq| prisoner.map(|p| (p.col.abs_diff(q.col) + p.row.abs_diff(q.row)) as i32).unwrap_or(99);
     let mut out = Vec::new();
@@ -321,7 +317,7 @@ fn slot(s: &State, r: usize, q: Sq) -> usize {
 fn make(s: &mut State, r: usize, c: &Cand, report: &mut Vec<String>) {
     let name = s.armies[r].name.clone();
     let Some(from) = c.from else {
-        let there = at(s)(c.to);
+        let there = s.who_at()(c.to);
         if let Some(w @ Who::Infantry(..)) = there {
             moves::remove(s, w);
             report.push(format!("Surprise attack: the Infantry at {} is captured (SO2-31).", s.name(c.to)));
@@ -337,7 +333,7 @@ fn make(s: &mut State, r: usize, c: &Cand, report: &mut Vec<String>) {
         return;
     };
     report.push(format!("The Raider at {} moves to {}.", s.name(from), s.name(c.to)));
-    let who = at(s)(from).expect("a Raider");
+    let who = s.who_at()(from).expect("a Raider");
     for (_, _, text) in moves::make_move(s, &name, who, c.to) {
         report.push(text);
     }
@@ -353,7 +349,7 @@ fn make(s: &mut State, r: usize, c: &Cand, report: &mut Vec<String>) {
 /// arrow, Trees do not.
 fn shoot(s: &mut State, dice: &mut dyn Dice, report: &mut Vec<String>) {
     let (l, r) = (army(s, &solo(s).legion), army(s, &solo(s).raiders));
-    let get = at(s);
+    let get = s.who_at();
     let prisoner = s.sq(&s.armies[l].prisoner);
     let guards = guards(s);
     let mut options: Vec<((u8, u32), Sq, Sq)> = Vec::new();

@@ -7,23 +7,21 @@
 use super::{choose, Cand};
 use crate::dice::{Dice, Serves, StreamId};
 use crate::engine::{Event, Problem};
-use crate::rules::shared::squares::Sq;
+use crate::rules::shared::squares::{Board, Naming, Sq};
 use crate::rules::tacticum::moves;
 use crate::rules::tacticum::{Order, State, Who};
 
 /// A Fort cell's (column, row) from its name (`Fb1`), if in the Fort.
+/// A Fort cell is `F` and a square of the Fort's own small board.
 fn fort_cell(s: &State, name: &str) -> Option<(u8, u8)> {
     let f = s.solo.as_ref()?.fort.as_ref()?;
     let rest = name.strip_prefix('F').or_else(|| name.strip_prefix('f'))?;
-    let mut ch = rest.chars();
-    let c = ch.next()?.to_ascii_lowercase();
-    let r: u8 = ch.as_str().parse().ok()?;
-    let col = (c as u8).checked_sub(b'a')?;
-    (col < f.columns && r >= 1 && r <= f.rows).then_some((col, r - 1))
+    let board = Board { columns: f.columns, rows: f.rows, naming: Naming::ColumnLetter };
+    board.parse(rest, "Fort").ok().map(|q| (q.col, q.row))
 }
 
 fn fort_name(col: u8, row: u8) -> String {
-    format!("F{}{}", (b'a' + col) as char, row + 1)
+    format!("F{}", Naming::column_letter(Sq { col, row }))
 }
 
 /// Read a Fort cell as a player writes it (`fb1`, `Fb1`), canonical.
