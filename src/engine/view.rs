@@ -72,6 +72,10 @@ pub struct HexBoard {
     pub areas: Vec<(String, Vec<String>)>,
     pub sides: Vec<(String, String)>,
     pub legend: Vec<String>,
+    /// The part the text map shows, as (first column, last column, first
+    /// row, last row), for a map too wide for a mail line; the SVG always
+    /// draws the whole map.
+    pub window: Option<[i32; 4]>,
 }
 
 #[derive(Debug, Clone, Default, Serialize)]
@@ -92,6 +96,9 @@ pub struct HexCell {
     pub symbol: String,
     pub values: String,
     pub crown: bool,
+    /// The piece's facing as a clock hour of the vertex it faces (1, 3,
+    /// 5, 7, 9, 11; Braccio 6.0), 0 for none.
+    pub facing: u8,
 }
 
 /// Each side's letter on a map, in list order: the first letter of its

@@ -251,19 +251,22 @@ fn legend_lines(sides: &[(String, String)], lines: &[String]) -> String {
 /// A hex map in two text lines a map row: the higher columns on the first,
 /// the lower ones (even columns under `even-q`) on the second, half a hex
 /// down; a hex is a five-character cell at a pitch of three characters, so
-/// a 20-column map is 66 characters wide. Pieces show as their code after
-/// their side's initial (`oI10`), empty hexes as their terrain glyph.
+/// a 20-column map is 66 characters wide (a wider map shows its `window`).
+/// Pieces show as their code after their side's initial (`oI10`), and a
+/// facing glyph after it where the piece faces a vertex; empty hexes as
+/// their terrain glyph.
 pub fn hexes(b: &HexBoard) -> String {
     const PITCH: usize = 3;
     const CELL: usize = 5;
     const LEFT: usize = 3;
+    let [c0, c1, r0, r1] = b.window.unwrap_or([1, b.columns.max(1), 1, b.rows]);
     let low = |c: i32| (c % 2 == 0) == b.even_low;
-    let width = LEFT + (b.columns.max(1) as usize - 1) * PITCH + CELL;
-    let x_of = |c: i32| LEFT + (c as usize - 1) * PITCH;
+    let width = LEFT + (c1 - c0).max(0) as usize * PITCH + CELL;
+    let x_of = |c: i32| LEFT + (c - c0) as usize * PITCH;
     let at = |c: i32, r: i32| b.hexes.iter().find(|h| h.col == c && h.row == r);
     let text_of = |c: i32, r: i32| match at(c, r) {
         Some(h) => match &h.piece {
-            Some(p) => format!("{}{}", initial(&b.sides, &p.side), p.text),
+            Some(p) => format!("{}{}{}", initial(&b.sides, &p.side), p.text, facing_glyph(h.facing)),
             None => h.terrain.to_string(),
         },
         None => ".".to_string(),
@@ -276,21 +279,24 @@ pub fn hexes(b: &HexBoard) -> String {
         }
     };
     let mut out = format!("{}\n", b.title);
+    if b.window.is_some() {
+        out.push_str(&format!("Columns {c0:02}-{c1:02}, rows {r0:02}-{r1:02} of {}x{}\n", b.columns, b.rows));
+    }
     for lower in [false, true] {
         let mut line = vec![' '; width];
-        for c in (1..=b.columns).filter(|&c| low(c) == lower) {
+        for c in (c0..=c1).filter(|&c| low(c) == lower) {
             put(&mut line, x_of(c) + 1, &format!("{c:02}"));
         }
         out.push_str(line.iter().collect::<String>().trim_end());
         out.push('\n');
     }
-    for r in 1..=b.rows {
+    for r in r0..=r1 {
         for lower in [false, true] {
             let mut line = vec![' '; width];
             if !lower {
                 put(&mut line, 0, &format!("{r:02}"));
             }
-            for c in (1..=b.columns).filter(|&c| low(c) == lower) {
+            for c in (c0..=c1).filter(|&c| low(c) == lower) {
                 put(&mut line, x_of(c), &cell(&text_of(c, r), CELL));
             }
             out.push_str(line.iter().collect::<String>().trim_end());
@@ -326,6 +332,21 @@ pub fn hexes(b: &HexBoard) -> String {
     }
     out.push_str(&legend_lines(&b.sides, &b.legend));
     out
+}
+
+/// A facing as one character after a piece's code: the clock hour of the
+/// vertex faced, drawn as where it points (NE `/`, E `>`, SE `\\`, SW `,`,
+/// W `<`, NW `` ` ``).
+pub fn facing_glyph(hour: u8) -> &'static str {
+    match hour {
+        1 => "/",
+        3 => ">",
+        5 => "\\",
+        7 => ",",
+        9 => "<",
+        11 => "`",
+        _ => "",
+    }
 }
 
 /// Items joined with ", " in lines of at most `w` characters.

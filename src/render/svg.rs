@@ -319,6 +319,19 @@ fn counter(x: f64, y: f64, colour: &str, hx: &HexCell) -> String {
     s
 }
 
+/// A facing (a clock hour of the vertex faced): a dark wedge at that
+/// vertex of the hex.
+fn facing(x: f64, y: f64, r: f64, hour: u8) -> String {
+    let a = ((hour as f64) - 3.0) * 30f64.to_radians();
+    let tip = (x + r * 0.95 * a.cos(), y + r * 0.95 * a.sin());
+    let side = |d: f64| (x + r * 0.62 * (a + d).cos(), y + r * 0.62 * (a + d).sin());
+    let (l, rr) = (side(0.28), side(-0.28));
+    format!(
+        "<polygon points=\"{:.1},{:.1} {:.1},{:.1} {:.1},{:.1}\" fill=\"#111\"/>\n",
+        tip.0, tip.1, l.0, l.1, rr.0, rr.1
+    )
+}
+
 /// A hex map: flat-topped hexes coloured by terrain, hexside marks
 /// (rivers blue, roads dashed, bridges grey), places named, pieces drawn
 /// as squares of their side's colour, and a legend.
@@ -438,6 +451,9 @@ fn hexes(b: &HexBoard) -> String {
                 s.push_str(&piece(x, y + 1.0, 18.0, side_colour(&p.side), &p.text));
             } else {
                 s.push_str(&counter(x, y, side_colour(&p.side), hx));
+            }
+            if hx.facing != 0 {
+                s.push_str(&facing(x, y, R, hx.facing));
             }
         }
     }

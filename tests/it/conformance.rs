@@ -46,8 +46,8 @@ const CHAIN: u32 = 1000;
 const MAX_STEPS: u32 = 3000;
 
 pub(crate) struct Played {
-    steps: u32,
-    ended: bool,
+    pub steps: u32,
+    pub ended: bool,
     /// The game's journal, left in `dir`.
     pub journal: std::path::PathBuf,
 }

@@ -154,6 +154,7 @@ fn kit_boards_hex_and_squares() {
         areas: Vec::new(),
         sides: vec![("orfburg".into(), "#2c5aa0".into()), ("wulfenburg".into(), "#c0392b".into())],
         legend: vec!["?: an enemy counter face down".into()],
+        window: None,
     };
     let squares = SquareBoard {
         title: "Tacticum (kit fixture)".into(),

@@ -2,6 +2,7 @@
 //! per concern.
 
 mod audit;
+mod braccio;
 mod conformance;
 mod corpus;
 mod crash;

@@ -98,6 +98,7 @@ pub fn board(s: &State, title: String) -> HexBoard {
             symbol: symbol.to_string(),
             values: unit.map(|u| format!("{}-{}", u.strength, u.movement)).unwrap_or_default(),
             crown: units.len() > 1 && units.iter().any(|u| u.duke()),
+            facing: 0,
         });
     }
     let mut hexsides = Vec::new();
@@ -147,6 +148,7 @@ pub fn board(s: &State, title: String) -> HexBoard {
         areas: vec![("between the rivers".into(), zone.clone())],
         sides: COLOURS.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect(),
         legend,
+        window: None,
     }
 }
 

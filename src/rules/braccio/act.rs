@@ -1,0 +1,1065 @@
+//! Segment 4 of an activation (4.0 s4): orders given one unit at a time,
+//! with command, OP and militia rolls (5.1-5.4); movement with facing,
+//! terrain and zones of control (6.0-9.0); fire and Reaction Fire
+//! (10.1-10.4); and the other side's answers as each unit stops, from its
+//! policies: reaction pivots (6.2), charge morale (12.1.4), Reaction Fire
+//! on entry and exit, Countercharges (12.2). A line whose premise has
+//! failed is skipped with its reason, never guessed.
+
+use super::orders::Step;
+use super::*;
+use crate::dice::{Serves, StreamId};
+use std::collections::BTreeSet;
+
+pub fn d6(dice: &mut dyn Dice, label: &str, serves: &Serves) -> i32 {
+    dice.roll(&StreamId::Public, 6, label, serves) as i32
+}
+
+pub fn d2(dice: &mut dyn Dice, label: &str, serves: &Serves) -> (i32, i32) {
+    let v = dice.roll_n(&StreamId::Public, 2, 6, label, serves);
+    (v[0] as i32, v[1] as i32)
+}
+
+/// Units of a Battle (a squad's, in a School Battle) in command (5.1,
+/// 5.1.2): within the commander's radius by a path clear of enemy units,
+/// or beside one that is, in a chain (A37, A39).
+pub fn in_command(s: &State, battle: &str, squad: &str) -> BTreeSet<String> {
+    let Some(b) = s.battle(battle) else { return BTreeSet::new() };
+    let leader = if squad.is_empty() {
+        &b.captain
+    } else {
+        match b.squads.iter().find(|q| q.letter == squad) {
+            Some(q) => &q.leader,
+            None => return BTreeSet::new(),
+        }
+    };
+    let Some(at) = Hex::parse(&leader.hex) else { return BTreeSet::new() };
+    let side = b.side.clone();
+    let enemy = |h: Hex| s.unit_at(h).map(|u| u.side != side).unwrap_or(false);
+    let reach = s.grid().reach(at, leader.radius.max(0) as u32, |_, n| (!enemy(n)).then_some(1), |_| false);
+    let mine: Vec<&Unit> = s.units.iter().filter(|u| u.alive() && u.battle == battle && u.squad == squad).collect();
+    let mut ok: BTreeSet<String> = mine
+        .iter()
+        .filter(|u| u.at().map(|h| reach.contains_key(&h)).unwrap_or(false))
+        .map(|u| u.name.clone())
+        .collect();
+    loop {
+        let more: Vec<String> = mine
+            .iter()
+            .filter(|u| !ok.contains(&u.name))
+            .filter(|u| {
+                let h = u.at().expect("alive");
+                s.grid().neighbours(h).iter().any(|n| s.unit_at(*n).map(|x| ok.contains(&x.name)).unwrap_or(false))
+            })
+            .map(|u| u.name.clone())
+            .collect();
+        if more.is_empty() {
+            return ok;
+        }
+        ok.extend(more);
+    }
+}
+
+/// A Disorganization (11.0): good order turns; a Disorganized unit rolls
+/// and takes the difference with its quality in CH, at least 1 unless
+/// `no_minimum` (melee, 10.6.6). Returns the CH taken.
+pub fn disorganize(s: &mut State, name: &str, no_minimum: bool, dice: &mut dyn Dice, ev: &mut Vec<Event>) -> i32 {
+    let Some(u) = s.unit(name).cloned() else { return 0 };
+    if !u.alive() {
+        return 0;
+    }
+    if !u.disorganized {
+        s.unit_mut(name).expect("unit").disorganized = true;
+        ev.push(Event::all(format!("{name} is Disorganized.")));
+        return 0;
+    }
+    let roll = d6(dice, &format!("disorganization, {name}"), &Serves::low(&u.side));
+    let diff = roll - u.q();
+    let ch = if diff > 0 {
+        diff
+    } else if no_minimum {
+        0
+    } else {
+        1
+    };
+    ev.push(Event::all(format!(
+        "{name}, already Disorganized, rolls {roll} against quality {}: {ch} CH{}.",
+        u.q(),
+        if diff <= 0 && !no_minimum { " (the minimum loss, 11.0)" } else { "" }
+    )));
+    if ch > 0 {
+        super::melee::take_ch(s, name, ch, dice, ev);
+    }
+    ch
+}
+
+/// Entering a hex whose terrain Disorganizes this kind (8.2.4).
+fn terrain_entry(s: &mut State, name: &str, h: Hex, dice: &mut dyn Dice, ev: &mut Vec<Event>) -> bool {
+    let Some(u) = s.unit(name) else { return false };
+    let kind = if u.militia { "militia" } else { u.kind.name() };
+    let t = s.terrain_at(h).cloned();
+    if let Some(t) = t {
+        if t.disorganize.iter().any(|k| k == kind || (k == "infantry" && kind == "crossbowmen")) {
+            ev.push(Event::all(format!("{name} enters {} at {h} (8.2.4).", t.name)));
+            disorganize(s, name, false, dice, ev);
+            return true;
+        }
+    }
+    false
+}
+
+/// Is `to` within range, arc and line of sight of the crossbow `f`
+/// (10.1.2, 10.2, 10.2.1, 10.2.2)? The range on success.
+pub fn can_fire(s: &State, f: &Unit, to: Hex) -> Result<i32, String> {
+    let at = f.at().ok_or("it is not on the map")?;
+    let g = s.grid();
+    let range = g.distance(at, to);
+    if range == 0 || range > s.tables.fire.range {
+        return Err(format!("{to} is {range} hexes away; the range is 1 to {} (10.1.2)", s.tables.fire.range));
+    }
+    if range == 1 {
+        return if s.front_hexes(f).contains(&to) {
+            Ok(1)
+        } else {
+            Err(format!("{to} is beside {} but not in its front (10.2.2)", f.name))
+        };
+    }
+    if !in_arc(s, f, to) {
+        return Err(format!("{to} is outside {}'s fire arc (10.1.2, Fig. 2)", f.name));
+    }
+    let (ha, hb) = (s.map.height(at), s.map.height(to));
+    let blocks = |h: Hex| {
+        s.unit_at(h).is_some()
+            || s.terrain_at(h).map(|t| t.blocks_los).unwrap_or(false)
+            || (s.map.height(h) > ha && s.map.height(h) > hb)
+    };
+    if !g.sight(at, to, blocks) {
+        return Err(format!("no line of sight from {at} to {to} (10.2)"));
+    }
+    Ok(range)
+}
+
+/// The fire arc (Fig. 2, reconstructed): within 30 degrees of the facing
+/// vertex ("front-wedge"), or 60 ("wide").
+fn in_arc(s: &State, f: &Unit, to: Hex) -> bool {
+    let (Some(a), g) = (f.at(), s.grid()) else { return false };
+    let centre = |h: Hex| {
+        let x = h.col as f64 * 1.5;
+        let low = match g.offset {
+            Offset::EvenQ => h.col % 2 == 0,
+            Offset::OddQ => h.col % 2 == 1,
+        };
+        let y = (h.row as f64 + if low { 0.5 } else { 0.0 }) * 3f64.sqrt();
+        (x, y)
+    };
+    let ((x0, y0), (x1, y1)) = (centre(a), centre(to));
+    // Vertex NE points at 60 degrees above the x axis (y grows down).
+    let angle = match f.facing {
+        Vertex::NE => -60.0f64,
+        Vertex::E => 0.0,
+        Vertex::SE => 60.0,
+        Vertex::SW => 120.0,
+        Vertex::W => 180.0,
+        Vertex::NW => -120.0,
+    };
+    let t = (y1 - y0).atan2(x1 - x0).to_degrees();
+    let mut d = (t - angle).abs() % 360.0;
+    if d > 180.0 {
+        d = 360.0 - d;
+    }
+    let half = if s.tables.fire.arc == "wide" { 60.0 } else { 30.0 };
+    d <= half + 1e-6
+}
+
+/// One fire (10.3): 2d6 + current CR + modifiers against the table.
+pub fn fire(s: &mut State, firer: &str, target: &str, how: &str, extra: i32, dice: &mut dyn Dice, ev: &mut Vec<Event>) {
+    let (Some(f), Some(t)) = (s.unit(firer).cloned(), s.unit(target).cloned()) else { return };
+    let Some(to) = t.at() else { return };
+    let Ok(range) = can_fire(s, &f, to) else { return };
+    let need = s.tables.fire.need.get(&t.armour).and_then(|v| v.get((range - 1) as usize)).copied().unwrap_or(0);
+    if need == 0 {
+        ev.push(Event::all(format!(
+            "{firer} cannot fire at {target} ({} armour at range {range}: \"-\", 10.3).",
+            t.armour
+        )));
+        return;
+    }
+    s.unit_mut(firer).expect("firer").fired = true;
+    let (a, b) = d2(dice, &format!("{how}, {firer} at {target}"), &Serves::high(&f.side));
+    let mut mods = vec![(format!("CR {}", f.q()), f.q())];
+    if extra != 0 {
+        mods.push((
+            if how.contains("reaction") { "after a reaction pivot" } else { "pivot before firing" }.into(),
+            extra,
+        ));
+    }
+    if f.disorganized {
+        mods.push(("firer Disorganized".into(), s.tables.fire.firer_disorganized));
+    }
+    let terr = s.terrain_at(to).map(|x| (x.name.clone(), x.fire_target)).filter(|x| x.1 != 0);
+    if let Some((n, v)) = terr {
+        mods.push((format!("target in {n}"), v));
+    }
+    let total = a + b + mods.iter().map(|m| m.1).sum::<i32>();
+    let hit = total >= need || (a == 6 && b == 6);
+    let mods_text: Vec<String> = mods.iter().map(|(n, v)| format!("{v:+} {n}")).collect();
+    ev.push(Event::all(format!(
+        "{} {firer} ({}) at {target} ({}, armour {}, range {range}): {a}+{b} {} = {total} against {need}: {}.",
+        capital(how),
+        f.hex,
+        t.hex,
+        t.armour,
+        mods_text.join(" "),
+        if hit {
+            if total >= need {
+                "hit"
+            } else {
+                "an unmodified 12 always hits (10.3.2)"
+            }
+        } else {
+            "no effect"
+        }
+    )));
+    s.marks.push(t.hex.clone());
+    if hit {
+        disorganize(s, target, false, dice, ev);
+        if a == 6 && b == 6 {
+            // 10.3.2: a Captain in the target hex has been hit.
+            let there: Vec<String> = captains_in(s, to);
+            for c in there {
+                ev.push(Event::all(format!("{c} is in the target hex and is hit (10.3.2).")));
+                super::melee::wounds_table(s, &c, dice, ev);
+            }
+        }
+        lose_carica(s, target, ev);
+    }
+}
+
+fn capital(t: &str) -> String {
+    let mut c = t.chars();
+    c.next().map(|f| f.to_uppercase().collect::<String>() + c.as_str()).unwrap_or_default()
+}
+
+/// 12.1.1: a charger Disorganized by fire or terrain loses its Carica!
+/// and keeps an Attack (the default answer, brief 3.6).
+pub fn lose_carica(s: &mut State, name: &str, ev: &mut Vec<Event>) {
+    let disorg = s.unit(name).map(|u| u.disorganized).unwrap_or(false);
+    if let Some(a) = s.act.as_mut() {
+        if disorg && a.carica.iter().any(|c| c == name) {
+            a.carica.retain(|c| c != name);
+            ev.push(Event::all(format!("{name} is Disorganized and loses its Carica!; it keeps an Attack (12.1.1).")));
+        }
+    }
+}
+
+pub fn leader_side(s: &State, name: &str) -> Option<String> {
+    s.battles
+        .iter()
+        .find(|b| b.captain.name == name || b.squads.iter().any(|q| q.leader.name == name))
+        .map(|b| b.side.clone())
+}
+
+/// Leaders (Captains, Squad Leaders) in a hex.
+pub fn captains_in(s: &State, h: Hex) -> Vec<String> {
+    let id = h.to_string();
+    let mut v = Vec::new();
+    for b in s.battles.iter().filter(|b| !b.removed) {
+        if b.captain.hex == id {
+            v.push(b.captain.name.clone());
+        }
+        for q in &b.squads {
+            if q.leader.hex == id {
+                v.push(q.leader.name.clone());
+            }
+        }
+    }
+    v
+}
+
+/// Reaction Fire on exit (10.4.2, 7.2.1): before `name` leaves `from`,
+/// each enemy crossbow whose front hex it is may fire, by policy.
+fn exit_fire(s: &mut State, name: &str, from: Hex, dice: &mut dyn Dice, ev: &mut Vec<Event>) {
+    let side = s.unit(name).map(|u| u.side.clone()).unwrap_or_default();
+    let shooters: Vec<String> = s
+        .units
+        .iter()
+        .filter(|f| f.alive() && f.side != side && f.kind == Kind::Crossbowmen && !f.fired)
+        .filter(|f| s.front_hexes(f).contains(&from))
+        .map(|f| f.name.clone())
+        .collect();
+    for f in shooters {
+        if wants_fire(s, &f, name) && s.unit(name).map(|u| u.alive()).unwrap_or(false) {
+            fire(s, &f, name, "reaction fire on exit", 0, dice, ev);
+        }
+    }
+}
+
+/// Reaction Fire on entry (10.4.1): `name` ended its move in `at`.
+fn entry_fire(s: &mut State, name: &str, at: Hex, dice: &mut dyn Dice, ev: &mut Vec<Event>) {
+    let side = s.unit(name).map(|u| u.side.clone()).unwrap_or_default();
+    let shooters: Vec<String> = s
+        .units
+        .iter()
+        .filter(|f| f.alive() && f.side != side && f.kind == Kind::Crossbowmen && !f.fired)
+        .filter(|f| s.front_hexes(f).contains(&at))
+        .map(|f| f.name.clone())
+        .collect();
+    for f in shooters {
+        if wants_fire(s, &f, name) && s.unit(name).map(|u| u.alive()).unwrap_or(false) {
+            fire(s, &f, name, "reaction fire on entry", 0, dice, ev);
+        }
+    }
+}
+
+/// The shooter's owner's REACT FIRE policy: `always`, `never`, or
+/// `attackers` (only at a unit that declared an attack on it).
+fn wants_fire(s: &State, shooter: &str, at: &str) -> bool {
+    let side = s.unit(shooter).map(|u| u.side.clone()).unwrap_or_default();
+    match s.policies.get(&side).map(|p| p.fire.as_str()).unwrap_or("always") {
+        "never" => false,
+        "attackers" => s.act.as_ref().map(|a| a.attacks.iter().any(|(x, t)| x == at && t == shooter)).unwrap_or(false),
+        _ => true,
+    }
+}
+
+/// Reaction pivots (6.2, A10): enemy units not already in an enemy ZOC
+/// whose flank or rear hex `name` stopped in may turn one vertex towards
+/// it, by policy; then a die against quality (6.2.1, 6.2.2).
+pub fn reaction_pivots(s: &mut State, name: &str, dice: &mut dyn Dice, ev: &mut Vec<Event>) {
+    let Some(m) = s.unit(name).cloned() else { return };
+    let Some(at) = m.at() else { return };
+    let candidates: Vec<String> = s
+        .units
+        .iter()
+        .filter(|r| r.alive() && r.side != m.side)
+        .filter(|r| matches!(s.arc_of(r, at), Some(Arc::Flank) | Some(Arc::Rear)))
+        .map(|r| r.name.clone())
+        .collect();
+    for rname in candidates {
+        let r = s.unit(&rname).cloned().expect("unit");
+        let rh = r.at().expect("alive");
+        // "Already in enemy ZOC": before the mover arrived (A10).
+        let before = s.zoc_from(rh, &r.side, r.cavalry()).any(|e| e.name != name);
+        if before {
+            continue;
+        }
+        let d = s.grid().direction(rh, at).expect("neighbour");
+        let Some(to) = facing_towards(d).into_iter().find(|v| turns(r.facing, *v) == 1) else { continue };
+        let free = !m.cavalry() && r.cavalry();
+        let plus = if m.cavalry() && !r.cavalry() { 2 } else { 0 };
+        let policy = s.policies.get(&r.side).cloned().unwrap_or_default();
+        let go = match policy.face.as_str() {
+            "always" => true,
+            "never" => false,
+            _ => free || r.q() - plus >= policy.face_min,
+        };
+        if !go {
+            continue;
+        }
+        s.unit_mut(&rname).expect("unit").facing = to;
+        ev.push(Event::all(format!(
+            "{rname} turns to face {} in answer to {name} stopping on its {} (6.2).",
+            orders::vertex_word(to),
+            if r.facing.arc(d) == Arc::Rear { "rear" } else { "flank" }
+        )));
+        if free {
+            ev.push(Event::all(format!("{rname} is mounted and {name} on foot: no roll (6.2.1).")));
+            continue;
+        }
+        let roll = d6(dice, &format!("reaction pivot, {rname}"), &Serves::low(&r.side));
+        let total = roll + plus;
+        ev.push(Event::all(format!(
+            "Reaction pivot roll for {rname}: {roll}{} = {total} against quality {}: {}.",
+            if plus > 0 { " +2 (a mounted mover, 6.2.2)" } else { "" },
+            r.q(),
+            if total <= r.q() { "no penalty" } else { "Disorganized" }
+        )));
+        if total > r.q() {
+            disorganize(s, &rname, false, dice, ev);
+        }
+    }
+}
+
+/// S2.6, A21: an inactive Battle is released when an enemy unit arrives
+/// beside one of its units or its Captain.
+pub fn release_near(s: &mut State, h: Hex, side: &str, ev: &mut Vec<Event>) {
+    let near: BTreeSet<Hex> = s.grid().neighbours(h).into_iter().collect();
+    let mut woken = Vec::new();
+    for b in s.battles.iter().filter(|b| b.side != side && !b.released && !b.removed) {
+        let unit_near =
+            s.units.iter().any(|u| u.battle == b.name && u.at().map(|x| near.contains(&x)).unwrap_or(false));
+        let capt_near = Hex::parse(&b.captain.hex).map(|x| near.contains(&x)).unwrap_or(false);
+        if unit_near || capt_near {
+            woken.push(b.name.clone());
+        }
+    }
+    for w in woken {
+        s.battle_mut(&w).expect("battle").released = true;
+        ev.push(Event::all(format!("An enemy unit arrives beside {w}'s Battle: it is released (S2.6).")));
+    }
+}
+
+/// Movement allowance this order (8.1), less a Heat event's (S2.7.2).
+fn allowance(s: &State, u: &Unit) -> i32 {
+    let base = if u.cavalry() { s.tables.movement.cavalry } else { s.tables.movement.foot };
+    let mut minus = 0;
+    if let Some(h) = &s.heat {
+        for e in h.event.iter().filter(|e| e.kind == "ma-minus" && e.at <= h.at && e.side == u.side) {
+            if e.armour.is_empty() || e.armour == u.armour {
+                minus += e.amount;
+            }
+        }
+    }
+    (base - minus).max(1)
+}
+
+/// Does a move step from `from` into `to` keep to the rules? The MP it
+/// costs, or why not.
+fn step_cost(s: &State, u: &Unit, from: Hex, to: Hex) -> Result<i32, String> {
+    let g = s.grid();
+    if g.direction(from, to).is_none() {
+        return Err(format!("{to} is not beside {from}"));
+    }
+    let fronts: Vec<Hex> = u.facing.front().iter().filter_map(|&d| g.neighbour(from, d)).collect();
+    if !fronts.contains(&to) {
+        let f: Vec<String> = fronts.iter().map(|h| h.to_string()).collect();
+        return Err(format!(
+            "{to} is not a front hex of {} in {from} (facing {}: front {}); write FACE first (8.1.3)",
+            u.name,
+            orders::vertex_word(u.facing),
+            f.join(", ")
+        ));
+    }
+    let Some(mut cost) = s.cost(to, u.cavalry()) else {
+        return Err(format!(
+            "{to} is {}: no unit may enter (TEC)",
+            s.terrain_at(to).map(|t| t.name.as_str()).unwrap_or("off the map")
+        ));
+    };
+    if let Some(o) = s.unit_at(to) {
+        if o.side != u.side {
+            return Err(format!("{to} holds the enemy {} (8.3.1)", o.name));
+        }
+        if s.adjacent_enemy(to, &u.side) {
+            return Err(format!("{to} holds {}, which is beside an enemy unit (8.3.1)", o.name));
+        }
+        cost += 1; // 8.3.2
+    }
+    Ok(cost)
+}
+
+/// The outcome of giving an order: given (OP spent), or skipped with a
+/// reason (no OP spent).
+fn give(s: &mut State, unit: &str, kind: OrderKind, dice: &mut dyn Dice, ev: &mut Vec<Event>) -> Result<(), String> {
+    let act = s.act.clone().ok_or("no activation is running")?;
+    let u = s.unit(unit).cloned().ok_or("no such unit")?;
+    if !u.alive() {
+        return Err(format!("{unit} has routed"));
+    }
+    if u.battle != act.battle {
+        return Err(format!("{unit} is of {}'s Battle, not {}'s (5.0.1)", u.battle, act.battle));
+    }
+    if u.ordered {
+        return Err(format!("{unit} has had its order in this activation (5.0.1)"));
+    }
+    if !u.squad.is_empty() && u.squad != act.squad {
+        return Err(format!(
+            "{unit} is of squad {}; its orders come after SQUAD {}-{} (14.1.2)",
+            u.squad, act.battle, u.squad
+        ));
+    }
+    let commanded = in_command(s, &u.battle, &u.squad).contains(unit);
+    let general = !act.general.is_empty();
+    let cost = if general {
+        if !commanded {
+            return Err(format!("{unit} is out of command: a General Order reaches units in command only (5.2)"));
+        }
+        if !act.general.contains(&kind) {
+            return Err(format!(
+                "the General Order is {}; {unit} cannot {} (5.2.1)",
+                act.general.iter().map(|k| k.word()).collect::<Vec<_>>().join(" + "),
+                kind.word()
+            ));
+        }
+        0
+    } else if commanded {
+        1
+    } else if kind == OrderKind::Move {
+        2
+    } else {
+        return Err(format!("{unit} is out of command: it may only take a Move order at 2 OP (5.1.3)"));
+    };
+    if cost > s.op {
+        return Err(format!("{} OP needed, {} left (5.3.1)", cost, s.op));
+    }
+    let op_before = s.op;
+    s.op -= cost;
+    s.unit_mut(unit).expect("unit").ordered = true;
+    s.marks.push(u.hex.clone());
+    if !general && u.militia {
+        // 5.3.2: the militia's order roll, with the OP before this cost.
+        let (a, b) = d2(dice, &format!("order roll, {unit} (CR {} + OP {op_before})", u.q()), &Serves::low(&u.side));
+        let total = a + b + if u.disorganized { 2 } else { 0 };
+        let ok = total <= u.q() + op_before && !(a == 6 && b == 6);
+        ev.push(Event::all(format!(
+            "Order roll for the militia {unit}: {a}+{b}{} = {total} against CR {} + OP {op_before} = {}: {} (5.3.2).",
+            if u.disorganized { " +2 Disorganized" } else { "" },
+            u.q(),
+            u.q() + op_before,
+            if ok { "executed" } else { "Order failed" }
+        )));
+        if !ok {
+            return Err(format!("{unit}'s order failed; the OP are spent (5.3.3)"));
+        }
+    }
+    if cost > 0 {
+        ev.push(Event::all(format!("{unit}: {} order, {cost} OP; {} OP left.", kind.word(), s.op)));
+    }
+    Ok(())
+}
+
+/// Carry out one plan line of the running activation.
+pub fn line(s: &mut State, o: &Order, dice: &mut dyn Dice, ev: &mut Vec<Event>) {
+    let skip = |ev: &mut Vec<Event>, why: String| ev.push(Event::all(format!("{o}: skipped, {why}.")));
+    match o {
+        Order::Move { unit, path, attack } => {
+            let commanded = in_command(s, &u_battle(s, unit), &u_squad(s, unit)).contains(unit);
+            if let Err(why) = give(s, unit, OrderKind::Move, dice, ev) {
+                return skip(ev, why);
+            }
+            let moved = walk(s, unit, path, Walk { charge: None, out_of_command: !commanded }, dice, ev);
+            stopped(s, unit, moved, attack.as_deref(), false, dice, ev);
+        }
+        Order::Charge { unit, path, attack } => {
+            let u = s.unit(unit).cloned();
+            if let Some(u) = &u {
+                if let Err(why) = may_charge(s, u) {
+                    return skip(ev, why);
+                }
+            }
+            if let Err(why) = give(s, unit, OrderKind::Charge, dice, ev) {
+                return skip(ev, why);
+            }
+            if let Some(a) = s.act.as_mut() {
+                a.charges += 1;
+            }
+            let target = resolve_target(s, attack, &u.as_ref().map(|u| u.side.clone()).unwrap_or_default())
+                .and_then(|t| s.unit(&t).and_then(|x| x.at()));
+            let moved = walk(s, unit, path, Walk { charge: Some(target), out_of_command: false }, dice, ev);
+            stopped(s, unit, moved, Some(attack), true, dice, ev);
+        }
+        Order::Fire { unit, face, at } => {
+            let Some(u) = s.unit(unit).cloned() else { return };
+            if u.kind != Kind::Crossbowmen {
+                return skip(ev, format!("{unit} has no crossbows (10.1)"));
+            }
+            if u.fired {
+                return skip(ev, format!("{unit} has fired already (10.1.4)"));
+            }
+            let Some(t) = resolve_target(s, at, &u.side) else {
+                return skip(ev, format!("no enemy unit is at {at} now"));
+            };
+            let mut extra = 0;
+            if let Some(v) = face {
+                if turns(u.facing, *v) > 1 {
+                    return skip(ev, "a unit with a Fire order may pivot one vertex only (5.4.2)".into());
+                }
+            }
+            let mut probe = u.clone();
+            if let Some(v) = face {
+                probe.facing = *v;
+            }
+            let to = s.unit(&t).and_then(|x| x.at()).expect("target on the map");
+            if let Err(why) = can_fire(s, &probe, to) {
+                return skip(ev, why);
+            }
+            if let Err(why) = give(s, unit, OrderKind::Fire, dice, ev) {
+                return skip(ev, why);
+            }
+            if let Some(v) = face {
+                if *v != u.facing {
+                    s.unit_mut(unit).expect("unit").facing = *v;
+                    extra = s.tables.fire.pivot;
+                    ev.push(Event::all(format!(
+                        "{unit} pivots to {} before firing (-1, 10.3.3).",
+                        orders::vertex_word(*v)
+                    )));
+                }
+            }
+            fire(s, unit, &t, "fire", extra, dice, ev);
+        }
+        Order::Reorganize { unit } => {
+            let Some(u) = s.unit(unit).cloned() else { return };
+            if s.act.as_ref().map(|a| !a.general.is_empty()).unwrap_or(false) {
+                return skip(ev, "Reorganization is an Individual Order only (5.4.3)".into());
+            }
+            if !u.disorganized {
+                return skip(ev, format!("{unit} is in good order"));
+            }
+            if let Some(h) = u.at() {
+                if s.enemy_zoc(h, &u.side, false) {
+                    return skip(ev, format!("{unit} is in an enemy ZOC (5.4.3)"));
+                }
+            }
+            if let Err(why) = give(s, unit, OrderKind::Reorganize, dice, ev) {
+                return skip(ev, why);
+            }
+            if s.unit(unit).map(|u| u.ordered).unwrap_or(false) {
+                s.unit_mut(unit).expect("unit").disorganized = false;
+                ev.push(Event::all(format!("{unit} reorganizes and is in good order again (5.4.3).")));
+            }
+        }
+        Order::Retreat { unit, to } => {
+            let Some(u) = s.unit(unit).cloned() else { return };
+            let Some(at) = u.at() else { return skip(ev, format!("{unit} has routed")) };
+            let rears: Vec<Hex> = Dir::ALL
+                .iter()
+                .filter(|&&d| u.facing.arc(d) == Arc::Rear)
+                .filter_map(|&d| s.grid().neighbour(at, d))
+                .filter(|h| s.passable(*h) && s.unit_at(*h).is_none())
+                .collect();
+            let dest = match to {
+                Some(h) => match Hex::parse(h).filter(|h| rears.contains(h)) {
+                    Some(h) => h,
+                    None => return skip(ev, format!("{h} is not a free rear hex of {unit} (5.4.4)")),
+                },
+                None => match rears.first() {
+                    Some(h) => *h,
+                    None => return skip(ev, format!("{unit} has no free rear hex (5.4.4)")),
+                },
+            };
+            if let Err(why) = give(s, unit, OrderKind::Retreat, dice, ev) {
+                return skip(ev, why);
+            }
+            exit_fire(s, unit, at, dice, ev);
+            if !s.unit(unit).map(|u| u.alive()).unwrap_or(false) {
+                return;
+            }
+            place(s, unit, dest);
+            ev.push(Event::all(format!("{unit} falls back from {at} to {dest}, keeping its facing (5.4.4).")));
+            terrain_entry(s, unit, dest, dice, ev);
+            if s.unit(unit).map(|u| u.alive()).unwrap_or(false) {
+                reaction_pivots(s, unit, dice, ev);
+                let side = u.side.clone();
+                release_near(s, dest, &side, ev);
+            }
+        }
+        Order::Captain { path } => {
+            let Some(battle) = s.act.as_ref().map(|a| a.battle.clone()) else { return };
+            leader_walk(s, &battle, None, path, o, ev);
+        }
+        Order::Leader { leader, path } => {
+            let Some(battle) = s.act.as_ref().map(|a| a.battle.clone()) else { return };
+            leader_walk(s, &battle, Some(leader), path, o, ev);
+        }
+        Order::Combat { target, lead } => {
+            if let Some(a) = s.act.as_mut() {
+                a.combats.push((target.clone(), lead.clone().unwrap_or_default()));
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Why this cavalry unit may not take a Carica! now (12.1, 12.1.1,
+/// 12.1.2).
+pub fn may_charge(s: &State, u: &Unit) -> Result<(), String> {
+    if !u.cavalry() || u.armour_rank() < 1 {
+        return Err(format!(
+            "{} is {} armour {}; only M or H cavalry may charge (12.1)",
+            u.name,
+            u.kind.name(),
+            u.armour
+        ));
+    }
+    if u.disorganized {
+        return Err(format!("{} is Disorganized and cannot charge (12.1.1)", u.name));
+    }
+    if u.at().map(|h| s.adjacent_enemy(h, &u.side)).unwrap_or(false) {
+        return Err(format!("{} is beside an enemy unit: no Carica! (12.1.2)", u.name));
+    }
+    Ok(())
+}
+
+fn place(s: &mut State, unit: &str, to: Hex) {
+    let from = s.unit(unit).map(|u| u.hex.clone()).unwrap_or_default();
+    s.unit_mut(unit).expect("unit").hex = to.to_string();
+    s.marks.push(to.to_string());
+    let _ = from;
+}
+
+fn u_battle(s: &State, unit: &str) -> String {
+    s.unit(unit).map(|u| u.battle.clone()).unwrap_or_default()
+}
+fn u_squad(s: &State, unit: &str) -> String {
+    s.unit(unit).map(|u| u.squad.clone()).unwrap_or_default()
+}
+
+/// How a move is limited: a Carica! (and its target's hex, beside which
+/// the charger may not pivot, 12.1), or a unit out of command (never
+/// beside an enemy, 5.1.3).
+struct Walk {
+    charge: Option<Option<Hex>>,
+    out_of_command: bool,
+}
+
+/// A unit's path: pivots and hexes, as far as the rules let it go; the
+/// hexes actually entered.
+fn walk(s: &mut State, unit: &str, path: &[Step], how: Walk, dice: &mut dyn Dice, ev: &mut Vec<Event>) -> i32 {
+    let charge = how.charge.is_some();
+    let Some(u0) = s.unit(unit).cloned() else { return 0 };
+    let mut mp = allowance(s, &u0);
+    let mut entered = 0;
+    let start = u0.at().expect("alive");
+    let in_zoc_at_start = s.enemy_zoc(start, &u0.side, u0.cavalry());
+    let adjacent_at_start = s.adjacent_enemy(start, &u0.side);
+    let mut trail = vec![start.to_string()];
+    let mut pivoted = 0;
+    for (i, st) in path.iter().enumerate() {
+        let u = s.unit(unit).cloned().expect("unit");
+        if !u.alive() {
+            return entered;
+        }
+        let at = u.at().expect("alive");
+        let rest = || {
+            path[i..]
+                .iter()
+                .map(|x| match x {
+                    Step::Hex(h) => h.clone(),
+                    Step::Face(v) => format!("FACE {}", orders::vertex_word(*v)),
+                })
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        match st {
+            Step::Face(v) => {
+                let n = turns(u.facing, *v);
+                if n == 0 {
+                    continue;
+                }
+                if s.enemy_zoc(at, &u.side, u.cavalry()) {
+                    ev.push(Event::all(format!(
+                        "{unit} is in an enemy ZOC and cannot pivot (6.1.1); {} dropped.",
+                        rest()
+                    )));
+                    break;
+                }
+                if s.unit_at(at).map(|x| x.name != unit).unwrap_or(false) {
+                    ev.push(Event::all(format!(
+                        "{unit} cannot pivot inside a friendly unit's hex (6.1.2); {} dropped.",
+                        rest()
+                    )));
+                    break;
+                }
+                if let Some(Some(t)) = how.charge {
+                    if s.grid().distance(at, t) == 1 {
+                        ev.push(Event::all(format!(
+                            "{unit} charges and may not pivot beside its target (12.1); {} dropped.",
+                            rest()
+                        )));
+                        break;
+                    }
+                }
+                if entered == 0 && adjacent_at_start && !in_zoc_at_start && pivoted + n > 1 {
+                    ev.push(Event::all(format!(
+                        "{unit} began beside the enemy: one vertex only (5.4.1); {} dropped.",
+                        rest()
+                    )));
+                    break;
+                }
+                let cost = if u.cavalry() { 1 } else { n };
+                if cost > mp {
+                    ev.push(Event::all(format!(
+                        "{unit} has {mp} MP left, the pivot costs {cost} (6.1); {} dropped.",
+                        rest()
+                    )));
+                    break;
+                }
+                mp -= cost;
+                pivoted += n;
+                s.unit_mut(unit).expect("unit").facing = *v;
+                trail.push(format!("FACE {}", orders::vertex_word(*v)));
+            }
+            Step::Hex(h) => {
+                let to = Hex::parse(h).expect("parsed hex");
+                if entered == 0 && in_zoc_at_start {
+                    ev.push(Event::all(format!(
+                        "{unit} begins in an enemy ZOC and may leave it only by a Retreat order (7.2); {} dropped.",
+                        rest()
+                    )));
+                    break;
+                }
+                let cost = match step_cost(s, &u, at, to) {
+                    Ok(c) => c,
+                    Err(why) => {
+                        ev.push(Event::all(format!("{unit}: {why}; {} dropped.", rest())));
+                        break;
+                    }
+                };
+                if cost > mp {
+                    ev.push(Event::all(format!(
+                        "{unit} has {mp} MP left and {to} costs {cost} (8.2.2); {} dropped.",
+                        rest()
+                    )));
+                    break;
+                }
+                if how.out_of_command && s.adjacent_enemy(to, &u.side) {
+                    ev.push(Event::all(format!(
+                        "{unit} is out of command and may not move beside an enemy unit (5.1.3); {} dropped.",
+                        rest()
+                    )));
+                    break;
+                }
+                // A cavalry unit passing through a crossbow's front hex
+                // draws fire as it leaves (A40).
+                if entered > 0 {
+                    exit_fire(s, unit, at, dice, ev);
+                    if !s.unit(unit).map(|x| x.alive()).unwrap_or(false) {
+                        return entered;
+                    }
+                }
+                mp -= cost;
+                s.unit_mut(unit).expect("unit").hex = to.to_string();
+                s.marks.push(to.to_string());
+                entered += 1;
+                // 13.2.5: an enemy Captain alone in the hex must escape.
+                for c in captains_in(s, to) {
+                    if leader_side(s, &c).as_deref() != Some(u.side.as_str())
+                        && s.units.iter().filter(|x| x.hex == to.to_string()).count() == 1
+                    {
+                        super::melee::escape(s, &c, to, ev);
+                    }
+                }
+                trail.push(to.to_string());
+                if terrain_entry(s, unit, to, dice, ev) && charge {
+                    lose_carica(s, unit, ev);
+                }
+                if !s.unit(unit).map(|x| x.alive()).unwrap_or(false) {
+                    return entered;
+                }
+                let u = s.unit(unit).cloned().expect("unit");
+                if s.enemy_zoc(to, &u.side, u.cavalry()) && i + 1 < path.len() {
+                    let left: Vec<String> = path[i + 1..]
+                        .iter()
+                        .map(|x| match x {
+                            Step::Hex(h) => h.clone(),
+                            Step::Face(v) => format!("FACE {}", orders::vertex_word(*v)),
+                        })
+                        .collect();
+                    ev.push(Event::all(format!(
+                        "{unit} enters an enemy ZOC at {to} and stops (7.1); {} dropped.",
+                        left.join(" ")
+                    )));
+                    break;
+                }
+            }
+        }
+    }
+    // A friendly unit's hex is passed through, never ended in (8.3.2):
+    // stop at the last hex with no other unit.
+    let here = s.unit(unit).and_then(|u| u.at());
+    if let Some(h) = here {
+        if s.units.iter().any(|x| x.name != unit && x.hex == h.to_string()) {
+            let back = trail.iter().rev().filter_map(|t| Hex::parse(t)).find(|x| s.unit_at(*x).is_none());
+            let back = back.unwrap_or(start);
+            ev.push(Event::all(format!("{unit} may not end in a friendly unit's hex (8.3.2): it stops at {back}.")));
+            s.unit_mut(unit).expect("unit").hex = back.to_string();
+        }
+    }
+    if path.is_empty() {
+        ev.push(Event::all(format!("{unit} stands in {start}.")));
+    } else {
+        let end = s.unit(unit).map(|u| u.hex.clone()).unwrap_or_default();
+        ev.push(Event::all(format!("{unit} moves {} and ends in {end}.", trail.join(" "))));
+    }
+    entered
+}
+
+/// Find the enemy unit a target names (a unit, or the unit in a hex).
+pub fn resolve_target(s: &State, t: &str, side: &str) -> Option<String> {
+    let u = match Hex::parse(t) {
+        Some(h) => s.unit_at(h),
+        None => s.unit(t),
+    }?;
+    (u.alive() && u.side != side).then(|| u.name.clone())
+}
+
+/// What happens when an ordered unit stops (4.0 s4.b-f): reaction pivots,
+/// the declared attack, charge morale, Reaction Fire on entry,
+/// Countercharge.
+fn stopped(
+    s: &mut State,
+    unit: &str,
+    entered: i32,
+    attack: Option<&str>,
+    charge: bool,
+    dice: &mut dyn Dice,
+    ev: &mut Vec<Event>,
+) {
+    let Some(u) = s.unit(unit).cloned() else { return };
+    let Some(at) = u.at() else { return };
+    if entered > 0 {
+        reaction_pivots(s, unit, dice, ev);
+        release_near(s, at, &u.side, ev);
+    }
+    // 4.c: the attack named, if its target is in a front hex now.
+    let mut target = None;
+    if let Some(t) = attack {
+        match resolve_target(s, t, &u.side) {
+            None => ev.push(Event::all(format!("{unit}: no enemy unit at {t} to attack; no Attack marker."))),
+            Some(name) => {
+                let th = s.unit(&name).and_then(|x| x.at()).expect("alive");
+                if !s.front_hexes(&u).contains(&th) {
+                    ev.push(Event::all(format!(
+                        "{unit}: {name} in {th} is not in its front hexes; no Attack marker (6.0.2)."
+                    )));
+                } else if charge && entered == 0 {
+                    ev.push(Event::all(format!("{unit} did not move a hex: no Carica!, an Attack instead (5.4.5).")));
+                    target = Some((name, false));
+                } else if charge && !carica_terrain(s, at, th) {
+                    ev.push(Event::all(format!(
+                        "The terrain forbids a Carica! there: {unit} attacks without it (12.1)."
+                    )));
+                    target = Some((name, false));
+                } else {
+                    target = Some((name, charge));
+                }
+            }
+        }
+    }
+    let Some((tname, carica)) = target else {
+        if entered > 0 {
+            entry_fire(s, unit, at, dice, ev);
+        }
+        return;
+    };
+    if let Some(a) = s.act.as_mut() {
+        a.attacks.push((unit.to_string(), tname.clone()));
+        if carica {
+            a.carica.push(unit.to_string());
+        }
+    }
+    ev.push(Event::all(format!("{unit} {} {tname}.", if carica { "charges (Carica!)" } else { "will attack" })));
+    // 4.d, 12.1.4: the charged foot's morale, before any fire.
+    let t = s.unit(&tname).cloned().expect("target");
+    if carica && !t.cavalry() {
+        if t.militia {
+            ev.push(Event::all(format!("{tname} is militia charged by cavalry: Disorganized (12.1.4).")));
+            disorganize(s, &tname, false, dice, ev);
+        } else if t.armour_rank() < u.armour_rank() {
+            let roll = d6(dice, &format!("charge morale, {tname}"), &Serves::low(&t.side));
+            ev.push(Event::all(format!(
+                "Charge morale for {tname} (armour {} against {}): {roll} against quality {}: {} (12.1.4).",
+                t.armour,
+                u.armour,
+                t.q(),
+                if roll > t.q() { "Disorganized" } else { "it holds" }
+            )));
+            if roll > t.q() {
+                disorganize(s, &tname, false, dice, ev);
+            }
+        }
+    }
+    // 4.e: Reaction Fire on entry, at a unit that ended a move here.
+    if entered > 0 {
+        entry_fire(s, unit, at, dice, ev);
+    }
+    // 4.f: Countercharge (12.2).
+    let t = s.unit(&tname).cloned().expect("target");
+    let still_carica = s.act.as_ref().map(|a| a.carica.iter().any(|c| c == unit)).unwrap_or(false);
+    if still_carica && t.alive() && t.cavalry() && t.armour_rank() >= 1 && !t.disorganized && !t.countered {
+        let from_front = s.front_hexes(&t).contains(&at);
+        let policy = s.policies.get(&t.side).cloned().unwrap_or_default();
+        let go = match policy.counter.as_str() {
+            "always" => true,
+            "never" => false,
+            _ => t.q() >= policy.counter_min,
+        };
+        if from_front && go {
+            s.unit_mut(&tname).expect("unit").countered = true;
+            let roll = d6(dice, &format!("countercharge, {tname}"), &Serves::low(&t.side));
+            if roll <= t.q() {
+                ev.push(Event::all(format!(
+                    "{tname} countercharges: {roll} against quality {}: {unit}'s Carica! becomes an Attack (12.2.1).",
+                    t.q()
+                )));
+                if let Some(a) = s.act.as_mut() {
+                    a.carica.retain(|c| c != unit);
+                }
+            } else {
+                ev.push(Event::all(format!(
+                    "{tname} countercharges: {roll} against quality {}: it fails (12.2.1).",
+                    t.q()
+                )));
+                disorganize(s, &tname, false, dice, ev);
+            }
+        }
+    }
+}
+
+/// The TEC's Carica! column for both hexes (12.1).
+fn carica_terrain(s: &State, a: Hex, b: Hex) -> bool {
+    [a, b].iter().all(|h| s.terrain_at(*h).map(|t| t.carica).unwrap_or(false))
+}
+
+/// A Captain's or Squad Leader's one move (13.1, 13.1.1, 13.1.2).
+fn leader_walk(
+    s: &mut State,
+    battle: &str,
+    squad_leader: Option<&str>,
+    path: &[String],
+    o: &Order,
+    ev: &mut Vec<Event>,
+) {
+    let Some(b) = s.battle(battle).cloned() else { return };
+    let who = match squad_leader {
+        None => b.captain.clone(),
+        Some(n) => match b.squads.iter().find(|q| q.leader.name == n) {
+            Some(q) => q.leader.clone(),
+            None => {
+                return ev.push(Event::all(format!("{o}: skipped, {n} is not a Squad Leader of {battle}'s Battle.")))
+            }
+        },
+    };
+    if who.moved {
+        return ev.push(Event::all(format!("{o}: skipped, {} has moved in this activation (13.1).", who.name)));
+    }
+    let Some(mut at) = Hex::parse(&who.hex) else {
+        return ev.push(Event::all(format!("{o}: skipped, {} is not on the map.", who.name)));
+    };
+    let mut mp = s.tables.movement.captain;
+    let mut trail = vec![at.to_string()];
+    for h in path {
+        let to = Hex::parse(h).expect("parsed hex");
+        let why = if s.grid().direction(at, to).is_none() {
+            Some(format!("{to} is not beside {at}"))
+        } else if let Some(e) = s.unit_at(to).filter(|u| u.side != b.side) {
+            Some(format!("{to} holds the enemy {} (13.1.1)", e.name))
+        } else if s.enemy_zoc(to, &b.side, true) && s.unit_at(to).is_none() {
+            Some(format!("{to} is in an enemy cavalry ZOC with no friendly unit there (13.1.2)"))
+        } else {
+            match s.cost(to, true) {
+                None => Some(format!("{to} is impassable")),
+                Some(c) if c > mp => Some(format!("{mp} MP left, {to} costs {c}")),
+                Some(c) => {
+                    mp -= c;
+                    None
+                }
+            }
+        };
+        if let Some(why) = why {
+            ev.push(Event::all(format!("{}: {why}; the rest of the move is dropped.", who.name)));
+            break;
+        }
+        at = to;
+        trail.push(at.to_string());
+    }
+    let b = s.battle_mut(battle).expect("battle");
+    let l = match squad_leader {
+        None => &mut b.captain,
+        Some(n) => &mut b.squads.iter_mut().find(|q| q.leader.name == n).expect("squad").leader,
+    };
+    l.hex = at.to_string();
+    l.moved = true;
+    ev.push(Event::all(format!("{} moves {}.", l.name, trail.join(" "))));
+}

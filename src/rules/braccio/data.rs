@@ -1,0 +1,484 @@
+//! The data files of `games/braccio/` (tables, terrain chart, map,
+//! scenario) read, checked, and copied into a new game's state.
+
+use super::*;
+use std::sync::LazyLock;
+
+const TABLES: &str = include_str!("../../../games/braccio/tables.toml");
+const TERRAIN: &str = include_str!("../../../games/braccio/terrain.toml");
+const MAP_SANT_EGIDIO: &str = include_str!("../../../games/braccio/map-sant-egidio.toml");
+const SANT_EGIDIO: &str = include_str!("../../../games/braccio/scenario-sant-egidio.toml");
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Cat {
+    #[serde(default, skip_serializing)]
+    pub provenance: String,
+    pub min: i32,
+    pub max: i32,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Movement {
+    #[serde(default, skip_serializing)]
+    pub provenance: String,
+    pub captain: i32,
+    pub cavalry: i32,
+    pub foot: i32,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Melee {
+    #[serde(default, skip_serializing)]
+    pub provenance: String,
+    pub column_min: i32,
+    pub column_max: i32,
+    pub drm_max: i32,
+    pub roll_min: i32,
+    pub roll_max: i32,
+    pub flank: i32,
+    pub rear: i32,
+    pub extra_attacker: i32,
+    pub carica: i32,
+    pub disorganized: i32,
+    pub adjacent_unattacked: i32,
+    pub higher_ground: i32,
+    pub cells: Vec<Vec<String>>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Fire {
+    #[serde(default, skip_serializing)]
+    pub provenance: String,
+    pub range: i32,
+    pub need: BTreeMap<String, Vec<i32>>,
+    pub arc: String,
+    pub pivot: i32,
+    pub reaction_pivot: i32,
+    pub firer_disorganized: i32,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ShiftTable {
+    #[serde(default, skip_serializing)]
+    pub provenance: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub types: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub classes: Vec<String>,
+    pub shift: Vec<Vec<i32>>,
+}
+
+impl ShiftTable {
+    /// The shift for row `a` against column `d`, by their names.
+    pub fn get(&self, a: &str, d: &str) -> i32 {
+        let keys = if self.types.is_empty() { &self.classes } else { &self.types };
+        let i = keys.iter().position(|k| k == a);
+        let j = keys.iter().position(|k| k == d);
+        match (i, j) {
+            (Some(i), Some(j)) => self.shift.get(i).and_then(|r| r.get(j)).copied().unwrap_or(0),
+            _ => 0,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Wounds {
+    #[serde(default, skip_serializing)]
+    pub provenance: String,
+    pub threshold: i32,
+    pub faces: Vec<String>,
+    pub wounded_cc: i32,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Victory {
+    #[serde(default, skip_serializing)]
+    pub provenance: String,
+    pub cavalry_per_ch: i32,
+    pub cavalry_rout: i32,
+    pub foot_rout: i32,
+    pub squad_leader: i32,
+    pub vl_win: i32,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TablesFile {
+    #[allow(dead_code)]
+    provenance: String,
+    #[allow(dead_code)]
+    note: String,
+    cat: Cat,
+    movement: Movement,
+    melee: Melee,
+    fire: Fire,
+    unit_type: ShiftTable,
+    armour: ShiftTable,
+    wounds: Wounds,
+    victory: Victory,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TerrainFile {
+    #[allow(dead_code)]
+    provenance: String,
+    #[allow(dead_code)]
+    note: String,
+    terrain: Vec<Terrain>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MapFile {
+    #[allow(dead_code)]
+    provenance: String,
+    #[allow(dead_code)]
+    note: String,
+    columns: i32,
+    rows: i32,
+    #[serde(default)]
+    offset: Offset,
+    terrain: Vec<String>,
+    level: Vec<String>,
+    #[serde(default)]
+    place: Vec<Place>,
+    #[serde(default)]
+    line: Vec<MapLine>,
+}
+
+/// A Heat box's event (S2.7.2, reconstructed: A22).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HeatEvent {
+    #[serde(rename = "box")]
+    pub at: usize,
+    pub number: i32,
+    /// `cc-minus`, `ma-minus` or `release`.
+    pub kind: String,
+    pub side: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub armour: String,
+    #[serde(default)]
+    pub amount: i32,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct HeatFile {
+    #[allow(dead_code)]
+    #[serde(default)]
+    provenance: String,
+    boxes: Vec<i32>,
+    #[serde(default)]
+    event: Vec<HeatEvent>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LeaderFile {
+    name: String,
+    #[serde(default)]
+    cc: i32,
+    combat: i32,
+    radius: i32,
+    hex: String,
+    #[serde(default)]
+    adjutant: Option<Deputy>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct UnitFile {
+    name: String,
+    kind: Kind,
+    armour: String,
+    cr: i32,
+    hex: String,
+    facing: Vertex,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SquadFile {
+    letter: String,
+    leader: LeaderFile,
+    unit: Vec<UnitFile>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BattleFile {
+    name: String,
+    code: String,
+    side: String,
+    #[serde(default)]
+    militia: bool,
+    start: String,
+    #[serde(default)]
+    double_general: Vec<String>,
+    #[serde(default)]
+    rally: String,
+    captain: LeaderFile,
+    #[serde(default)]
+    squad: Vec<SquadFile>,
+    #[serde(default)]
+    unit: Vec<UnitFile>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FirstFile {
+    role: String,
+    battle: String,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ScenarioFile {
+    #[allow(dead_code)]
+    provenance: String,
+    #[allow(dead_code)]
+    note: String,
+    name: String,
+    #[allow(dead_code)]
+    title: String,
+    map: String,
+    roles: Vec<String>,
+    first: FirstFile,
+    #[serde(default)]
+    school: Vec<String>,
+    #[serde(default)]
+    no_continuum: Vec<String>,
+    #[serde(default)]
+    automatic_defeat: Vec<String>,
+    vp_per_vl: BTreeMap<String, BTreeMap<String, i32>>,
+    #[serde(default)]
+    heat: Option<HeatFile>,
+    battle: Vec<BattleFile>,
+}
+
+static SCENARIOS: LazyLock<Vec<(&'static str, &'static str)>> = LazyLock::new(|| vec![("sant-egidio", SANT_EGIDIO)]);
+
+fn read<T: serde::de::DeserializeOwned>(what: &str, text: &str) -> Result<T, String> {
+    toml::from_str(text).map_err(|e| format!("games/braccio/{what}: {e}"))
+}
+
+fn map_file(name: &str) -> Result<MapData, String> {
+    let text = match name {
+        "sant-egidio" => MAP_SANT_EGIDIO,
+        _ => return Err(format!("no map {name:?} in games/braccio")),
+    };
+    let m: MapFile = read(&format!("map-{name}.toml"), text)?;
+    for (what, rows) in [("terrain", &m.terrain), ("level", &m.level)] {
+        if rows.len() != m.rows as usize || rows.iter().any(|r| r.chars().count() != m.columns as usize) {
+            return Err(format!(
+                "games/braccio/map-{name}.toml: the {what} picture is not {} rows of {}",
+                m.rows, m.columns
+            ));
+        }
+    }
+    Ok(MapData {
+        name: name.into(),
+        columns: m.columns,
+        rows: m.rows,
+        offset: m.offset,
+        terrain: m.terrain,
+        level: m.level,
+        place: m.place,
+        line: m.line,
+    })
+}
+
+fn leader(l: &LeaderFile) -> Leader {
+    Leader {
+        name: l.name.clone(),
+        combat: l.combat,
+        radius: l.radius,
+        hex: l.hex.clone(),
+        adjutant: l.adjutant.clone(),
+        moved: false,
+    }
+}
+
+/// A new game of `scenario` (`sant-egidio`, `sant-egidio+short`).
+pub fn setup(scenario: &str) -> Result<State, String> {
+    let mut parts = scenario.split('+');
+    let base = parts.next().unwrap_or(scenario);
+    let options: Vec<String> = parts.map(String::from).collect();
+    let text =
+        SCENARIOS.iter().find(|(n, _)| *n == base).map(|x| x.1).ok_or_else(|| format!("no scenario {base:?}"))?;
+    let sc: ScenarioFile = read(&format!("scenario-{base}.toml"), text)?;
+    if sc.name != base {
+        return Err(format!("games/braccio/scenario-{base}.toml calls itself {:?}", sc.name));
+    }
+    let t: TablesFile = read("tables.toml", TABLES)?;
+    let terrain: TerrainFile = read("terrain.toml", TERRAIN)?;
+    let map = map_file(&sc.map)?;
+    if t.melee.cells.len() != 11 || t.melee.cells.iter().any(|r| r.len() != 11) {
+        return Err("games/braccio/tables.toml: the melee table needs 11 rows of 11 cells".into());
+    }
+    for row in &t.melee.cells {
+        for c in row {
+            super::melee::cell(c).map_err(|e| format!("games/braccio/tables.toml: melee cell {c:?}: {e}"))?;
+        }
+    }
+    let length = if options.iter().any(|o| o == "short") { "short" } else { "long" };
+    let vp_per_vl =
+        sc.vp_per_vl.get(length).cloned().ok_or_else(|| format!("scenario {base}: no vp_per_vl.{length}"))?;
+    let mut battles = Vec::new();
+    let mut units = Vec::new();
+    for b in &sc.battle {
+        let mut unit = |u: &UnitFile, squad: &str, n: usize| -> Result<(), String> {
+            if Hex::parse(&u.hex).is_none() {
+                return Err(format!("scenario {base}: {} stands on {:?}, not a hex", u.name, u.hex));
+            }
+            units.push(Unit {
+                name: u.name.clone(),
+                code: format!("{}{}{}", b.code, squad, n),
+                side: b.side.clone(),
+                battle: b.name.clone(),
+                squad: squad.to_string(),
+                kind: u.kind,
+                armour: u.armour.clone(),
+                militia: b.militia,
+                cr: u.cr,
+                ch: 0,
+                disorganized: false,
+                hex: u.hex.clone(),
+                facing: u.facing,
+                fired: false,
+                ordered: false,
+                countered: false,
+            });
+            Ok(())
+        };
+        for (i, u) in b.unit.iter().enumerate() {
+            unit(u, "", i + 1)?;
+        }
+        for q in &b.squad {
+            for (i, u) in q.unit.iter().enumerate() {
+                unit(u, &q.letter, i + 1)?;
+            }
+        }
+        battles.push(Battle {
+            name: b.name.clone(),
+            code: b.code.clone(),
+            side: b.side.clone(),
+            militia: b.militia,
+            released: b.start == "active",
+            removed: false,
+            school: sc.school.contains(&b.name),
+            double_general: b.double_general.clone(),
+            rally: b.rally.clone(),
+            cc: b.captain.cc,
+            cc0: b.captain.cc,
+            captain: leader(&b.captain),
+            adjutant: false,
+            squads: b.squad.iter().map(|q| Squad { letter: q.letter.clone(), leader: leader(&q.leader) }).collect(),
+        });
+    }
+    let roles = sc.roles.clone();
+    let zero: BTreeMap<String, i32> = roles.iter().map(|r| (r.clone(), 0)).collect();
+    let s = State {
+        scenario: base.into(),
+        options,
+        map,
+        terrain: terrain.terrain,
+        tables: Tables {
+            cat: t.cat,
+            movement: t.movement,
+            melee: t.melee,
+            fire: t.fire,
+            unit_type: t.unit_type,
+            armour: t.armour,
+            wounds: t.wounds,
+            victory: t.victory,
+        },
+        battles,
+        units,
+        vp: zero.clone(),
+        vl: zero,
+        vp_per_vl,
+        heat: sc.heat.map(|h| Heat { at: 1, boxes: h.boxes, event: h.event }),
+        no_continuum: sc.no_continuum,
+        automatic_defeat: sc.automatic_defeat,
+        first: sc.first.battle.clone(),
+        pending: Pending::Activation { role: sc.first.role.clone() },
+        marker: String::new(),
+        marker_count: 0,
+        last: String::new(),
+        op: 0,
+        policies: roles.iter().map(|r| (r.clone(), Policy::default())).collect(),
+        plans: Vec::new(),
+        next: BTreeMap::new(),
+        marks: Vec::new(),
+        activations: 0,
+        act: None,
+        captured: Vec::new(),
+        outcome: None,
+    };
+    check(&s)?;
+    Ok(s)
+}
+
+/// What a scenario file must hold for the rules to run: every piece on a
+/// passable hex of the map, one unit a hex, names unique.
+fn check(s: &State) -> Result<(), String> {
+    let mut seen = std::collections::BTreeSet::new();
+    for u in &s.units {
+        let h = u.at().ok_or_else(|| format!("{} has no hex", u.name))?;
+        if !s.passable(h) {
+            return Err(format!("{} stands on {h}, which is not passable", u.name));
+        }
+        if !seen.insert(h) {
+            return Err(format!("two units stand on {h}"));
+        }
+    }
+    let mut names = std::collections::BTreeSet::new();
+    for n in s.units.iter().map(|u| &u.name).chain(s.battles.iter().map(|b| &b.captain.name)) {
+        if !names.insert(n) {
+            return Err(format!("the name {n} is used twice"));
+        }
+    }
+    for g in s.map.terrain.iter().flat_map(|r| r.chars()) {
+        if !s.terrain.iter().any(|t| t.glyph.starts_with(g)) {
+            return Err(format!("the map uses terrain {g:?}, which terrain.toml lacks"));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sant_egidio_reads_and_keeps_the_printed_facts() {
+        let s = setup("sant-egidio").unwrap();
+        let h = |id: &str| Hex::parse(id).unwrap();
+        // 8.2.5: 2525 is intermediate, higher than 2524, lower than 2526.
+        assert_eq!(s.map.glyph(h("2525")), '/');
+        assert!(s.map.height(h("2524")) < s.map.height(h("2525")));
+        assert!(s.map.height(h("2525")) < s.map.height(h("2526")));
+        // 8.2.6: the minor images are plain terrain.
+        assert_eq!(s.map.glyph(h("1416")), '.');
+        assert_eq!(s.map.glyph(h("1711")), '.');
+        // The printed numbers.
+        assert_eq!(s.tables.movement.cavalry, 5);
+        assert_eq!(s.tables.movement.foot, 3);
+        assert_eq!(s.tables.wounds.threshold, 8);
+        assert_eq!(s.tables.victory.vl_win, 12);
+        assert_eq!(s.vp_per_vl["braccio"], 6);
+        assert_eq!(s.vp_per_vl["malatesta"], 4);
+        let short = setup("sant-egidio+short").unwrap();
+        assert_eq!((short.vp_per_vl["braccio"], short.vp_per_vl["malatesta"]), (5, 3));
+        // The one printed cell: D/1 (12.1.6) at column 0 on a 7.
+        assert_eq!(s.tables.melee.cells[5][5], "D/1");
+        assert_eq!(s.heat.as_ref().unwrap().boxes[0], 6);
+        // S2.6: every Malatestan Battle begins inactive; S2.4: every
+        // Braccesca Battle follows the School.
+        assert!(s.battles.iter().filter(|b| b.side == MALATESTA).all(|b| !b.released));
+        assert!(s.battles.iter().filter(|b| b.side == BRACCIO).all(|b| b.school && b.squads.len() == 2));
+    }
+}

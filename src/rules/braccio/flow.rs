@@ -1,0 +1,1017 @@
+//! The course of play by mail (3.0, 4.0-4.4; brief 3.3): a step awaits
+//! one role; `resolve` applies its mail and runs on through every
+//! automatic segment (plans, the other side's policies, rolls, passes)
+//! until a decision no line and no policy answers. Continuum and
+//! Interruptio rolls with the Sudden End, War Fortune and Heat (4.1, 4.2,
+//! 4.4.1, 15.3, S2.7.1); the end of an activation with Victory Level
+//! Acceleration (15.2.1).
+
+use super::act::{self, d2, in_command};
+use super::melee;
+use super::orders::{PolicyLine, Step};
+use super::*;
+use crate::dice::Serves;
+
+/// A plan split at its `NEXT` and `THEN` (brief 3.5).
+pub struct Split<'a> {
+    pub head: &'a [Order],
+    pub next: Option<String>,
+    pub then: &'a [Order],
+}
+
+pub fn split(plan: &[Order]) -> Split<'_> {
+    let n = plan.iter().position(|o| matches!(o, Order::Next { .. } | Order::Then)).unwrap_or(plan.len());
+    let next = match plan.get(n) {
+        Some(Order::Next { what }) => Some(what.clone()),
+        _ => None,
+    };
+    let t = plan.iter().position(|o| matches!(o, Order::Then)).map(|i| i + 1).unwrap_or(plan.len());
+    Split { head: &plan[..n], next, then: &plan[t.min(plan.len())..] }
+}
+
+/// Why `battle` may not be activated by `role` in a Basic Activation.
+pub fn can_activate(s: &State, role: &str, battle: &str) -> Result<(), String> {
+    let b = s.battle(battle).ok_or("no such Battle")?;
+    if b.side != role {
+        return Err(format!("{battle} is a {} Captain", side_name(&b.side)));
+    }
+    if b.removed {
+        return Err(format!("{battle}'s Battle has left the game"));
+    }
+    if !s.first.is_empty() && s.first != battle {
+        return Err(format!("the game begins with {}'s activation (S2.2)", s.first));
+    }
+    Ok(())
+}
+
+/// Why `battle` may not attempt a Continuum now (4.1, 4.3, 14.0.2,
+/// S2.6.1).
+pub fn can_continuum(s: &State, role: &str, battle: &str) -> Result<(), String> {
+    let b = s.battle(battle).ok_or("no such Battle")?;
+    if b.side != role {
+        return Err(format!("{battle} is a {} Captain", side_name(&b.side)));
+    }
+    if s.no_continuum.iter().any(|x| x == role) {
+        return Err(format!("{} Captains can never make a Continuum (S2.6.1)", side_name(role)));
+    }
+    if b.removed || !b.released {
+        return Err(format!("{battle}'s Battle is not released (A01)"));
+    }
+    if b.cc < 2 {
+        return Err(format!("{battle} has CC {}; a Continuum needs CC 2 or more (4.1)", b.cc));
+    }
+    if s.marker == battle && s.marker_count >= 2 {
+        return Err(format!("{battle} has made two activations in a row (4.3)"));
+    }
+    if b.school && s.last == battle {
+        return Err(format!(
+            "a Braccesca Captain cannot make a second activation (14.0.2); {battle} was just activated"
+        ));
+    }
+    Ok(())
+}
+
+/// Why `battle` may not attempt an Interruptio now (4.2).
+pub fn can_interrupt(s: &State, role: &str, battle: &str) -> Result<(), String> {
+    let b = s.battle(battle).ok_or("no such Battle")?;
+    if b.side != role {
+        return Err(format!("{battle} is a {} Captain", side_name(&b.side)));
+    }
+    if b.removed || !b.released {
+        return Err(format!("{battle}'s Battle is not released (A01)"));
+    }
+    if b.cc < 2 {
+        return Err(format!("{battle} has CC {}; an Interruptio needs CC 2 or more (4.2)", b.cc));
+    }
+    Ok(())
+}
+
+pub fn eligible(s: &State, role: &str, test: fn(&State, &str, &str) -> Result<(), String>) -> Vec<String> {
+    s.battles.iter().filter(|b| b.side == role && test(s, role, &b.name).is_ok()).map(|b| b.name.clone()).collect()
+}
+
+/// Check a submission (all or nothing, DESIGN 6): the header the step
+/// asks for, then the plan's lines against the Battle that will act.
+pub fn validate(s: &State, role: &str, orders: &[Order]) -> Vec<(usize, Problem)> {
+    let mut out = Vec::new();
+    let awaited = s.pending.role() == Some(role);
+    let acts: Vec<(usize, &Order)> = orders.iter().enumerate().filter(|(_, o)| !o.is_policy()).collect();
+    if !awaited {
+        for (i, o) in acts {
+            out.push((
+                i,
+                Problem::new(format!("{o}: it is not your decision now; only policy lines are taken from you"))
+                    .hint("INTERRUPT ASK | NEVER | WITH BEST MIN 5, REACT FIRE ALWAYS | NEVER | ATTACKERS, REACT FACE MIN 4, REACT COUNTERCHARGE MIN 4"),
+            ));
+        }
+        return out;
+    }
+    let plan: Vec<Order> = acts.iter().map(|(_, o)| (*o).clone()).collect();
+    let at: Vec<usize> = acts.iter().map(|(i, _)| *i).collect();
+    let head = plan.first();
+    // What the step asks first, and the Battle the plan is for.
+    let (battle, general, op, from) = match &s.pending {
+        Pending::Activation { .. } => match head {
+            Some(Order::Activate { battle, general }) => {
+                let mut bad = can_activate(s, role, battle).err();
+                let b = s.battle(battle).expect("parsed battle");
+                if bad.is_none() && !general.is_empty() {
+                    bad = general_problem(s, b, general).err();
+                }
+                if let Some(w) = bad {
+                    out.push((at[0], Problem::new(w).hint(activation_hint(s, role))));
+                    return out;
+                }
+                let op = if general.is_empty() { b.cc } else { 0 };
+                (battle.clone(), general.clone(), op, 1)
+            }
+            _ => {
+                out.push((
+                    at.first().copied().unwrap_or(0),
+                    Problem::new("this step is your Basic Activation: the first line names the Captain")
+                        .hint(activation_hint(s, role)),
+                ));
+                return out;
+            }
+        },
+        Pending::Continuum { .. } => match head {
+            Some(Order::Pass) if plan.len() == 1 => return out,
+            Some(Order::Continuum { battle }) => {
+                if let Err(w) = can_continuum(s, role, battle) {
+                    let others = eligible(s, role, can_continuum);
+                    out.push((
+                        at[0],
+                        Problem::new(w).hint(if others.is_empty() {
+                            "PASS".to_string()
+                        } else {
+                            format!("CONTINUUM {} or PASS", others.join(", "))
+                        }),
+                    ));
+                    return out;
+                }
+                let cc = s.battle(battle).map(|b| b.cc).unwrap_or(1);
+                (battle.clone(), Vec::new(), (cc - 1).max(1), 1)
+            }
+            _ => {
+                out.push((
+                    at.first().copied().unwrap_or(0),
+                    Problem::new("this step asks for CONTINUUM <captain> (with his plan) or PASS")
+                        .hint(format!("CONTINUUM {} or PASS", eligible(s, role, can_continuum).join(", "))),
+                ));
+                return out;
+            }
+        },
+        Pending::Interruptio { .. } => match head {
+            Some(Order::NoInterrupt) if plan.len() == 1 => return out,
+            Some(Order::Interrupt { battle }) => {
+                if let Err(w) = can_interrupt(s, role, battle) {
+                    out.push((
+                        at[0],
+                        Problem::new(w).hint(format!(
+                            "INTERRUPT WITH {} or NO INTERRUPT",
+                            eligible(s, role, can_interrupt).join(", ")
+                        )),
+                    ));
+                    return out;
+                }
+                let cc = s.battle(battle).map(|b| b.cc).unwrap_or(1);
+                (battle.clone(), Vec::new(), (cc - 1).max(1), 1)
+            }
+            _ => {
+                out.push((
+                    at.first().copied().unwrap_or(0),
+                    Problem::new("this step asks for INTERRUPT WITH <captain> (with his plan) or NO INTERRUPT").hint(
+                        format!("INTERRUPT WITH {} or NO INTERRUPT", eligible(s, role, can_interrupt).join(", ")),
+                    ),
+                ));
+                return out;
+            }
+        },
+        Pending::Orders { captain, .. } => {
+            let op = match &s.act {
+                Some(a) if &a.battle == captain => s.op,
+                _ => s.battle(captain).map(|b| b.cc).unwrap_or(0),
+            };
+            let general = s.act.as_ref().map(|a| a.general.clone()).unwrap_or_default();
+            (captain.clone(), general, op, 0)
+        }
+        Pending::Over => return out,
+    };
+    let rest = &plan[from..];
+    let offs = &at[from..];
+    check_plan(s, role, &battle, &general, op, rest, offs, &mut out);
+    // S2.2, A05: the forced first activation cannot pass: an order.
+    if !s.first.is_empty()
+        && matches!(s.pending, Pending::Activation { .. })
+        && !rest.iter().any(|o| o.unit().is_some())
+    {
+        out.push((
+            at[0],
+            Problem::new(format!("{}'s first activation cannot pass: give at least one order (S2.2)", s.first)),
+        ));
+    }
+    out
+}
+
+fn activation_hint(s: &State, role: &str) -> String {
+    let can = eligible(s, role, can_activate);
+    format!("ACTIVATE {}", can.join(" | "))
+}
+
+/// Why this General Order may not be given (5.2, 5.2.2, 5.4.7, 13.3,
+/// 14.0.1).
+fn general_problem(s: &State, b: &Battle, general: &[OrderKind]) -> Result<(), String> {
+    if b.school {
+        return Err(format!(
+            "{}'s Battle follows the Braccesca School and cannot give a General Order (14.0.1)",
+            b.name
+        ));
+    }
+    if b.adjutant {
+        return Err(format!("{} is an Adjutant and cannot give a General Order (13.3)", b.captain.name));
+    }
+    if general.len() == 2 {
+        let mut want: Vec<&str> = b.double_general.iter().map(String::as_str).collect();
+        let mut got: Vec<String> = general.iter().map(|k| k.word().to_lowercase()).collect();
+        want.sort();
+        got.sort();
+        if b.double_general.is_empty() {
+            return Err(format!("{} has no double General Order (5.2.2)", b.name));
+        }
+        if want != got.iter().map(String::as_str).collect::<Vec<_>>() {
+            return Err(format!(
+                "{}'s double General Order is {} (5.2.2)",
+                b.name,
+                b.double_general.iter().map(|x| x.to_uppercase()).collect::<Vec<_>>().join(" + ")
+            ));
+        }
+    }
+    if general.contains(&OrderKind::Recover) {
+        if general.len() > 1 {
+            return Err("Recovery is a General Order of its own (5.4.7)".into());
+        }
+        if b.cc - 1 > 5 {
+            return Err(format!(
+                "{}'s CC will be {} after this activation's step down; Recovery needs 5 or less (5.4.7, A33)",
+                b.name,
+                b.cc - 1
+            ));
+        }
+        let in_zoc = s.units.iter().any(|u| {
+            u.alive() && u.battle == b.name && u.at().map(|h| s.enemy_zoc(h, &u.side, u.cavalry())).unwrap_or(false)
+        });
+        if in_zoc {
+            return Err(format!("a unit of {}'s Battle is in an enemy ZOC: no Recovery (5.4.7)", b.name));
+        }
+    }
+    Ok(())
+}
+
+/// The plan's lines for `battle` (and any `THEN` part for the Battle its
+/// `NEXT` names), as far as they can be judged before they run: names,
+/// squads, one order a unit, OP, the path's hexes in a line.
+#[allow(clippy::too_many_arguments)]
+fn check_plan(
+    s: &State,
+    role: &str,
+    battle: &str,
+    general: &[OrderKind],
+    op: i32,
+    plan: &[Order],
+    at: &[usize],
+    out: &mut Vec<(usize, Problem)>,
+) {
+    let b = s.battle(battle).cloned();
+    let sp = split(plan);
+    let mut ordered: Vec<&str> = Vec::new();
+    let mut squads: Vec<String> =
+        s.act.as_ref().filter(|a| a.battle == battle).map(|a| a.squads_done.clone()).unwrap_or_default();
+    let mut squad = s.act.as_ref().filter(|a| a.battle == battle).map(|a| a.squad.clone()).unwrap_or_default();
+    let mut spent = 0;
+    let mut waited = false;
+    for (k, o) in sp.head.iter().enumerate() {
+        let i = at[k];
+        let mut bad = |p: Problem| out.push((i, p));
+        if waited {
+            bad(Problem::new("WAIT ends the plan of this mail; the rest comes in the next")
+                .hint("send the lines after WAIT in your next mail"));
+            continue;
+        }
+        match o {
+            Order::Activate { .. }
+            | Order::Continuum { .. }
+            | Order::Interrupt { .. }
+            | Order::Pass
+            | Order::NoInterrupt => {
+                bad(Problem::new(format!("{o}: one activation a plan; this line comes only at the head of its step")));
+            }
+            Order::Wait => waited = true,
+            Order::Squad { leader } => {
+                let Some(b) = &b else { continue };
+                match b.squads.iter().find(|q| &q.leader.name == leader) {
+                    None => bad(Problem::new(format!("{leader} is not a Squad Leader of {battle}'s Battle (14.1)"))),
+                    Some(q) if squads.contains(&q.letter) => {
+                        bad(Problem::new(format!("squad {leader} has acted in this activation (14.1.2)")))
+                    }
+                    Some(q) => {
+                        squads.push(q.letter.clone());
+                        squad = q.letter.clone();
+                    }
+                }
+            }
+            Order::Leader { leader, path } => {
+                let Some(b) = &b else { continue };
+                match b.squads.iter().find(|q| &q.leader.name == leader) {
+                    None => bad(Problem::new(format!("{leader} is not a Squad Leader of {battle}'s Battle"))),
+                    Some(q) => {
+                        if let Err(p) = path_problem(s, &q.leader.hex, path) {
+                            bad(p)
+                        }
+                    }
+                }
+            }
+            Order::Captain { path } => {
+                if let Some(b) = &b {
+                    if let Err(p) = path_problem(s, &b.captain.hex, path) {
+                        bad(p)
+                    }
+                }
+            }
+            Order::Combat { .. } | Order::Policy(_) | Order::Next { .. } | Order::Then => {}
+            _ => {
+                let unit = o.unit().expect("a unit order");
+                let kind = o.kind().expect("a unit order");
+                let Some(u) = s.unit(unit) else { continue };
+                if u.battle != battle {
+                    bad(Problem::new(format!(
+                        "{unit} is of {}'s Battle; {battle} gives the orders now (5.0.1)",
+                        u.battle
+                    ))
+                    .hint(format!("units of {battle}'s Battle: {}", units_of(s, battle).join(", "))));
+                    continue;
+                }
+                if u.side != role {
+                    bad(Problem::new(format!("{unit} is not yours")));
+                    continue;
+                }
+                if !u.alive() {
+                    bad(Problem::new(format!("{unit} has routed")));
+                    continue;
+                }
+                if ordered.contains(&unit) || u.ordered {
+                    bad(Problem::new(format!("{unit} has an order already: one order a unit an activation (5.0.1)")));
+                    continue;
+                }
+                ordered.push(unit);
+                if !u.squad.is_empty() && u.squad != squad {
+                    bad(Problem::new(format!(
+                        "{unit} belongs to squad {}: its orders follow SQUAD {} (14.1.2)",
+                        u.squad,
+                        b.as_ref()
+                            .and_then(|b| b.squads.iter().find(|q| q.letter == u.squad))
+                            .map(|q| q.leader.name.as_str())
+                            .unwrap_or("")
+                    )));
+                    continue;
+                }
+                if !general.is_empty() {
+                    if kind == OrderKind::Reorganize {
+                        bad(Problem::new("Reorganization is an Individual Order only (5.4.3)"));
+                    } else if !general.contains(&kind) {
+                        bad(Problem::new(format!(
+                            "the General Order is {}: {unit} cannot {} (5.2.1)",
+                            general.iter().map(|k| k.word()).collect::<Vec<_>>().join(" + "),
+                            kind.word()
+                        )));
+                    }
+                } else {
+                    let commanded = in_command(s, battle, &u.squad).contains(unit);
+                    let cost = if commanded { 1 } else { 2 };
+                    if !commanded && kind != OrderKind::Move {
+                        bad(Problem::new(format!("{unit} is out of command: only a Move order, at 2 OP (5.1.3)")));
+                        continue;
+                    }
+                    spent += cost;
+                    if spent > op {
+                        bad(Problem::new(format!(
+                            "this order brings the OP spent to {spent}; {battle} has {op} (5.3.1)"
+                        )));
+                    }
+                }
+                match o {
+                    Order::Charge { .. } => {
+                        if !u.cavalry() || u.armour_rank() < 1 {
+                            bad(Problem::new(format!(
+                                "{unit} is {} armour {}; only M or H cavalry may charge (12.1)",
+                                u.kind.name(),
+                                u.armour
+                            )));
+                        } else if u.disorganized {
+                            bad(Problem::new(format!("{unit} is Disorganized and cannot charge (12.1.1)")));
+                        }
+                    }
+                    Order::Fire { .. } if u.kind != Kind::Crossbowmen => {
+                        bad(Problem::new(format!("{unit} is {}: only crossbowmen fire (10.1)", u.kind.name())));
+                    }
+                    _ => {}
+                }
+                if let Order::Move { path, .. } | Order::Charge { path, .. } = o {
+                    let hexes: Vec<String> =
+                        path.iter().filter_map(|x| if let Step::Hex(h) = x { Some(h.clone()) } else { None }).collect();
+                    if !hexes.is_empty() {
+                        if let Err(p) = path_problem(s, &u.hex, &hexes) {
+                            bad(p);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    if let Some(n) = &sp.next {
+        if n != "pass" {
+            let b = s.battle(n);
+            if b.map(|b| b.side != role).unwrap_or(true) {
+                let i = at.get(sp.head.len()).copied().unwrap_or(0);
+                out.push((i, Problem::new(format!("NEXT CONTINUUM {n}: {n} is not your Captain"))));
+            }
+        }
+    }
+    if plan.iter().filter(|o| matches!(o, Order::Next { .. })).count() > 0 && sp.next.is_none() {
+        let i = at.get(sp.head.len()).copied().unwrap_or(0);
+        out.push((
+            i,
+            Problem::new("THEN must follow a NEXT CONTINUUM line").hint("NEXT CONTINUUM Piccinino / THEN / his orders"),
+        ));
+    }
+    if !sp.then.is_empty() {
+        match &sp.next {
+            Some(n) if n != "pass" => {
+                let cc = s.battle(n).map(|b| b.cc).unwrap_or(1);
+                let then_at = &at[plan.len() - sp.then.len()..];
+                check_plan(s, role, n, &[], (cc - 1).max(1), sp.then, then_at, out);
+            }
+            _ => {
+                let i = at.get(sp.head.len()).copied().unwrap_or(0);
+                out.push((
+                    i,
+                    Problem::new("THEN needs a NEXT CONTINUUM <captain> before it").hint("NEXT CONTINUUM Piccinino"),
+                ));
+            }
+        }
+    }
+}
+
+fn units_of(s: &State, battle: &str) -> Vec<String> {
+    s.units.iter().filter(|u| u.battle == battle && u.alive()).map(|u| u.name.clone()).collect()
+}
+
+/// Each hex of a path beside the one before, from `start`.
+fn path_problem(s: &State, start: &str, path: &[String]) -> Result<(), Problem> {
+    let Some(mut at) = Hex::parse(start) else { return Err(Problem::new("it is not on the map")) };
+    for h in path {
+        let to = Hex::parse(h).expect("parsed hex");
+        if s.grid().direction(at, to).is_none() {
+            let n: Vec<String> = s.grid().neighbours(at).iter().map(|x| x.to_string()).collect();
+            return Err(Problem::new(format!("{to} is not beside {at}: a path names each hex entered in turn"))
+                .hint(format!("the hexes beside {at}: {}", n.join(", "))));
+        }
+        at = to;
+    }
+    Ok(())
+}
+
+/// Apply a mail's policy lines to its role (3.4): secret, told to the
+/// owner alone.
+fn set_policies(s: &mut State, role: &str, orders: &[Order], ev: &mut Vec<Event>) {
+    let p = s.policies.entry(role.to_string()).or_default();
+    for o in orders {
+        let Order::Policy(line) = o else { continue };
+        match line {
+            PolicyLine::Interrupt(m, min) => {
+                p.interrupt = m.clone();
+                p.interrupt_min = *min;
+            }
+            PolicyLine::Fire(m) => p.fire = m.clone(),
+            PolicyLine::Face(m, n) => {
+                p.face = m.clone();
+                p.face_min = *n;
+            }
+            PolicyLine::Counter(m, n) => {
+                p.counter = m.clone();
+                p.counter_min = *n;
+            }
+        }
+        ev.push(Event::only(role, format!("Your standing policy is now: {o}.")));
+        ev.push(Event::gm(format!("{} policy: {o}.", side_name(role))));
+    }
+}
+
+pub fn resolve(s: &mut State, orders: &BTreeMap<String, Vec<Order>>, dice: &mut dyn Dice) -> Vec<Event> {
+    let mut ev = Vec::new();
+    s.marks.clear();
+    for (role, list) in orders {
+        set_policies(s, role, list, &mut ev);
+    }
+    let Some(role) = s.pending.role().map(String::from) else { return ev };
+    let mine: Vec<Order> =
+        orders.get(&role).map(|l| l.iter().filter(|o| !o.is_policy()).cloned().collect()).unwrap_or_default();
+    match s.pending.clone() {
+        Pending::Activation { .. } => {
+            let Some(Order::Activate { battle, general }) = mine.first().cloned() else {
+                // A silent player with no Captain to name (A64).
+                ev.push(Event::all(format!("{} has no Captain to activate: the turn passes.", side_name(&role))));
+                pass_turn(s, &role, &mut ev);
+                return ev;
+            };
+            s.first.clear();
+            start(s, &role, &battle, Via::Basic, general, &mine[1..], dice, &mut ev);
+        }
+        Pending::Continuum { .. } => match mine.first() {
+            Some(Order::Continuum { battle }) => {
+                let plan = lines(&mine[1..]);
+                attempt_continuum(s, &role, battle, plan, dice, &mut ev);
+            }
+            _ => {
+                ev.push(Event::all(format!("{} passes.", side_name(&role))));
+                pass_turn(s, &role, &mut ev);
+            }
+        },
+        Pending::Interruptio { against, .. } => match mine.first() {
+            Some(Order::Interrupt { battle }) => {
+                let plan = lines(&mine[1..]);
+                attempt_interrupt(s, &role, battle, plan, &against, dice, &mut ev);
+            }
+            _ => {
+                ev.push(Event::all(format!("{} makes no Interruptio.", side_name(&role))));
+                run_continuum(s, other(&role), &against, dice, &mut ev);
+            }
+        },
+        Pending::Orders { captain, via, .. } => {
+            if s.act.as_ref().map(|a| a.battle == captain).unwrap_or(false) {
+                ev.push(Event::all(format!("{captain}'s activation goes on.")));
+                run(s, &role, &mine, dice, &mut ev);
+            } else {
+                start(s, &role, &captain, via, Vec::new(), &mine, dice, &mut ev);
+            }
+        }
+        Pending::Over => {}
+    }
+    ev
+}
+
+fn lines(plan: &[Order]) -> Option<Vec<String>> {
+    (!plan.is_empty()).then(|| plan.iter().map(|o| o.to_string()).collect())
+}
+
+fn parse_plan(s: &State, role: &str, lines: &[String], ev: &mut Vec<Event>) -> Vec<Order> {
+    let mut v = Vec::new();
+    for l in lines {
+        match orders::parse(s, role, l) {
+            Ok(o) => v.push(o),
+            Err(p) => ev.push(Event::all(format!("{l}: skipped, {}.", p.reason))),
+        }
+    }
+    v
+}
+
+/// Segments 1-3 of an activation (4.0), then the plan.
+#[allow(clippy::too_many_arguments)]
+fn start(
+    s: &mut State,
+    role: &str,
+    battle: &str,
+    via: Via,
+    general: Vec<OrderKind>,
+    plan: &[Order],
+    dice: &mut dyn Dice,
+    ev: &mut Vec<Event>,
+) {
+    let Some(b) = s.battle(battle).cloned() else { return };
+    if !b.released {
+        s.battle_mut(battle).expect("battle").released = true;
+        ev.push(Event::all(format!("{battle}'s Battle is released by its Basic Activation (S2.6, A21).")));
+    }
+    let op = if general.is_empty() { b.cc } else { 0 };
+    let cc = (b.cc - 1).max(s.tables.cat.min);
+    s.battle_mut(battle).expect("battle").cc = cc;
+    if s.marker == battle {
+        s.marker_count += 1;
+    } else {
+        s.marker = battle.to_string();
+        s.marker_count = 1;
+    }
+    s.op = op;
+    s.activations += 1;
+    for u in s.units.iter_mut() {
+        u.fired = false;
+        u.ordered = false;
+        if u.side == role {
+            u.countered = false;
+        }
+    }
+    for bb in s.battles.iter_mut() {
+        bb.captain.moved = false;
+        for q in bb.squads.iter_mut() {
+            q.leader.moved = false;
+        }
+    }
+    let how = match via {
+        Via::Basic => "Basic Activation",
+        Via::Continuum => "Continuum",
+        Via::Interruptio => "Interruptio",
+    };
+    let orders_text = if general.is_empty() {
+        format!("Individual Orders, {op} OP")
+    } else {
+        format!("General Order {}", general.iter().map(|k| k.word()).collect::<Vec<_>>().join(" + "))
+    };
+    ev.push(Event::all(format!(
+        "{} is active ({how}): {orders_text}; CC {} to {cc}; {} activation in a row.",
+        b.captain.name,
+        b.cc,
+        if s.marker_count >= 2 { "second" } else { "first" }
+    )));
+    s.act = Some(Act {
+        role: role.to_string(),
+        battle: battle.to_string(),
+        via,
+        general: general.clone(),
+        squad: String::new(),
+        squads_done: Vec::new(),
+        attacks: Vec::new(),
+        carica: Vec::new(),
+        combats: Vec::new(),
+        charges: 0,
+    });
+    if general == [OrderKind::Recover] {
+        let roll = act::d6(dice, &format!("recovery, {battle}"), &Serves::high(role));
+        let up = (roll + 1) / 2;
+        let bb = s.battle_mut(battle).expect("battle");
+        bb.cc = (bb.cc + up).min(bb.cc0);
+        ev.push(Event::all(format!("Recovery: {roll}, halved up to {up}: {battle}'s CC rises to {} (5.4.7).", bb.cc)));
+    }
+    run(s, role, plan, dice, ev);
+}
+
+/// Run plan lines in the running activation; at its end (not a `WAIT`),
+/// close it.
+fn run(s: &mut State, role: &str, plan: &[Order], dice: &mut dyn Dice, ev: &mut Vec<Event>) {
+    let sp = split(plan);
+    for o in sp.head {
+        if s.outcome.is_some() {
+            break;
+        }
+        match o {
+            Order::Wait => {
+                let a = s.act.clone().expect("running");
+                ev.push(Event::all(format!(
+                    "{} waits to see: the activation goes on in the next mail ({} OP left).",
+                    a.battle, s.op
+                )));
+                s.pending = Pending::Orders { role: role.to_string(), captain: a.battle, via: a.via };
+                return;
+            }
+            Order::Squad { leader } => {
+                melee::segment(s, dice, ev);
+                let Some(a) = s.act.clone() else { return };
+                let b = s.battle(&a.battle).cloned().expect("battle");
+                let Some(q) = b.squads.iter().find(|q| &q.leader.name == leader) else { continue };
+                let (cap, lh) = (Hex::parse(&b.captain.hex), Hex::parse(&q.leader.hex));
+                let within = match (cap, lh) {
+                    (Some(c), Some(l)) => s.grid().distance(l, c) <= b.captain.radius,
+                    _ => false,
+                };
+                let a = s.act.as_mut().expect("running");
+                a.squads_done.push(q.letter.clone());
+                if within {
+                    a.squad = q.letter.clone();
+                    ev.push(Event::all(format!("Squad {leader} takes its orders (14.1.2).")));
+                } else {
+                    a.squad = format!("{}?", q.letter);
+                    ev.push(Event::all(format!(
+                        "{leader} is beyond {}'s command radius: his squad cannot be activated (14.2.1).",
+                        b.captain.name
+                    )));
+                }
+            }
+            o => act::line(s, o, dice, ev),
+        }
+        melee::capture_pending(s, dice, ev);
+    }
+    if s.outcome.is_none() {
+        melee::segment(s, dice, ev);
+        melee::capture_pending(s, dice, ev);
+    }
+    if let Some(n) = sp.next.clone() {
+        s.next.insert(role.to_string(), n);
+        s.plans.retain(|p| p.role != role);
+        if let Some(l) = lines(sp.then) {
+            s.plans.push(Plan { role: role.to_string(), lines: l });
+        }
+    }
+    end_activation(s, role, dice, ev);
+}
+
+/// The end of an activation: VL Acceleration (15.2.1, S2.7.3), markers
+/// off (10.1.3), the victory checks, then the Continuum segment.
+fn end_activation(s: &mut State, role: &str, dice: &mut dyn Dice, ev: &mut Vec<Event>) {
+    let battle = s.act.as_ref().map(|a| a.battle.clone()).unwrap_or_default();
+    s.act = None;
+    for u in s.units.iter_mut() {
+        u.fired = false;
+    }
+    s.last = battle;
+    if s.outcome.is_none() {
+        let vl = s.vl.get(role).copied().unwrap_or(0);
+        let (a, b) = d2(dice, &format!("VL acceleration, {role} (VL {vl})"), &Serves::low(role));
+        let heat_end = s.heat.as_ref().map(|h| h.at >= h.boxes.len()).unwrap_or(false);
+        if heat_end && a + b >= 11 {
+            let why =
+                format!("the Heat is in its last box and the VL Acceleration roll is {}: the day ends (S2.7.3)", a + b);
+            ev.push(Event::all(format!("{why}: Malatestan victory.")));
+            s.outcome = Some(Outcome { winner: Some(MALATESTA.into()), reason: why, also: Vec::new() });
+            s.pending = Pending::Over;
+            return;
+        }
+        if a + b <= vl {
+            *s.vl.entry(role.to_string()).or_insert(0) += 1;
+            ev.push(Event::all(format!(
+                "VL Acceleration: {a}+{b} = {} against VL {vl}: {} VL rises to {} (15.2.1).",
+                a + b,
+                side_name(role),
+                vl + 1
+            )));
+            melee::win_on_vl(s, role, ev);
+        } else {
+            ev.push(Event::all(format!("VL Acceleration: {a}+{b} = {} against VL {vl}: no change (15.2.1).", a + b)));
+        }
+    }
+    ends(s, ev);
+    if s.outcome.is_some() {
+        s.pending = Pending::Over;
+        return;
+    }
+    continuum_segment(s, role, dice, ev);
+}
+
+/// A side with no combat unit on the map loses (A64).
+fn ends(s: &mut State, ev: &mut Vec<Event>) {
+    if s.outcome.is_some() {
+        return;
+    }
+    for side in [BRACCIO, MALATESTA] {
+        if !s.units.iter().any(|u| u.side == side && u.alive()) {
+            let why = format!("{} has no combat unit left on the field (A64)", side_name(side));
+            ev.push(Event::all(format!("{why}: {} wins.", side_name(other(side)))));
+            s.outcome = Some(Outcome { winner: Some(other(side).to_string()), reason: why, also: Vec::new() });
+            return;
+        }
+    }
+}
+
+/// 3.0 segment 2: the pre-committed `NEXT`, else the step.
+fn continuum_segment(s: &mut State, role: &str, dice: &mut dyn Dice, ev: &mut Vec<Event>) {
+    let can = eligible(s, role, can_continuum);
+    match s.next.remove(role) {
+        Some(n) if n == "pass" => {
+            ev.push(Event::all(format!("{} passes.", side_name(role))));
+            pass_turn(s, role, ev);
+        }
+        Some(n) => match can_continuum(s, role, &n) {
+            Ok(()) => {
+                let plan = s.plans.iter().position(|p| p.role == role).map(|i| s.plans.remove(i).lines);
+                attempt_continuum(s, role, &n, plan, dice, ev);
+            }
+            Err(why) => {
+                s.plans.retain(|p| p.role != role);
+                ev.push(Event::only(role, format!("Your NEXT CONTINUUM {n} cannot be carried out: {why}.")));
+                ask_continuum(s, role, &can, ev);
+            }
+        },
+        None => ask_continuum(s, role, &can, ev),
+    }
+}
+
+fn ask_continuum(s: &mut State, role: &str, can: &[String], ev: &mut Vec<Event>) {
+    if can.is_empty() {
+        ev.push(Event::all(format!(
+            "{} has no Captain who may attempt a Continuum: the turn passes.",
+            side_name(role)
+        )));
+        pass_turn(s, role, ev);
+    } else {
+        s.pending = Pending::Continuum { role: role.to_string() };
+    }
+}
+
+fn pass_turn(s: &mut State, role: &str, ev: &mut Vec<Event>) {
+    s.next.remove(role);
+    s.plans.retain(|p| p.role != role);
+    let o = other(role);
+    if eligible(s, o, can_activate).is_empty() {
+        if eligible(s, role, can_activate).is_empty() {
+            let why = "neither side has a Captain left to activate (A64)".to_string();
+            ev.push(Event::all(format!("{why}: the battle is a draw.")));
+            s.outcome = Some(Outcome { winner: None, reason: why, also: Vec::new() });
+            s.pending = Pending::Over;
+            return;
+        }
+        ev.push(Event::all(format!("{} has no Captain to activate: the initiative stays (A64).", side_name(o))));
+        s.pending = Pending::Activation { role: role.to_string() };
+        return;
+    }
+    s.pending = Pending::Activation { role: o.to_string() };
+}
+
+/// The consequences of a Continuum or Interruptio roll, in the order of
+/// A04: Sudden End, success, the roller's -1, War Fortune, Heat. True if
+/// it succeeded.
+fn roll_for(s: &mut State, role: &str, battle: &str, what: &str, dice: &mut dyn Dice, ev: &mut Vec<Event>) -> bool {
+    let cc = s.battle(battle).map(|b| b.cc).unwrap_or(1);
+    let (a, b) = d2(dice, &format!("{what}, {battle} (CC {cc})"), &Serves::low(role));
+    let roll = a + b;
+    // 15.3 with the CCs as they stand (A03), only while both sides have a
+    // released Captain (A02).
+    let best = |side: &str| s.captains(side).filter(|b| b.released).map(|b| b.cc).max();
+    if let (Some(x), Some(y)) = (best(BRACCIO), best(MALATESTA)) {
+        if roll > x + y {
+            let why = format!("Sudden End: the {what} roll {roll} exceeds {x} + {y}, the best released CCs (15.3)");
+            ev.push(Event::all(format!("{why}: the battle is a draw.")));
+            s.outcome = Some(Outcome { winner: None, reason: why, also: Vec::new() });
+            s.pending = Pending::Over;
+            return false;
+        }
+    }
+    let ok = roll <= cc && roll != 12;
+    let bb = s.battle_mut(battle).expect("battle");
+    bb.cc = (bb.cc - 1).max(1);
+    let after = bb.cc;
+    ev.push(Event::all(format!(
+        "{} of {battle}: {a}+{b} = {roll} against CC {cc}: {}; CC {cc} to {after} ({}).",
+        capital(what),
+        if ok { "success" } else { "failure" },
+        if what == "continuum" { "4.1" } else { "4.2" }
+    )));
+    if roll == 12 {
+        for x in s.battles.iter_mut().filter(|x| x.name != battle && !x.removed) {
+            x.cc = (x.cc - 1).max(1);
+        }
+        ev.push(Event::all(
+            "War Fortune: a 12; every other Captain's CC falls one box, reserves included (4.4.1).".to_string(),
+        ));
+    }
+    heat(s, roll, ev);
+    ok
+}
+
+fn capital(t: &str) -> String {
+    let mut c = t.chars();
+    c.next().map(|f| f.to_uppercase().collect::<String>() + c.as_str()).unwrap_or_default()
+}
+
+/// S2.7.1: a roll at or above the Heat box's number moves the counter up
+/// a box, whose event then applies (S2.7.2, reconstructed).
+fn heat(s: &mut State, roll: i32, ev: &mut Vec<Event>) {
+    let Some(h) = s.heat.as_mut() else { return };
+    if h.at >= h.boxes.len() {
+        return;
+    }
+    let need = h.boxes[h.at - 1];
+    if roll < need {
+        return;
+    }
+    h.at += 1;
+    let at = h.at;
+    let events: Vec<_> = h.event.iter().filter(|e| e.at == at).cloned().collect();
+    ev.push(Event::all(format!("The Heat rises to box {at} (a roll of {roll}, at least {need}; S2.7.1).")));
+    for e in events {
+        match e.kind.as_str() {
+            "cc-minus" => {
+                for b in s.battles.iter_mut().filter(|b| b.side == e.side && !b.removed) {
+                    b.cc = (b.cc - e.amount).max(1);
+                }
+                ev.push(Event::all(format!(
+                    "Heat event {}: every {} Captain's CC falls {}.",
+                    e.number,
+                    side_name(&e.side),
+                    e.amount
+                )));
+            }
+            "ma-minus" => ev.push(Event::all(format!(
+                "Heat event {}: {} units{} move {} less.",
+                e.number,
+                side_name(&e.side),
+                if e.armour.is_empty() { String::new() } else { format!(" of armour {}", e.armour) },
+                e.amount
+            ))),
+            "release" => {
+                for b in s.battles.iter_mut().filter(|b| b.side == e.side) {
+                    b.released = true;
+                }
+                ev.push(Event::all(format!(
+                    "Heat event {}: every {} Battle is released.",
+                    e.number,
+                    side_name(&e.side)
+                )));
+            }
+            _ => {}
+        }
+    }
+}
+
+fn attempt_continuum(
+    s: &mut State,
+    role: &str,
+    battle: &str,
+    plan: Option<Vec<String>>,
+    dice: &mut dyn Dice,
+    ev: &mut Vec<Event>,
+) {
+    if !roll_for(s, role, battle, "continuum", dice, ev) {
+        if s.outcome.is_none() {
+            pass_turn(s, role, ev);
+        }
+        return;
+    }
+    // 3.a: the other side may answer with one Interruptio (4.2.2).
+    let q = other(role);
+    let can = eligible(s, q, can_interrupt);
+    let p = s.policies.get(q).cloned().unwrap_or_default();
+    if let Some(pl) = &plan {
+        s.plans.retain(|x| x.role != role);
+        s.plans.push(Plan { role: role.to_string(), lines: pl.clone() });
+    }
+    if can.is_empty() || p.interrupt == "never" {
+        return run_continuum(s, role, battle, dice, ev);
+    }
+    if p.interrupt == "ask" {
+        s.pending = Pending::Interruptio { role: q.to_string(), against: battle.to_string() };
+        return;
+    }
+    // A standing choice: BEST (highest CC, scenario order) or a Captain,
+    // with its least CC.
+    let pick = if p.interrupt == "best" {
+        can.iter()
+            .max_by_key(|b| {
+                (
+                    s.battle(b).map(|x| x.cc).unwrap_or(0),
+                    std::cmp::Reverse(s.battles.iter().position(|x| &x.name == *b)),
+                )
+            })
+            .cloned()
+    } else {
+        can.iter().find(|b| **b == p.interrupt).cloned()
+    };
+    match pick.filter(|b| s.battle(b).map(|x| x.cc).unwrap_or(0) >= p.interrupt_min) {
+        Some(b) => {
+            ev.push(Event::all(format!("{} attempts an Interruptio with {b} (a standing policy).", side_name(q))));
+            attempt_interrupt(s, q, &b, None, battle, dice, ev);
+        }
+        None => run_continuum(s, role, battle, dice, ev),
+    }
+}
+
+fn attempt_interrupt(
+    s: &mut State,
+    role: &str,
+    battle: &str,
+    plan: Option<Vec<String>>,
+    against: &str,
+    dice: &mut dyn Dice,
+    ev: &mut Vec<Event>,
+) {
+    let active = other(role);
+    if !roll_for(s, role, battle, "interruptio", dice, ev) {
+        if s.outcome.is_none() {
+            run_continuum(s, active, against, dice, ev);
+        }
+        return;
+    }
+    // 4.2.1: the Continuum's activation is lost, its plan and NEXT too.
+    s.plans.retain(|p| p.role != active);
+    s.next.remove(active);
+    ev.push(Event::all(format!("{battle} interrupts: {against}'s Continuum activation is lost (4.2.1).")));
+    match plan {
+        Some(l) => {
+            let p = parse_plan(s, role, &l, ev);
+            start(s, role, battle, Via::Interruptio, Vec::new(), &p, dice, ev);
+        }
+        None => {
+            s.pending = Pending::Orders { role: role.to_string(), captain: battle.to_string(), via: Via::Interruptio }
+        }
+    }
+}
+
+/// 3.c: the Continuum activation, from its plan, or a step for one.
+fn run_continuum(s: &mut State, role: &str, battle: &str, dice: &mut dyn Dice, ev: &mut Vec<Event>) {
+    let plan = s.plans.iter().position(|p| p.role == role).map(|i| s.plans.remove(i).lines);
+    match plan {
+        Some(l) => {
+            let p = parse_plan(s, role, &l, ev);
+            start(s, role, battle, Via::Continuum, Vec::new(), &p, dice, ev);
+        }
+        None => {
+            s.pending = Pending::Orders { role: role.to_string(), captain: battle.to_string(), via: Via::Continuum }
+        }
+    }
+}

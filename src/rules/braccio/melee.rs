@@ -1,0 +1,711 @@
+//! Segment 5 (4.0 s5, 10.5-10.9): the declared attacks resolved in the
+//! active player's order, with the column shifts and die modifiers of
+//! 10.6.1-10.6.2, the SCT, Cohesion Losses shared and doubled, the
+//! Disorganization chain, retreat, rout and advance; Captains' wounds,
+//! Adjutants and escapes (13.2-13.3); Victory Points (15.1).
+
+use super::act::{captains_in, d2, d6, disorganize};
+use super::*;
+use crate::dice::Serves;
+
+/// One side of an SCT cell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Res {
+    Nothing,
+    D,
+    Ch(i32),
+}
+
+impl Res {
+    pub fn ch(self) -> i32 {
+        if let Res::Ch(n) = self {
+            n
+        } else {
+            0
+        }
+    }
+}
+
+fn side(t: &str) -> Result<Res, String> {
+    match t.trim() {
+        "-" => Ok(Res::Nothing),
+        "D" => Ok(Res::D),
+        n => n
+            .parse::<i32>()
+            .ok()
+            .filter(|n| *n > 0)
+            .map(Res::Ch)
+            .ok_or_else(|| format!("{n:?} is not -, D or a number")),
+    }
+}
+
+/// An SCT cell "a/d".
+pub fn cell(t: &str) -> Result<(Res, Res), String> {
+    let (a, d) = t.split_once('/').ok_or("a cell is attacker/defender, as \"D/1\"")?;
+    Ok((side(a)?, side(d)?))
+}
+
+/// Add VP to a side and raise its VL as they pass the scenario's value
+/// (15.2, A26); a VL of 12 wins (15.2.2).
+pub fn add_vp(s: &mut State, role: &str, n: i32, why: &str, ev: &mut Vec<Event>) {
+    if n <= 0 || s.outcome.is_some() {
+        return;
+    }
+    let per = s.vp_per_vl.get(role).copied().unwrap_or(4).max(1);
+    let vp = s.vp.entry(role.to_string()).or_insert(0);
+    *vp += n;
+    let mut up = 0;
+    while *vp >= per {
+        *vp -= per;
+        up += 1;
+    }
+    let left = *vp;
+    ev.push(Event::all(format!("{} scores {n} VP ({why}).", side_name(role))));
+    if up > 0 {
+        let vl = s.vl.entry(role.to_string()).or_insert(0);
+        *vl += up;
+        let vl = *vl;
+        ev.push(Event::all(format!(
+            "{} Victory Level rises to {vl} ({per} VP a level; {left} VP carried, 15.2).",
+            side_name(role)
+        )));
+        win_on_vl(s, role, ev);
+    }
+}
+
+pub fn win_on_vl(s: &mut State, role: &str, ev: &mut Vec<Event>) {
+    if s.vl.get(role).copied().unwrap_or(0) >= s.tables.victory.vl_win && s.outcome.is_none() {
+        let why = format!("{} Victory Level reached {} (15.2.2)", side_name(role), s.tables.victory.vl_win);
+        ev.push(Event::all(format!("{why}: {} wins.", side_name(role))));
+        s.outcome = Some(Outcome { winner: Some(role.to_string()), reason: why, also: Vec::new() });
+        s.pending = Pending::Over;
+    }
+}
+
+/// A unit takes CH (10.6.5): VP for cavalry losses (A28), and a rout at
+/// CH ≥ printed CR (10.8). True if it routed.
+pub fn take_ch(s: &mut State, name: &str, n: i32, dice: &mut dyn Dice, ev: &mut Vec<Event>) -> bool {
+    let Some(u) = s.unit(name).cloned() else { return false };
+    if n <= 0 || !u.alive() {
+        return false;
+    }
+    let ch = (u.ch + n).min(u.cr);
+    s.unit_mut(name).expect("unit").ch = ch;
+    ev.push(Event::all(format!("{name} takes {n} CH (now {ch} of {}).", u.cr)));
+    let enemy = other(&u.side);
+    if u.cavalry() {
+        add_vp(s, enemy, n * s.tables.victory.cavalry_per_ch, &format!("{n} CH on the cavalry {name}"), ev);
+    }
+    if ch >= u.cr {
+        rout(s, name, dice, ev);
+        return true;
+    }
+    false
+}
+
+/// A unit routs (10.8): removed, VP to the enemy; Captains with it roll
+/// on the Wounds Table and escape (13.2.2).
+pub fn rout(s: &mut State, name: &str, dice: &mut dyn Dice, ev: &mut Vec<Event>) {
+    let Some(u) = s.unit(name).cloned() else { return };
+    let Some(at) = u.at() else { return };
+    s.unit_mut(name).expect("unit").hex = String::new();
+    ev.push(Event::all(format!("{name} routs and leaves the field (10.8).")));
+    let enemy = other(&u.side);
+    let vp = if u.cavalry() { s.tables.victory.cavalry_rout } else { s.tables.victory.foot_rout };
+    add_vp(s, enemy, vp, &format!("{name} routed"), ev);
+    if let Some(a) = s.act.as_mut() {
+        a.attacks.retain(|(x, t)| x != name && t != name);
+        a.carica.retain(|x| x != name);
+    }
+    for c in captains_in(s, at) {
+        if side_of_leader(s, &c).as_deref() == Some(u.side.as_str()) {
+            ev.push(Event::all(format!("{c} was with {name}: straight to the Captain Wounds Table (13.2.2).")));
+            if wounds_table(s, &c, dice, ev) {
+                escape(s, &c, at, ev);
+            }
+        }
+    }
+    after_loss(s, &u.battle, ev);
+}
+
+/// 13.3.2: a Battle with no unit left leaves the game with its Captain.
+fn after_loss(s: &mut State, battle: &str, ev: &mut Vec<Event>) {
+    let any = s.units.iter().any(|u| u.battle == battle && u.alive());
+    if let Some(b) = s.battle_mut(battle) {
+        if !any && !b.removed {
+            b.removed = true;
+            b.captain.hex = String::new();
+            for q in b.squads.iter_mut() {
+                q.leader.hex = String::new();
+            }
+            ev.push(Event::all(format!("{battle}'s Battle has no unit left: its Captain leaves the game (13.3.2).")));
+        }
+    }
+}
+
+fn side_of_leader(s: &State, name: &str) -> Option<String> {
+    super::act::leader_side(s, name)
+}
+
+/// The Captain Wounds Table (13.2.1, reconstructed). True if he lives.
+pub fn wounds_table(s: &mut State, name: &str, dice: &mut dyn Dice, ev: &mut Vec<Event>) -> bool {
+    let Some(b) =
+        s.battles.iter().find(|b| b.captain.name == name || b.squads.iter().any(|q| q.leader.name == name)).cloned()
+    else {
+        return true;
+    };
+    let squad = b.captain.name != name;
+    let wounded_cc = s.tables.wounds.wounded_cc;
+    let roll = d6(dice, &format!("wounds table, {name}"), &Serves::high(other(&b.side)));
+    let face = s.tables.wounds.faces.get((roll - 1) as usize).cloned().unwrap_or_else(|| "unhurt".into());
+    match face.as_str() {
+        "killed" => {
+            ev.push(Event::all(format!("Captain Wounds Table for {name}: {roll}, killed.")));
+            fall(s, &b.name, name, squad, dice, ev);
+            false
+        }
+        "wounded" if !squad => {
+            let bb = s.battle_mut(&b.name).expect("battle");
+            bb.cc = (bb.cc - wounded_cc).max(1);
+            let cc = bb.cc;
+            ev.push(Event::all(format!("Captain Wounds Table for {name}: {roll}, wounded: his CC falls to {cc}.")));
+            true
+        }
+        _ => {
+            ev.push(Event::all(format!(
+                "Captain Wounds Table for {name}: {roll}, {}.",
+                if squad && face == "wounded" { "wounded, which a Squad Leader ignores (14.2.3)" } else { "unhurt" }
+            )));
+            true
+        }
+    }
+}
+
+/// A Captain or Squad Leader killed or captured (13.3, 13.3.1, 14.2.3,
+/// 15.1.1, A66).
+pub fn fall(s: &mut State, battle: &str, name: &str, squad: bool, dice: &mut dyn Dice, ev: &mut Vec<Event>) {
+    let Some(b) = s.battle(battle).cloned() else { return };
+    let enemy = other(&b.side);
+    if squad {
+        add_vp(s, enemy, s.tables.victory.squad_leader, &format!("the Squad Leader {name} fell"), ev);
+        let bb = s.battle_mut(battle).expect("battle");
+        let q = bb.squads.iter_mut().find(|q| q.leader.name == name).expect("squad");
+        replace(&mut q.leader, ev);
+        let letter = q.letter.clone();
+        seat(s, battle, &letter, ev);
+        return;
+    }
+    if s.automatic_defeat.iter().any(|x| x == name) && s.outcome.is_none() {
+        let why = format!("{name} is eliminated (S2.9)");
+        ev.push(Event::all(format!("{why}: {} wins.", side_name(enemy))));
+        s.outcome = Some(Outcome { winner: Some(enemy.to_string()), reason: why, also: Vec::new() });
+        s.pending = Pending::Over;
+        return;
+    }
+    if b.captain.combat > 0 {
+        let roll = d6(dice, &format!("VP for {name} (bonus {})", b.captain.combat), &Serves::high(enemy));
+        add_vp(s, enemy, roll * b.captain.combat, &format!("{name} fell: {roll} x {}", b.captain.combat), ev);
+    }
+    let bb = s.battle_mut(battle).expect("battle");
+    bb.cc = ((bb.cc + 1) / 2).max(1);
+    let cc = bb.cc;
+    ev.push(Event::all(format!("{battle}'s CC is halved to {cc} (13.3.1).")));
+    replace(&mut bb.captain, ev);
+    bb.adjutant = true;
+    seat(s, battle, "", ev);
+}
+
+/// Turn the counter to its Adjutant side (13.3), or take him off.
+fn replace(l: &mut Leader, ev: &mut Vec<Event>) {
+    match l.adjutant.take() {
+        Some(d) => {
+            ev.push(Event::all(format!("{} takes the place of {} (13.3).", d.name, l.name)));
+            l.name = d.name;
+            l.combat = d.combat;
+            l.radius = d.radius;
+        }
+        None => {
+            ev.push(Event::all(format!("{} has no one left to replace him.", l.name)));
+            l.hex = String::new();
+        }
+    }
+}
+
+/// Place a replacement with the unit of his Battle (squad) nearest where
+/// the fallen stood (the default of brief 3.6).
+fn seat(s: &mut State, battle: &str, squad: &str, ev: &mut Vec<Event>) {
+    let Some(b) = s.battle(battle).cloned() else { return };
+    let l = if squad.is_empty() {
+        b.captain.clone()
+    } else {
+        b.squads.iter().find(|q| q.letter == squad).expect("squad").leader.clone()
+    };
+    let Some(was) = Hex::parse(&l.hex) else { return };
+    let g = s.grid();
+    let best = s
+        .units
+        .iter()
+        .filter(|u| u.alive() && u.battle == battle && (squad.is_empty() || u.squad == squad))
+        .filter_map(|u| u.at())
+        .min_by_key(|h| (g.distance(was, *h), *h));
+    let bb = s.battle_mut(battle).expect("battle");
+    let l = if squad.is_empty() {
+        &mut bb.captain
+    } else {
+        &mut bb.squads.iter_mut().find(|q| q.letter == squad).expect("squad").leader
+    };
+    match best {
+        Some(h) => {
+            l.hex = h.to_string();
+            ev.push(Event::all(format!("{} is placed with his Battle's unit in {h}.", l.name)));
+        }
+        None => l.hex = String::new(),
+    }
+}
+
+/// A Captain's escape with 5 MP (13.2.2, 13.2.5): to the nearest hex
+/// holding a unit of his side not beside an enemy, else the nearest hex
+/// not beside one; none: captured.
+pub fn escape(s: &mut State, name: &str, from: Hex, ev: &mut Vec<Event>) {
+    let Some(side) = side_of_leader(s, name) else { return };
+    let reach = s.grid().reach(
+        from,
+        s.tables.movement.captain as u32,
+        |_, n| {
+            if s.unit_at(n).map(|u| u.side != side).unwrap_or(false) {
+                None
+            } else {
+                s.cost(n, true).map(|c| c as u32)
+            }
+        },
+        |_| false,
+    );
+    let safe =
+        |h: &Hex| *h != from && !s.adjacent_enemy(*h, &side) && s.unit_at(*h).map(|u| u.side == side).unwrap_or(true);
+    let with_unit =
+        reach.iter().filter(|(h, _)| safe(h) && s.unit_at(**h).is_some()).min_by_key(|(h, r)| (r.cost, **h));
+    let any = reach.iter().filter(|(h, _)| safe(h)).min_by_key(|(h, r)| (r.cost, **h));
+    let dest = with_unit.or(any).map(|(h, _)| *h);
+    let battle = s
+        .battles
+        .iter()
+        .find(|b| b.captain.name == name || b.squads.iter().any(|q| q.leader.name == name))
+        .map(|b| b.name.clone())
+        .expect("leader's battle");
+    let squad = s.battle(&battle).map(|b| b.captain.name != name).unwrap_or(false);
+    match dest {
+        Some(h) => {
+            let bb = s.battle_mut(&battle).expect("battle");
+            let l = if squad {
+                &mut bb.squads.iter_mut().find(|q| q.leader.name == name).expect("squad").leader
+            } else {
+                &mut bb.captain
+            };
+            l.hex = h.to_string();
+            ev.push(Event::all(format!("{name} escapes from {from} to {h} (13.2.2).")));
+        }
+        None => {
+            ev.push(Event::all(format!("{name} cannot leave {from} and is captured (13.2.2).")));
+            // A capture is a fall (13.3); its VP die is rolled where the
+            // dice are, in `capture_pending`.
+            s.captured.push(name.to_string());
+        }
+    }
+}
+
+/// The melee segment (4.0 s5) for the attacks declared so far.
+pub fn segment(s: &mut State, dice: &mut dyn Dice, ev: &mut Vec<Event>) {
+    let Some(act) = s.act.clone() else { return };
+    if act.attacks.is_empty() {
+        return;
+    }
+    // The order: COMBAT lines first, then first declaration (10.5.2).
+    let mut targets: Vec<(String, String)> = Vec::new();
+    for (t, lead) in &act.combats {
+        if let Some(name) = super::act::resolve_target(s, t, &act.role) {
+            if !targets.iter().any(|x| x.0 == name) {
+                targets.push((name, lead.clone()));
+            }
+        }
+    }
+    for (_, t) in &act.attacks {
+        if !targets.iter().any(|x| &x.0 == t) {
+            targets.push((t.clone(), String::new()));
+        }
+    }
+    ev.push(Event::all("Melee segment (4.0 s5, 10.5).".to_string()));
+    for (t, lead) in targets {
+        if s.outcome.is_some() {
+            break;
+        }
+        one(s, &t, &lead, dice, ev);
+        capture_pending(s, dice, ev);
+    }
+    if let Some(a) = s.act.as_mut() {
+        a.attacks.clear();
+        a.carica.clear();
+        a.combats.clear();
+    }
+}
+
+/// Captains captured during an escape fall now (their VP die).
+pub fn capture_pending(s: &mut State, dice: &mut dyn Dice, ev: &mut Vec<Event>) {
+    let caught = std::mem::take(&mut s.captured);
+    for name in caught {
+        if let Some(b) =
+            s.battles.iter().find(|b| b.captain.name == name || b.squads.iter().any(|q| q.leader.name == name)).cloned()
+        {
+            let squad = b.captain.name != name;
+            fall(s, &b.name, &name, squad, dice, ev);
+        }
+    }
+}
+
+/// The combat value of a Captain with a unit (13.2): the best of his
+/// side's leaders of that unit's Battle stacked with it.
+fn leader_bonus(s: &State, u: &Unit) -> (i32, String) {
+    let Some(b) = s.battle(&u.battle) else { return (0, String::new()) };
+    let mut best = (0, String::new());
+    let here = u.hex.clone();
+    let mut consider = |l: &Leader| {
+        if l.hex == here && l.combat > best.0 {
+            best = (l.combat, l.name.clone());
+        }
+    };
+    consider(&b.captain);
+    for q in &b.squads {
+        consider(&q.leader);
+    }
+    best
+}
+
+/// One melee (10.6).
+fn one(s: &mut State, target: &str, lead_named: &str, dice: &mut dyn Dice, ev: &mut Vec<Event>) {
+    let Some(act) = s.act.clone() else { return };
+    let Some(d) = s.unit(target).cloned().filter(|u| u.alive()) else { return };
+    let dh = d.at().expect("alive");
+    let mut attackers: Vec<String> = act
+        .attacks
+        .iter()
+        .filter(|(_, t)| t == target)
+        .map(|(a, _)| a.clone())
+        .filter(|a| s.unit(a).map(|u| u.alive() && s.front_hexes(u).contains(&dh)).unwrap_or(false))
+        .collect();
+    if let Some(i) = attackers.iter().position(|a| a == lead_named) {
+        let l = attackers.remove(i);
+        attackers.insert(0, l);
+    }
+    // 12.1.5: foot attacking a cavalry front hex, armour not higher.
+    if d.cavalry() {
+        for a in attackers.clone() {
+            let u = s.unit(&a).cloned().expect("attacker");
+            let ah = u.at().expect("alive");
+            if !u.cavalry() && s.front_hexes(&d).contains(&ah) && u.armour_rank() <= d.armour_rank() {
+                let roll = d6(dice, &format!("morale before melee, {a}"), &Serves::low(&u.side));
+                let bad = roll > u.q();
+                ev.push(Event::all(format!(
+                    "{a}, on foot, attacks the front of the cavalry {target}: {roll} against quality {}: {} (12.1.5).",
+                    u.q(),
+                    if bad { "Disorganized, and its attack is called off" } else { "the attack goes in" }
+                )));
+                if bad {
+                    disorganize(s, &a, false, dice, ev);
+                    attackers.retain(|x| x != &a);
+                }
+            }
+        }
+    }
+    if attackers.is_empty() {
+        return;
+    }
+    // A12: attacking into terrain that Disorganizes the attacker's kind.
+    for a in attackers.clone() {
+        let u = s.unit(&a).cloned().expect("attacker");
+        let kind = if u.militia { "militia" } else { u.kind.name() };
+        if s.terrain_at(dh).map(|t| t.disorganize.iter().any(|k| k == kind)).unwrap_or(false) && !u.disorganized {
+            ev.push(Event::all(format!("{a} attacks into terrain that Disorganizes it (10.6.1).")));
+            disorganize(s, &a, false, dice, ev);
+        }
+    }
+    let lead = s.unit(&attackers[0]).cloned().expect("lead");
+    let d = s.unit(target).cloned().expect("defender");
+    let t = &s.tables;
+    let mut shifts: Vec<(String, i32)> = Vec::new();
+    // Position: the best arc of any attacker (10.6.1).
+    let mut pos = 0;
+    for a in &attackers {
+        let ah = s.unit(a).and_then(|u| u.at()).expect("alive");
+        match s.arc_of(&d, ah) {
+            Some(Arc::Rear) => pos = pos.max(t.melee.rear),
+            Some(Arc::Flank) => pos = pos.max(t.melee.flank),
+            _ => {}
+        }
+    }
+    if pos > 0 {
+        shifts.push((if pos == t.melee.rear { "rear" } else { "flank" }.into(), pos));
+    }
+    if attackers.len() > 1 {
+        shifts.push((
+            format!("{} more attackers", attackers.len() - 1),
+            (attackers.len() as i32 - 1) * t.melee.extra_attacker,
+        ));
+    }
+    let ut = t.unit_type.get(lead.kind.name(), d.kind.name());
+    if ut != 0 {
+        shifts.push((format!("{} against {}", lead.kind.name(), d.kind.name()), ut));
+    }
+    let caricas =
+        attackers.iter().filter(|a| act.carica.contains(a) && s.unit(a).map(|u| u.cavalry()).unwrap_or(false)).count()
+            as i32;
+    if caricas > 0 {
+        shifts.push(("Carica!".into(), caricas * t.melee.carica));
+    }
+    let dis_att = attackers.iter().filter(|a| s.unit(a).map(|u| u.disorganized).unwrap_or(false)).count() as i32;
+    let dis = if d.disorganized { t.melee.disorganized } else { 0 } - dis_att * t.melee.disorganized;
+    if dis != 0 {
+        shifts.push(("Disorganized units".into(), dis));
+    }
+    let ar = t.armour.get(&lead.armour, &d.armour);
+    if ar != 0 {
+        shifts.push((format!("armour {} against {}", lead.armour, d.armour), ar));
+    }
+    if let Some(tr) = s.terrain_at(dh).filter(|x| x.defender_shift != 0) {
+        shifts.push((format!("defender in {}", tr.name), tr.defender_shift));
+    }
+    let dh_height = s.map.height(dh);
+    if attackers.iter().any(|a| s.unit(a).and_then(|u| u.at()).map(|h| s.map.height(h) > dh_height).unwrap_or(false)) {
+        shifts.push(("higher ground".into(), t.melee.higher_ground));
+    }
+    let raw: i32 = shifts.iter().map(|x| x.1).sum();
+    let col = raw.clamp(t.melee.column_min, t.melee.column_max);
+    // Die modifiers (10.6.2).
+    let mut drm: Vec<(String, i32)> = vec![(format!("quality {} against {}", lead.q(), d.q()), lead.q() - d.q())];
+    let best_att =
+        attackers.iter().filter_map(|a| s.unit(a)).map(|u| leader_bonus(s, u)).max_by_key(|x| x.0).unwrap_or_default();
+    if best_att.0 != 0 {
+        drm.push((format!("{} with the attackers", best_att.1), best_att.0));
+    }
+    let def_bonus = leader_bonus(s, &d);
+    if def_bonus.0 != 0 {
+        drm.push((format!("{} with the defender", def_bonus.1), -def_bonus.0));
+    }
+    let attacked: Vec<&String> = act.attacks.iter().map(|x| &x.1).collect();
+    let mut unattacked = std::collections::BTreeSet::new();
+    for a in &attackers {
+        let u = s.unit(a).expect("attacker");
+        let ah = u.at().expect("alive");
+        for e in s.zoc_from(ah, &u.side, u.cavalry()) {
+            if e.name != target && !e.disorganized && !attacked.contains(&&e.name) {
+                unattacked.insert(e.name.clone());
+            }
+        }
+    }
+    if !unattacked.is_empty() {
+        drm.push((
+            format!("unattacked enemies beside ({})", unattacked.iter().cloned().collect::<Vec<_>>().join(", ")),
+            unattacked.len() as i32 * t.melee.adjacent_unattacked,
+        ));
+    }
+    let drm_raw: i32 = drm.iter().map(|x| x.1).sum();
+    let drm_total = drm_raw.clamp(-t.melee.drm_max, t.melee.drm_max);
+    let (r1, r2) = d2(dice, &format!("melee on {dh}, lead {}", lead.name), &Serves::high(&lead.side));
+    let roll = (r1 + r2 + drm_total).clamp(t.melee.roll_min, t.melee.roll_max);
+    let c = &t.melee.cells[(roll - 2) as usize][(col + 5) as usize];
+    let (ra, rd) = cell(c).expect("checked at set-up");
+    let show = |v: &[(String, i32)]| v.iter().map(|(n, x)| format!("{x:+} {n}")).collect::<Vec<_>>().join(", ");
+    ev.push(Event::all(format!(
+        "Melee: {} on {target} in {dh}. Columns: {} = {}{}. Die: {r1}+{r2}, modifiers {} = {drm_total:+}; roll {roll}. Result {c}.",
+        attackers.join(", "),
+        if shifts.is_empty() { "none".into() } else { show(&shifts) },
+        col_name(col),
+        if raw != col { " (capped, 10.6.1)" } else { "" },
+        show(&drm)
+    )));
+    s.marks.push(dh.to_string());
+    let double = lead.cavalry() && !d.cavalry() && lead.armour_rank() >= d.armour_rank();
+    let att_ch = ra.ch();
+    let def_table = rd.ch();
+    let def_ch = if double { def_table * 2 } else { def_table };
+    if double && def_table > 0 {
+        ev.push(Event::all(format!(
+            "{target} is foot attacked by cavalry of equal or higher armour: its CH are doubled to {def_ch} (12.1.6)."
+        )));
+    }
+    // Who takes what (10.6.4): the first attacker CH to the lead, the
+    // rest shared among the others, the earliest first (A13).
+    let mut share: Vec<(String, i32)> = attackers.iter().map(|a| (a.clone(), 0)).collect();
+    if att_ch > 0 {
+        share[0].1 += 1;
+        let n = share.len();
+        for k in 0..(att_ch - 1) as usize {
+            let i = if n == 1 { 0 } else { 1 + k % (n - 1) };
+            share[i].1 += 1;
+        }
+    }
+    let before_rout: Vec<(String, i32)> =
+        attackers.iter().map(|a| (a.clone(), s.unit(a).map(|u| u.ch).unwrap_or(0))).collect();
+    let mut disorganized_once = std::collections::BTreeSet::new();
+    let mut hit: Vec<(String, i32)> = Vec::new();
+    for (a, n) in &share {
+        if *n > 0 {
+            take_ch(s, a, *n, dice, ev);
+            hit.push((a.clone(), *n));
+        }
+    }
+    if def_ch > 0 {
+        take_ch(s, target, def_ch, dice, ev);
+        hit.push((target.to_string(), def_ch));
+    }
+    let all_routed = attackers.iter().all(|a| !s.unit(a).map(|u| u.alive()).unwrap_or(false))
+        && !s.unit(target).map(|u| u.alive()).unwrap_or(false);
+    if all_routed && def_ch > 0 && att_ch > 0 {
+        // 10.8.1: the attacker keeps one unit at printed CR - 1 (A63).
+        let keep = attackers[0].clone();
+        let was = s.unit(&keep).cloned().expect("unit");
+        let from = before_rout.iter().find(|x| x.0 == keep).map(|x| x.1).unwrap_or(0);
+        let _ = from;
+        let lead_hex = lead.hex.clone();
+        let u = s.unit_mut(&keep).expect("unit");
+        u.hex = lead_hex;
+        u.ch = was.cr - 1;
+        u.disorganized = true;
+        ev.push(Event::all(format!(
+            "Every unit routed: the attacker keeps {keep} on the map with {} CH (10.8.1).",
+            was.cr - 1
+        )));
+        let side = was.side.clone();
+        // Its rout's VP stand taken back: it is on the map.
+        let back = if was.cavalry() { s.tables.victory.cavalry_rout } else { s.tables.victory.foot_rout };
+        let vp = s.vp.entry(other(&side).to_string()).or_insert(0);
+        *vp = (*vp - back).max(0);
+        disorganized_once.insert(keep.clone());
+    }
+    // D results (to the lead only) and the Disorganization of every unit
+    // that took CH, at most one a unit (10.6.6, A14).
+    if ra == Res::D {
+        let l = attackers[0].clone();
+        if disorganized_once.insert(l.clone()) {
+            disorganize(s, &l, false, dice, ev);
+        }
+    }
+    if rd == Res::D && disorganized_once.insert(target.to_string()) {
+        disorganize(s, target, false, dice, ev);
+    }
+    for (u, _) in &hit {
+        if s.unit(u).map(|x| x.alive()).unwrap_or(false) && disorganized_once.insert(u.clone()) {
+            disorganize(s, u, true, dice, ev);
+        }
+    }
+    // Retreat (10.7): the defender's table CH above the attacker's.
+    if def_table > att_ch && s.unit(target).map(|u| u.alive()).unwrap_or(false) {
+        retreat(s, target, lead.at().expect("lead on map"), dice, ev);
+    }
+    // Wound checks (13.2) for Captains with units that took CH and stand.
+    for (u, _) in &hit {
+        if let Some(x) = s.unit(u).cloned().filter(|x| x.alive()) {
+            let h = x.at().expect("alive");
+            for c in captains_in(s, h) {
+                let roll = d6(dice, &format!("wound check, {c} (+{} CH)", x.ch), &Serves::high(other(&x.side)));
+                let total = roll + x.ch;
+                let wounded = total >= s.tables.wounds.threshold;
+                ev.push(Event::all(format!(
+                    "Wound check for {c} with {u}: {roll} + {} CH = {total}: {} (13.2).",
+                    x.ch,
+                    if wounded { "wounded" } else { "unharmed" }
+                )));
+                if wounded {
+                    wounds_table(s, &c, dice, ev);
+                }
+            }
+        }
+    }
+    // Advance (10.9): the lead unit must enter the emptied hex.
+    let empty = s.unit_at(dh).is_none();
+    let lead_now = s.unit(&lead.name).cloned().filter(|u| u.alive());
+    if empty {
+        if let Some(l) = lead_now {
+            let from = l.at().expect("alive");
+            if s.passable(dh) {
+                s.unit_mut(&l.name).expect("unit").hex = dh.to_string();
+                for c in captains_in(s, from) {
+                    if side_of_leader(s, &c).as_deref() == Some(l.side.as_str()) {
+                        move_leader(s, &c, dh);
+                    }
+                }
+                ev.push(Event::all(format!("{} advances into {dh} (10.9).", l.name)));
+                // An enemy Captain alone in the hex escapes (13.2.5).
+                for c in captains_in(s, dh) {
+                    if side_of_leader(s, &c).as_deref() != Some(l.side.as_str()) {
+                        escape(s, &c, dh, ev);
+                    }
+                }
+                super::act::reaction_pivots(s, &l.name, dice, ev);
+                super::act::release_near(s, dh, &l.side, ev);
+            }
+        }
+    }
+}
+
+fn move_leader(s: &mut State, name: &str, to: Hex) {
+    for b in s.battles.iter_mut() {
+        if b.captain.name == name {
+            b.captain.hex = to.to_string();
+        }
+        for q in b.squads.iter_mut() {
+            if q.leader.name == name {
+                q.leader.hex = to.to_string();
+            }
+        }
+    }
+}
+
+pub fn col_name(c: i32) -> String {
+    match c {
+        0 => "column 0".into(),
+        c if c > 0 => format!("column {c}R"),
+        c => format!("column {}L", -c),
+    }
+}
+
+/// A retreat (10.7.1, 10.7.2, reading A16; S2.8's Tiber, A17).
+fn retreat(s: &mut State, name: &str, from_attacker: Hex, dice: &mut dyn Dice, ev: &mut Vec<Event>) {
+    let u = s.unit(name).cloned().expect("unit");
+    let at = u.at().expect("alive");
+    let g = s.grid();
+    let Some(d) = g.direction(at, from_attacker) else { return };
+    let away = d.turn(3);
+    let candidates: Vec<Hex> = [away, away.turn(-1), away.turn(1)].iter().filter_map(|&x| g.neighbour(at, x)).collect();
+    let free = |h: &Hex| s.passable(*h) && s.unit_at(*h).is_none();
+    let pick = if candidates.first().map(free).unwrap_or(false) {
+        candidates.first().copied()
+    } else {
+        let sides: Vec<Hex> = candidates.iter().skip(1).copied().filter(free).collect();
+        sides.iter().find(|h| !s.enemy_zoc(**h, &u.side, u.cavalry())).or(sides.first()).copied()
+    };
+    match pick {
+        Some(h) => {
+            s.unit_mut(name).expect("unit").hex = h.to_string();
+            for c in captains_in(s, at) {
+                if side_of_leader(s, &c).as_deref() == Some(u.side.as_str()) {
+                    move_leader(s, &c, h);
+                }
+            }
+            ev.push(Event::all(format!("{name} retreats from {at} to {h} (10.7.1).")));
+            s.marks.push(h.to_string());
+            let kind = if u.militia { "militia" } else { u.kind.name() };
+            if s.terrain_at(h).map(|t| t.disorganize.iter().any(|k| k == kind)).unwrap_or(false) {
+                disorganize(s, name, false, dice, ev);
+            }
+        }
+        None => {
+            let river = candidates.iter().any(|h| s.map.glyph(*h) == 't');
+            if river {
+                ev.push(Event::all(format!("{name} must retreat into the Tiber and is eliminated (S2.8).")));
+                rout(s, name, dice, ev);
+            } else {
+                ev.push(Event::all(format!("{name} cannot retreat from {at}: 1 CH more (10.7.2).")));
+                take_ch(s, name, 1, dice, ev);
+            }
+        }
+    }
+}

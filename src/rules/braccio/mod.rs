@@ -1,0 +1,699 @@
+//! Braccio da Montone (rulebook: ../shared/rulebooks/braccio-da-montone.txt),
+//! a hex-and-counter game of condottieri battles with no game turns: the
+//! initiative passes by Captains' activations, a Continuum that the enemy
+//! may answer with an Interruptio. By mail each step awaits one role (the
+//! one deciding), an activation is one mailed plan run unit by unit, and
+//! the other side's answers inside it (Reaction Fire, reaction pivots,
+//! Countercharges, Interruptio) come from its standing policies, which
+//! only their owner sees. The readings of the engineering brief are cited
+//! by number (A01…), its rule ids R001… where useful.
+//!
+//! The map, the terrain chart, the tables and the order of battle are
+//! data (`games/braccio/`), copied into the state at set-up.
+
+mod act;
+mod data;
+mod demo;
+mod flow;
+mod melee;
+mod orders;
+mod random;
+mod view;
+
+use crate::dice::Dice;
+use crate::engine::{
+    Awaited, Event, LeakProbes, Outcome, Problem, Prompt, Rules, RulesetInfo, ScenarioInfo, View, Viewer, Vocabulary,
+};
+use crate::rules::shared::hex::{Arc, Dir, Grid, Hex, Offset, Vertex};
+use crate::rules::shared::sides::TwoSides;
+pub use orders::Order;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+pub const BRACCIO: &str = "braccio";
+pub const MALATESTA: &str = "malatesta";
+const TWO: TwoSides = TwoSides { first: (BRACCIO, "Braccesca"), second: (MALATESTA, "Malatestan") };
+
+pub fn other(side: &str) -> &'static str {
+    TWO.other(side)
+}
+
+pub fn side_name(side: &str) -> &'static str {
+    TWO.name(side)
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+fn is_zero(n: &i32) -> bool {
+    *n == 0
+}
+
+/// The kind of a combat unit, as the Unit Type Table reads it (A60).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    Cavalry,
+    Infantry,
+    Crossbowmen,
+}
+
+impl Kind {
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Cavalry => "cavalry",
+            Kind::Infantry => "infantry",
+            Kind::Crossbowmen => "crossbowmen",
+        }
+    }
+}
+
+/// A Captain, a Squad Leader or an Adjutant: his values and where he is.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Leader {
+    pub name: String,
+    pub combat: i32,
+    pub radius: i32,
+    /// `""` off the map (killed with no replacement, or removed).
+    pub hex: String,
+    /// The replacement's values, until he has taken over (13.3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub adjutant: Option<Deputy>,
+    /// Moved in this activation (13.1: once).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub moved: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Deputy {
+    pub name: String,
+    pub combat: i32,
+    pub radius: i32,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Squad {
+    /// The squad's letter ("A", "B"), its key in cases and facts.
+    #[serde(rename = "name")]
+    pub letter: String,
+    pub leader: Leader,
+}
+
+/// A Battle: its Captain, his CC on the CAT, its squads (Braccesca School)
+/// and its standing in the game.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Battle {
+    pub name: String,
+    pub code: String,
+    pub side: String,
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub militia: bool,
+    /// Released: may attempt Continuum and Interruptio, counts for the
+    /// Sudden End (A01). An inactive Battle is released by its Basic
+    /// Activation, a Heat event or an enemy arriving adjacent (A21).
+    pub released: bool,
+    /// Off the board for good (13.3.2, or no Captain left).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub removed: bool,
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub school: bool,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub double_general: Vec<String>,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub rally: String,
+    pub cc: i32,
+    pub cc0: i32,
+    pub captain: Leader,
+    /// The Captain is an Adjutant now: no General Order (13.3).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub adjutant: bool,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub squads: Vec<Squad>,
+}
+
+/// A combat unit.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Unit {
+    pub name: String,
+    pub code: String,
+    pub side: String,
+    pub battle: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub squad: String,
+    pub kind: Kind,
+    pub armour: String,
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub militia: bool,
+    /// Printed quality.
+    pub cr: i32,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub ch: i32,
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub disorganized: bool,
+    /// `""` once routed.
+    pub hex: String,
+    pub facing: Vertex,
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub fired: bool,
+    /// Given an order (or failed one) in this activation (5.0.1).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub ordered: bool,
+    /// Countercharged in this enemy activation (12.2).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub countered: bool,
+}
+
+impl Unit {
+    pub fn alive(&self) -> bool {
+        !self.hex.is_empty()
+    }
+    pub fn at(&self) -> Option<Hex> {
+        Hex::parse(&self.hex)
+    }
+    /// Current quality (Glossary: printed CR less CH).
+    pub fn q(&self) -> i32 {
+        self.cr - self.ch
+    }
+    pub fn cavalry(&self) -> bool {
+        self.kind == Kind::Cavalry
+    }
+    pub fn armour_rank(&self) -> i32 {
+        rank(&self.armour)
+    }
+}
+
+/// L < M < H (A30: the text's "P" is H).
+pub fn rank(armour: &str) -> i32 {
+    match armour {
+        "L" => 0,
+        "M" => 1,
+        _ => 2,
+    }
+}
+
+/// One terrain of the chart (terrain.toml).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Terrain {
+    pub glyph: String,
+    pub name: String,
+    /// Movement points, or "P": prohibited.
+    pub cavalry: String,
+    pub foot: String,
+    #[serde(default)]
+    pub carica: bool,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub disorganize: Vec<String>,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub defender_shift: i32,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub fire_target: i32,
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub blocks_los: bool,
+    pub colour: String,
+}
+
+/// The map as the state holds it: the pictures of the map file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MapData {
+    pub name: String,
+    pub columns: i32,
+    pub rows: i32,
+    #[serde(default)]
+    pub offset: Offset,
+    pub terrain: Vec<String>,
+    pub level: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub place: Vec<Place>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub line: Vec<MapLine>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Place {
+    pub name: String,
+    pub hexes: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MapLine {
+    pub name: String,
+    pub from: String,
+    pub to: String,
+}
+
+impl MapData {
+    pub fn grid(&self) -> Grid {
+        Grid { columns: self.columns, rows: self.rows, offset: self.offset }
+    }
+    fn cell(rows: &[String], h: Hex) -> Option<char> {
+        rows.get((h.row - 1) as usize)?.chars().nth((h.col - 1) as usize)
+    }
+    pub fn glyph(&self, h: Hex) -> char {
+        Self::cell(&self.terrain, h).unwrap_or(' ')
+    }
+    /// The level in half steps: 2, 4, 6, 8 for levels 1-4; 3, 5, 7 for the
+    /// intermediate a, b, c (8.2.5).
+    pub fn height(&self, h: Hex) -> i32 {
+        match Self::cell(&self.level, h) {
+            Some(c @ '1'..='4') => (c as i32 - '0' as i32) * 2,
+            Some('a') => 3,
+            Some('b') => 5,
+            Some('c') => 7,
+            _ => 2,
+        }
+    }
+}
+
+/// Which of the text's seven orders (5.4), as a General Order names them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OrderKind {
+    Move,
+    Charge,
+    Fire,
+    Reorganize,
+    Retreat,
+    Recover,
+}
+
+impl OrderKind {
+    pub const GENERAL: [OrderKind; 4] = [OrderKind::Move, OrderKind::Charge, OrderKind::Fire, OrderKind::Retreat];
+    pub fn word(self) -> &'static str {
+        match self {
+            OrderKind::Move => "MOVE",
+            OrderKind::Charge => "CHARGE",
+            OrderKind::Fire => "FIRE",
+            OrderKind::Reorganize => "REORGANIZE",
+            OrderKind::Retreat => "RETREAT",
+            OrderKind::Recover => "RECOVER",
+        }
+    }
+    pub fn from_word(w: &str) -> Option<OrderKind> {
+        match crate::rules::shared::parse::word(w).as_str() {
+            "MOVE" => Some(OrderKind::Move),
+            "CHARGE" | "CARICA" => Some(OrderKind::Charge),
+            "FIRE" => Some(OrderKind::Fire),
+            "REORGANIZE" | "REORGANISE" => Some(OrderKind::Reorganize),
+            "RETREAT" => Some(OrderKind::Retreat),
+            "RECOVER" | "RECOVERY" => Some(OrderKind::Recover),
+            _ => None,
+        }
+    }
+}
+
+/// How a Captain came to be active: what he may do depends on it (4.0
+/// s1.a: no General Order after an Interruptio).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Via {
+    Basic,
+    Continuum,
+    Interruptio,
+}
+
+/// A role's standing answers to what happens in the other side's
+/// activations (brief 3.4). Secret: only its owner and the moderator see
+/// it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Policy {
+    /// `ask`, `never`, `best` or a Captain's name.
+    pub interrupt: String,
+    /// Interrupt only with a CC at least this (0: any eligible).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub interrupt_min: i32,
+    /// `always`, `never`, `attackers`.
+    pub fire: String,
+    /// Reaction pivots: `always`, `never`, or `min` with `face_min`.
+    pub face: String,
+    pub face_min: i32,
+    /// Countercharges: `always`, `never`, or `min` with `counter_min`.
+    pub counter: String,
+    pub counter_min: i32,
+}
+
+impl Default for Policy {
+    fn default() -> Policy {
+        Policy {
+            interrupt: "ask".into(),
+            interrupt_min: 0,
+            fire: "always".into(),
+            face: "min".into(),
+            face_min: 4,
+            counter: "min".into(),
+            counter_min: 4,
+        }
+    }
+}
+
+/// What the game waits for.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum Pending {
+    /// `role` makes a Basic Activation (3.0 s1).
+    Activation {
+        role: String,
+    },
+    /// `role` may attempt a Continuum or pass (3.0 s2).
+    Continuum {
+        role: String,
+    },
+    /// `role` may attempt an Interruptio against `against`, whose plan
+    /// (secret) waits in `State::plans`.
+    Interruptio {
+        role: String,
+        against: String,
+    },
+    /// `role`'s `captain` is active and his plan is awaited.
+    Orders {
+        role: String,
+        captain: String,
+        via: Via,
+    },
+    Over,
+}
+
+impl Pending {
+    pub fn role(&self) -> Option<&str> {
+        match self {
+            Pending::Activation { role }
+            | Pending::Continuum { role }
+            | Pending::Interruptio { role, .. }
+            | Pending::Orders { role, .. } => Some(role),
+            Pending::Over => None,
+        }
+    }
+}
+
+/// A plan kept for later: the lines after `THEN`, or the plan that came
+/// with a Continuum while the enemy decides on an Interruptio. Secret.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Plan {
+    pub role: String,
+    /// Canonical lines, parsed again when the plan runs (brief 3.5).
+    pub lines: Vec<String>,
+}
+
+/// Numbers copied from tables.toml.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Tables {
+    pub cat: data::Cat,
+    pub movement: data::Movement,
+    pub melee: data::Melee,
+    pub fire: data::Fire,
+    pub unit_type: data::ShiftTable,
+    pub armour: data::ShiftTable,
+    pub wounds: data::Wounds,
+    pub victory: data::Victory,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Heat {
+    /// The box the Heat counter is in, from 1.
+    pub at: usize,
+    pub boxes: Vec<i32>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub event: Vec<data::HeatEvent>,
+}
+
+/// The running activation (4.0): kept in the state so that a `WAIT`
+/// resumes it in a later mail with its OP, markers and declared attacks.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Act {
+    pub role: String,
+    pub battle: String,
+    pub via: Via,
+    /// The General Order's kinds; empty: Individual Orders with OP.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub general: Vec<OrderKind>,
+    /// The squad giving orders now (School, 14.1.2), and those done.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub squad: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub squads_done: Vec<String>,
+    /// Attack and Carica! markers: (attacker, target), in declaration order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub attacks: Vec<(String, String)>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub carica: Vec<String>,
+    /// COMBAT lines: (target, lead), the order of resolution (10.5.2).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub combats: Vec<(String, String)>,
+    /// Carica! orders given (S4.2's count; A35).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub charges: i32,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct State {
+    pub scenario: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub options: Vec<String>,
+    pub map: MapData,
+    pub terrain: Vec<Terrain>,
+    pub tables: Tables,
+    pub battles: Vec<Battle>,
+    pub units: Vec<Unit>,
+    pub vp: BTreeMap<String, i32>,
+    pub vl: BTreeMap<String, i32>,
+    pub vp_per_vl: BTreeMap<String, i32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub heat: Option<Heat>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub no_continuum: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub automatic_defeat: Vec<String>,
+    /// The forced first activation (S2.2): this Battle, which cannot pass.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub first: String,
+    pub pending: Pending,
+    /// The Captain carrying the activation marker and how many activations
+    /// in a row he has made (4.3, 4.3.1; one marker for the game, A08).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub marker: String,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub marker_count: i32,
+    /// The Captain whose activation ended last (3.0 s2).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub last: String,
+    /// The OP left in the running or last activation (OP Track).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub op: i32,
+    pub policies: BTreeMap<String, Policy>,
+    /// Secret plans waiting: a `NEXT CONTINUUM`'s `THEN`, a Continuum's
+    /// plan while the Interruptio is decided.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub plans: Vec<Plan>,
+    /// `NEXT` pre-commitments per role ("pass" or a Captain), secret.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub next: BTreeMap<String, String>,
+    /// Hexes of the last activation, marked on the map.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub marks: Vec<String>,
+    pub activations: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub act: Option<Act>,
+    /// Leaders captured in an escape, whose fall is still to be scored.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub captured: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outcome: Option<Outcome>,
+}
+
+impl State {
+    pub fn grid(&self) -> Grid {
+        self.map.grid()
+    }
+    pub fn battle(&self, name: &str) -> Option<&Battle> {
+        self.battles.iter().find(|b| b.name == name)
+    }
+    pub fn battle_mut(&mut self, name: &str) -> Option<&mut Battle> {
+        self.battles.iter_mut().find(|b| b.name == name)
+    }
+    pub fn unit(&self, name: &str) -> Option<&Unit> {
+        self.units.iter().find(|u| u.name == name)
+    }
+    pub fn unit_mut(&mut self, name: &str) -> Option<&mut Unit> {
+        self.units.iter_mut().find(|u| u.name == name)
+    }
+    /// The combat unit in a hex (9.0.1: at most one).
+    pub fn unit_at(&self, h: Hex) -> Option<&Unit> {
+        let id = h.to_string();
+        self.units.iter().find(|u| u.hex == id)
+    }
+    pub fn terrain_at(&self, h: Hex) -> Option<&Terrain> {
+        let g = self.map.glyph(h).to_string();
+        self.terrain.iter().find(|t| t.glyph == g)
+    }
+    /// Movement points to enter `h` for a kind (None: prohibited).
+    pub fn cost(&self, h: Hex, cavalry: bool) -> Option<i32> {
+        let t = self.terrain_at(h)?;
+        let c = if cavalry { &t.cavalry } else { &t.foot };
+        c.parse().ok()
+    }
+    pub fn passable(&self, h: Hex) -> bool {
+        self.grid().contains(h) && self.cost(h, false).is_some()
+    }
+    /// The neighbour of a unit's hex across a hexside and how it lies for
+    /// the unit's facing.
+    pub fn arc_of(&self, u: &Unit, to: Hex) -> Option<Arc> {
+        let d = self.grid().direction(u.at()?, to)?;
+        Some(u.facing.arc(d))
+    }
+    pub fn front_hexes(&self, u: &Unit) -> Vec<Hex> {
+        let Some(at) = u.at() else { return Vec::new() };
+        u.facing.front().iter().filter_map(|&d| self.grid().neighbour(at, d)).collect()
+    }
+    /// Does an enemy of `side` exert a ZOC over `h` for a unit of this kind
+    /// (7.0, 7.0.1, 7.1.1: cavalry ignores foot ZOC)?
+    pub fn enemy_zoc(&self, h: Hex, side: &str, cavalry: bool) -> bool {
+        self.zoc_from(h, side, cavalry).next().is_some()
+    }
+    /// The enemy units whose ZOC covers `h` for a unit of `side`.
+    pub fn zoc_from<'a>(&'a self, h: Hex, side: &'a str, cavalry: bool) -> impl Iterator<Item = &'a Unit> + 'a {
+        let ok = self.passable(h);
+        self.units.iter().filter(move |e| {
+            ok && e.alive() && e.side != side && (!cavalry || e.cavalry()) && self.front_hexes(e).contains(&h)
+        })
+    }
+    pub fn adjacent_enemy(&self, h: Hex, side: &str) -> bool {
+        self.grid().neighbours(h).into_iter().any(|n| self.unit_at(n).map(|e| e.side != side).unwrap_or(false))
+    }
+    /// The Captain (or Adjutant) of a Battle and the leader a unit takes
+    /// orders from: its Squad Leader in a School Battle (14.2.2).
+    pub fn commander_of(&self, u: &Unit) -> Option<&Leader> {
+        let b = self.battle(&u.battle)?;
+        if u.squad.is_empty() {
+            Some(&b.captain)
+        } else {
+            b.squads.iter().find(|q| q.letter == u.squad).map(|q| &q.leader)
+        }
+    }
+    pub fn roles(&self) -> [&'static str; 2] {
+        [BRACCIO, MALATESTA]
+    }
+    pub fn option(&self, o: &str) -> bool {
+        self.options.iter().any(|x| x == o)
+    }
+    /// Captains of `side` that are on the map.
+    pub fn captains<'a>(&'a self, side: &'a str) -> impl Iterator<Item = &'a Battle> + 'a {
+        self.battles.iter().filter(move |b| b.side == side && !b.removed)
+    }
+}
+
+/// The direction one vertex of rotation at a time, for a pivot from
+/// `from` to face `to`: the vertices between, clockwise or back.
+pub fn turns(from: Vertex, to: Vertex) -> i32 {
+    let d = (to as i32 - from as i32).rem_euclid(6);
+    d.min(6 - d)
+}
+
+/// The vertex that brings neighbour direction `d` into a unit's front.
+pub fn facing_towards(d: Dir) -> [Vertex; 2] {
+    // Vertex v's front is Dir v and Dir v+1 (hex::Vertex::front).
+    [Vertex::ALL[d.index()], Vertex::ALL[(d.index() + 5) % 6]]
+}
+
+pub struct Braccio;
+
+impl Rules for Braccio {
+    type State = State;
+    type Order = Order;
+
+    fn info(&self) -> RulesetInfo {
+        RulesetInfo {
+            name: "braccio",
+            title: "Braccio da Montone",
+            scenarios: vec![ScenarioInfo {
+                name: "sant-egidio".into(),
+                roles: vec![BRACCIO.into(), MALATESTA.into()],
+                about: "Lord of Perugia: Sant'Egidio, 1416 (historical set-up; +short: the short game, S2.9.2)".into(),
+                variants: vec!["short".into()],
+            }],
+            moderated: false,
+            step_kinds: &["activation", "continuum", "interruptio", "orders"],
+            step_limit: Some(1500),
+        }
+    }
+
+    fn setup(&self, scenario: &str) -> Result<State, String> {
+        data::setup(scenario)
+    }
+
+    fn awaited(&self, s: &State) -> Awaited {
+        match s.pending.role() {
+            None => Awaited::default(),
+            Some(role) => {
+                let kind = match &s.pending {
+                    Pending::Activation { .. } => "activation",
+                    Pending::Continuum { .. } => "continuum",
+                    Pending::Interruptio { .. } => "interruptio",
+                    _ => "orders",
+                };
+                let mut a = Awaited::new(kind, &[role]);
+                // The other side may set its policies at any time (3.4).
+                a.optional = vec![other(role).to_string()];
+                a
+            }
+        }
+    }
+
+    fn prompt(&self, s: &State, role: &str) -> Prompt {
+        view::prompt(s, role)
+    }
+
+    fn parse(&self, s: &State, role: &str, line: &str) -> Result<Order, Problem> {
+        orders::parse(s, role, line)
+    }
+
+    fn validate(&self, s: &State, role: &str, orders: &[Order]) -> Vec<(usize, Problem)> {
+        flow::validate(s, role, orders)
+    }
+
+    fn default_orders(&self, s: &State, role: &str) -> Vec<Order> {
+        random::defaults(s, role)
+    }
+
+    fn vocabulary(&self, s: &State, role: &str) -> Vocabulary {
+        let _ = role;
+        let mut names: Vec<String> = s.units.iter().map(|u| u.name.clone()).collect();
+        names.extend(s.battles.iter().map(|b| b.captain.name.clone()));
+        Vocabulary { verbs: orders::VERBS.iter().map(|v| v.to_string()).collect(), names }
+    }
+
+    fn leak_probes(&self, s: &State, role: &str) -> LeakProbes {
+        view::leak_probes(s, role)
+    }
+
+    fn demo(&self, s: &State, pass: usize) -> Option<Vec<crate::engine::DemoMail>> {
+        demo::mails(s, pass)
+    }
+
+    fn resolve(&self, s: &mut State, orders: &BTreeMap<String, Vec<Order>>, dice: &mut dyn Dice) -> Vec<Event> {
+        flow::resolve(s, orders, dice)
+    }
+
+    fn view(&self, s: &State, viewer: &Viewer) -> View {
+        view::view(s, viewer)
+    }
+
+    fn outcome(&self, s: &State) -> Option<Outcome> {
+        s.outcome.clone()
+    }
+
+    fn random_orders(&self, s: &State, role: &str, pick: &mut dyn FnMut(usize) -> usize) -> Vec<Order> {
+        random::orders(s, role, pick)
+    }
+}

@@ -1,0 +1,470 @@
+//! Order syntax (brief 4): activation headers, plan lines and policy
+//! lines, each with its canonical form. Parsing reads names, hex ids and
+//! keywords only, never positions, so a stored plan re-parses the same at
+//! execution; legality is the plan's validation and execution.
+
+use super::*;
+use crate::rules::shared::names;
+use crate::rules::shared::parse::{self, Line};
+use std::fmt;
+
+pub const VERBS: &[&str] = &[
+    "ACTIVATE",
+    "CONTINUUM",
+    "PASS",
+    "INTERRUPT",
+    "NO",
+    "MOVE",
+    "CHARGE",
+    "CARICA",
+    "FIRE",
+    "REORGANIZE",
+    "RETREAT",
+    "CAPTAIN",
+    "LEADER",
+    "SQUAD",
+    "COMBAT",
+    "NEXT",
+    "THEN",
+    "WAIT",
+    "REACT",
+];
+
+/// One step of a path: a hex entered or a pivot to a facing.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum Step {
+    Hex(String),
+    Face(Vertex),
+}
+
+/// A policy line (brief 3.4).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum PolicyLine {
+    /// `ask`, `never`, `best` or a Battle's name; and a least CC.
+    Interrupt(String, i32),
+    Fire(String),
+    Face(String, i32),
+    Counter(String, i32),
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum Order {
+    Activate {
+        battle: String,
+        general: Vec<OrderKind>,
+    },
+    Continuum {
+        battle: String,
+    },
+    Pass,
+    Interrupt {
+        battle: String,
+    },
+    NoInterrupt,
+    Move {
+        unit: String,
+        path: Vec<Step>,
+        attack: Option<String>,
+    },
+    Charge {
+        unit: String,
+        path: Vec<Step>,
+        attack: String,
+    },
+    Fire {
+        unit: String,
+        face: Option<Vertex>,
+        at: String,
+    },
+    Reorganize {
+        unit: String,
+    },
+    Retreat {
+        unit: String,
+        to: Option<String>,
+    },
+    Captain {
+        path: Vec<String>,
+    },
+    Leader {
+        leader: String,
+        path: Vec<String>,
+    },
+    Squad {
+        leader: String,
+    },
+    Combat {
+        target: String,
+        lead: Option<String>,
+    },
+    Wait,
+    /// `NEXT CONTINUUM <battle>` or `NEXT PASS` (`pass`).
+    Next {
+        what: String,
+    },
+    Then,
+    Policy(PolicyLine),
+}
+
+impl Order {
+    /// A line that sets a policy rather than acting now.
+    pub fn is_policy(&self) -> bool {
+        matches!(self, Order::Policy(_))
+    }
+    /// The unit the line orders, if it orders one.
+    pub fn unit(&self) -> Option<&str> {
+        match self {
+            Order::Move { unit, .. }
+            | Order::Charge { unit, .. }
+            | Order::Fire { unit, .. }
+            | Order::Reorganize { unit }
+            | Order::Retreat { unit, .. } => Some(unit),
+            _ => None,
+        }
+    }
+    pub fn kind(&self) -> Option<OrderKind> {
+        Some(match self {
+            Order::Move { .. } => OrderKind::Move,
+            Order::Charge { .. } => OrderKind::Charge,
+            Order::Fire { .. } => OrderKind::Fire,
+            Order::Reorganize { .. } => OrderKind::Reorganize,
+            Order::Retreat { .. } => OrderKind::Retreat,
+            _ => return None,
+        })
+    }
+}
+
+pub fn vertex_word(v: Vertex) -> &'static str {
+    match v {
+        Vertex::NE => "NE",
+        Vertex::E => "E",
+        Vertex::SE => "SE",
+        Vertex::SW => "SW",
+        Vertex::W => "W",
+        Vertex::NW => "NW",
+    }
+}
+
+/// A facing: a vertex's compass name or its clock hour (brief 4).
+pub fn vertex(t: &str) -> Option<Vertex> {
+    Some(match parse::word(t).as_str() {
+        "NE" | "1" => Vertex::NE,
+        "E" | "3" => Vertex::E,
+        "SE" | "5" => Vertex::SE,
+        "SW" | "7" => Vertex::SW,
+        "W" | "9" => Vertex::W,
+        "NW" | "11" => Vertex::NW,
+        _ => return None,
+    })
+}
+
+fn path_text(p: &[Step]) -> String {
+    p.iter()
+        .map(|x| match x {
+            Step::Hex(h) => h.clone(),
+            Step::Face(v) => format!("FACE {}", vertex_word(*v)),
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn join(parts: &[String]) -> String {
+    parts.iter().filter(|p| !p.is_empty()).cloned().collect::<Vec<_>>().join(" ")
+}
+
+impl fmt::Display for Order {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let t = match self {
+            Order::Activate { battle, general } if general.is_empty() => format!("ACTIVATE {battle}"),
+            Order::Activate { battle, general } => format!(
+                "ACTIVATE {battle} GENERAL {}",
+                general.iter().map(|k| k.word()).collect::<Vec<_>>().join(" + ")
+            ),
+            Order::Continuum { battle } => format!("CONTINUUM {battle}"),
+            Order::Pass => "PASS".into(),
+            Order::Interrupt { battle } => format!("INTERRUPT WITH {battle}"),
+            Order::NoInterrupt => "NO INTERRUPT".into(),
+            Order::Move { unit, path, attack } => join(&[
+                format!("MOVE {unit}"),
+                path_text(path),
+                attack.as_ref().map(|a| format!("ATTACK {a}")).unwrap_or_default(),
+            ]),
+            Order::Charge { unit, path, attack } => {
+                join(&[format!("CHARGE {unit}"), path_text(path), format!("ATTACK {attack}")])
+            }
+            Order::Fire { unit, face, at } => join(&[
+                format!("FIRE {unit}"),
+                face.map(|v| format!("FACE {}", vertex_word(v))).unwrap_or_default(),
+                format!("AT {at}"),
+            ]),
+            Order::Reorganize { unit } => format!("REORGANIZE {unit}"),
+            Order::Retreat { unit, to } => {
+                join(&[format!("RETREAT {unit}"), to.as_ref().map(|h| format!("TO {h}")).unwrap_or_default()])
+            }
+            Order::Captain { path } => format!("CAPTAIN {}", path.join(" ")),
+            Order::Leader { leader, path } => format!("LEADER {leader} {}", path.join(" ")),
+            Order::Squad { leader } => format!("SQUAD {leader}"),
+            Order::Combat { target, lead } => {
+                join(&[format!("COMBAT {target}"), lead.as_ref().map(|l| format!("LEAD {l}")).unwrap_or_default()])
+            }
+            Order::Wait => "WAIT".into(),
+            Order::Next { what } if what == "pass" => "NEXT PASS".into(),
+            Order::Next { what } => format!("NEXT CONTINUUM {what}"),
+            Order::Then => "THEN".into(),
+            Order::Policy(p) => match p {
+                PolicyLine::Interrupt(m, min) => {
+                    let head = match m.as_str() {
+                        "ask" => "INTERRUPT ASK".to_string(),
+                        "never" => "INTERRUPT NEVER".to_string(),
+                        "best" => "INTERRUPT WITH BEST".to_string(),
+                        b => format!("INTERRUPT WITH {b}"),
+                    };
+                    if *min > 0 && m != "ask" && m != "never" {
+                        format!("{head} MIN {min}")
+                    } else {
+                        head
+                    }
+                }
+                PolicyLine::Fire(m) => format!("REACT FIRE {}", m.to_uppercase()),
+                PolicyLine::Face(m, n) | PolicyLine::Counter(m, n) => {
+                    let what = if matches!(p, PolicyLine::Face(..)) { "FACE" } else { "COUNTERCHARGE" };
+                    if m == "min" {
+                        format!("REACT {what} MIN {n}")
+                    } else {
+                        format!("REACT {what} {}", m.to_uppercase())
+                    }
+                }
+            },
+        };
+        f.write_str(&t)
+    }
+}
+
+fn battle_name(s: &State, text: &str) -> Result<String, Problem> {
+    let names: Vec<&str> = s.battles.iter().map(|b| b.name.as_str()).collect();
+    // A Captain answers to his Battle's name and to his own (an Adjutant's).
+    if let Some(b) = s.battles.iter().find(|b| names::fold(&b.captain.name) == names::fold(text)) {
+        return Ok(b.name.clone());
+    }
+    names::find(&names, text, "Captain").map(|i| names[i].to_string())
+}
+
+fn unit_name(s: &State, text: &str) -> Result<String, Problem> {
+    let names: Vec<&str> = s.units.iter().map(|u| u.name.as_str()).collect();
+    names::find(&names, text, "unit").map(|i| names[i].to_string())
+}
+
+fn leader_name(s: &State, text: &str) -> Result<String, Problem> {
+    let names: Vec<&str> = s.battles.iter().flat_map(|b| b.squads.iter().map(|q| q.leader.name.as_str())).collect();
+    names::find(&names, text, "Squad Leader").map(|i| names[i].to_string())
+}
+
+fn hex_id(s: &State, t: &str) -> Result<String, Problem> {
+    match Hex::parse(t) {
+        Some(h) if s.grid().contains(h) => Ok(h.to_string()),
+        Some(h) => Err(Problem::new(format!("{h} is off the map ({} columns, {} rows)", s.map.columns, s.map.rows))),
+        None => {
+            Err(Problem::new(format!("{t:?} is not a hex")).hint("write a hex as four digits, column then row: 2122"))
+        }
+    }
+}
+
+/// A target: a hex id, or a unit's name (kept as written canonically).
+fn target(s: &State, t: &str) -> Result<String, Problem> {
+    if Hex::parse(t.trim()).is_some() {
+        hex_id(s, t.trim())
+    } else {
+        unit_name(s, t)
+    }
+}
+
+/// `<unit> [<hex> | FACE <v>]…`: the unit's name is what comes before the
+/// first hex or FACE.
+fn unit_and_path(s: &State, text: &str) -> Result<(String, Vec<Step>), Problem> {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let cut = words.iter().position(|w| Hex::parse(w).is_some() || parse::word(w) == "FACE").unwrap_or(words.len());
+    if cut == 0 {
+        return Err(Problem::new("the unit's name is missing").hint("MOVE Tartaglia-A1 1922 2022 ATTACK 2122"));
+    }
+    let unit = unit_name(s, &words[..cut].join(" "))?;
+    let mut path = Vec::new();
+    let mut i = cut;
+    while i < words.len() {
+        if parse::word(words[i]) == "FACE" {
+            let v = words.get(i + 1).and_then(|w| vertex(w)).ok_or_else(|| {
+                Problem::new("FACE needs a vertex").hint("FACE NE, E, SE, SW, W or NW (or the clock: 1 3 5 7 9 11)")
+            })?;
+            path.push(Step::Face(v));
+            i += 2;
+        } else {
+            path.push(Step::Hex(hex_id(s, words[i])?));
+            i += 1;
+        }
+    }
+    Ok((unit, path))
+}
+
+fn hexes(s: &State, text: &str) -> Result<Vec<String>, Problem> {
+    let v: Result<Vec<String>, Problem> = text.split_whitespace().map(|w| hex_id(s, w)).collect();
+    let v = v?;
+    if v.is_empty() {
+        return Err(Problem::new("no hex given").hint("CAPTAIN 2021 2121: the hexes entered in turn"));
+    }
+    Ok(v)
+}
+
+fn mode(t: &str, allowed: &[&str], what: &str) -> Result<(String, i32), Problem> {
+    let words: Vec<&str> = t.split_whitespace().collect();
+    let first = words.first().map(|w| parse::word(w)).unwrap_or_default();
+    if first == "MIN" {
+        let n = parse::number(words.get(1).copied().unwrap_or(""), 0..=12, "MIN")?;
+        return Ok(("min".into(), n));
+    }
+    if allowed.iter().any(|a| a.eq_ignore_ascii_case(&first)) && words.len() == 1 {
+        return Ok((first.to_lowercase(), 0));
+    }
+    Err(Problem::new(format!("{what} takes {} or MIN <n>", allowed.join(", ")))
+        .hint(format!("REACT {what} {}", allowed[0])))
+}
+
+pub fn parse(s: &State, _role: &str, text: &str) -> Result<Order, Problem> {
+    let l = Line::new(text).ok_or_else(|| Problem::new("empty line"))?;
+    let rest = l.rest;
+    Ok(match l.key().as_str() {
+        "ACTIVATE" => match parse::split(rest, "GENERAL") {
+            Some((b, kinds)) => {
+                let battle = battle_name(s, b)?;
+                let mut general = Vec::new();
+                for k in kinds.split('+') {
+                    let k = OrderKind::from_word(k.trim()).ok_or_else(|| {
+                        Problem::new(format!("{:?} is not an order a General Order can give", k.trim()))
+                            .hint("GENERAL MOVE, CHARGE, FIRE, RETREAT or RECOVER; a double: GENERAL CHARGE + MOVE")
+                    })?;
+                    if k == OrderKind::Reorganize {
+                        return Err(Problem::new("Reorganization is an Individual Order only (5.4.3)"));
+                    }
+                    general.push(k);
+                }
+                if general.len() > 2 {
+                    return Err(Problem::new("a General Order names one order, or two for a double (5.2.2)"));
+                }
+                Order::Activate { battle, general }
+            }
+            None => Order::Activate { battle: battle_name(s, rest)?, general: Vec::new() },
+        },
+        "CONTINUUM" => Order::Continuum { battle: battle_name(s, rest)? },
+        "PASS" if rest.is_empty() => Order::Pass,
+        "INTERRUPT" => {
+            let words: Vec<&str> = rest.split_whitespace().collect();
+            match words.first().map(|w| parse::word(w)).as_deref() {
+                Some("ASK") if words.len() == 1 => Order::Policy(PolicyLine::Interrupt("ask".into(), 0)),
+                Some("NEVER") if words.len() == 1 => Order::Policy(PolicyLine::Interrupt("never".into(), 0)),
+                Some("WITH") => {
+                    let body = words[1..].join(" ");
+                    let (who, min) = match parse::split(&body, "MIN") {
+                        Some((w, n)) => (w.to_string(), parse::number(n, 1..=12, "MIN")?),
+                        None => (body.clone(), 0),
+                    };
+                    if parse::word(&who) == "BEST" {
+                        Order::Policy(PolicyLine::Interrupt("best".into(), min))
+                    } else if min > 0 {
+                        Order::Policy(PolicyLine::Interrupt(battle_name(s, &who)?, min))
+                    } else {
+                        Order::Interrupt { battle: battle_name(s, &who)? }
+                    }
+                }
+                _ => {
+                    return Err(Problem::new("INTERRUPT what?").hint(
+                        "INTERRUPT WITH <captain> (now), or a policy: INTERRUPT ASK, INTERRUPT NEVER, INTERRUPT WITH BEST MIN 5",
+                    ))
+                }
+            }
+        }
+        "NO" if parse::word(rest) == "INTERRUPT" => Order::NoInterrupt,
+        "MOVE" => {
+            let (body, attack) = match parse::split(rest, "ATTACK") {
+                Some((b, t)) => (b, Some(target(s, t)?)),
+                None => (rest, None),
+            };
+            let (unit, path) = unit_and_path(s, body)?;
+            Order::Move { unit, path, attack }
+        }
+        "CHARGE" | "CARICA" => {
+            let (body, t) = parse::split(rest, "ATTACK").ok_or_else(|| {
+                Problem::new("a Carica! must attack an enemy unit (5.4.5)").hint("CHARGE Tartaglia-A1 1922 2022 ATTACK 2122")
+            })?;
+            let (unit, path) = unit_and_path(s, body)?;
+            Order::Charge { unit, path, attack: target(s, t)? }
+        }
+        "FIRE" => {
+            let (body, t) = parse::split(rest, "AT")
+                .ok_or_else(|| Problem::new("FIRE needs a target").hint("FIRE Guido-5 AT Tartaglia-A1 (or AT 2122)"))?;
+            let (unit, path) = unit_and_path(s, body)?;
+            let face = match path.as_slice() {
+                [] => None,
+                [Step::Face(v)] => Some(*v),
+                _ => return Err(Problem::new("a unit that fires does not move; it may pivot once first (5.4.2)")
+                    .hint("FIRE Guido-5 FACE W AT 2122")),
+            };
+            Order::Fire { unit, face, at: target(s, t)? }
+        }
+        "REORGANIZE" | "REORGANISE" => Order::Reorganize { unit: unit_name(s, rest)? },
+        "RETREAT" => match parse::split(rest, "TO") {
+            Some((u, h)) => Order::Retreat { unit: unit_name(s, u)?, to: Some(hex_id(s, h)?) },
+            None => Order::Retreat { unit: unit_name(s, rest)?, to: None },
+        },
+        "CAPTAIN" => Order::Captain { path: hexes(s, rest)? },
+        "LEADER" => {
+            let words: Vec<&str> = rest.split_whitespace().collect();
+            let cut = words.iter().position(|w| Hex::parse(w).is_some()).unwrap_or(words.len());
+            Order::Leader { leader: leader_name(s, &words[..cut].join(" "))?, path: hexes(s, &words[cut..].join(" "))? }
+        }
+        "SQUAD" => Order::Squad { leader: leader_name(s, rest)? },
+        "COMBAT" => match parse::split(rest, "LEAD") {
+            Some((t, u)) => Order::Combat { target: target(s, t)?, lead: Some(unit_name(s, u)?) },
+            None => Order::Combat { target: target(s, rest)?, lead: None },
+        },
+        "WAIT" if rest.is_empty() => Order::Wait,
+        "THEN" if rest.is_empty() => Order::Then,
+        "NEXT" => {
+            if parse::word(rest) == "PASS" {
+                Order::Next { what: "pass".into() }
+            } else if let Some(b) = parse::keyword(rest, "CONTINUUM") {
+                Order::Next { what: battle_name(s, b)? }
+            } else {
+                return Err(Problem::new("NEXT CONTINUUM <captain> or NEXT PASS").hint("NEXT CONTINUUM Piccinino"));
+            }
+        }
+        "REACT" => {
+            let words: Vec<&str> = rest.split_whitespace().collect();
+            let what = words.first().map(|w| parse::word(w)).unwrap_or_default();
+            let tail = words.get(1..).unwrap_or(&[]).join(" ");
+            match what.as_str() {
+                "FIRE" => {
+                    let (m, _) = mode(&tail, &["ALWAYS", "NEVER", "ATTACKERS"], "FIRE")?;
+                    if m == "min" {
+                        return Err(Problem::new("REACT FIRE takes ALWAYS, NEVER or ATTACKERS"));
+                    }
+                    Order::Policy(PolicyLine::Fire(m))
+                }
+                "FACE" => {
+                    let (m, n) = mode(&tail, &["ALWAYS", "NEVER"], "FACE")?;
+                    Order::Policy(PolicyLine::Face(m, n))
+                }
+                "COUNTERCHARGE" => {
+                    let (m, n) = mode(&tail, &["ALWAYS", "NEVER"], "COUNTERCHARGE")?;
+                    Order::Policy(PolicyLine::Counter(m, n))
+                }
+                _ => {
+                    return Err(Problem::new("REACT FIRE, REACT FACE or REACT COUNTERCHARGE")
+                        .hint("REACT FIRE ATTACKERS, REACT FACE MIN 4, REACT COUNTERCHARGE ALWAYS"))
+                }
+            }
+        }
+        _ => {
+            return Err(Problem::new(format!("{:?} is not an order of Braccio da Montone", l.verb)).hint(
+                "ACTIVATE, CONTINUUM, PASS, INTERRUPT, MOVE, CHARGE, FIRE, REORGANIZE, RETREAT, CAPTAIN, LEADER, SQUAD, COMBAT, NEXT, THEN, REACT",
+            ))
+        }
+    })
+}

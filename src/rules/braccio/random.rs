@@ -1,0 +1,256 @@
+//! The no-moves policy (brief 3.6) and random legal play for the
+//! conformance test: plans that close with the enemy, fire, attack and
+//! charge, chain Continuums and set policies.
+
+use super::flow::{can_activate, can_continuum, can_interrupt, eligible};
+use super::orders::{PolicyLine, Step};
+use super::*;
+
+/// What a silent role is taken to have sent: the eligible Captain with
+/// the lowest CC and no orders (A05), or for the forced first activation
+/// one order in place; PASS; NO INTERRUPT; no further orders.
+pub fn defaults(s: &State, role: &str) -> Vec<Order> {
+    match &s.pending {
+        Pending::Activation { role: r } if r == role => {
+            let can = eligible(s, role, can_activate);
+            let Some(b) = can.iter().min_by_key(|b| s.battle(b).map(|x| x.cc).unwrap_or(0)).cloned() else {
+                return Vec::new();
+            };
+            let mut v = vec![Order::Activate { battle: b.clone(), general: Vec::new() }];
+            if !s.first.is_empty() {
+                // S2.2: the first activation cannot pass: one unit is
+                // ordered to stand (a Move order with no movement).
+                let bt = s.battle(&b).expect("battle");
+                let squad = bt.squads.first().map(|q| q.letter.clone()).unwrap_or_default();
+                if let Some(q) = bt.squads.first() {
+                    v.push(Order::Squad { leader: q.leader.name.clone() });
+                }
+                if let Some(u) = s.units.iter().find(|u| u.battle == b && u.alive() && u.squad == squad) {
+                    v.push(Order::Move { unit: u.name.clone(), path: Vec::new(), attack: None });
+                }
+            }
+            v
+        }
+        Pending::Continuum { role: r } if r == role => vec![Order::Pass],
+        Pending::Interruptio { role: r, .. } if r == role => vec![Order::NoInterrupt],
+        _ => Vec::new(),
+    }
+}
+
+fn pick_of<'a, T>(v: &'a [T], pick: &mut dyn FnMut(usize) -> usize) -> Option<&'a T> {
+    (!v.is_empty()).then(|| &v[pick(v.len())])
+}
+
+pub fn orders(s: &State, role: &str, pick: &mut dyn FnMut(usize) -> usize) -> Vec<Order> {
+    let mut out = Vec::new();
+    // Now and then a policy line, from either role.
+    if pick(6) == 0 {
+        out.push(Order::Policy(match pick(4) {
+            0 => match pick(3) {
+                0 => PolicyLine::Interrupt("ask".into(), 0),
+                1 => PolicyLine::Interrupt("never".into(), 0),
+                _ => PolicyLine::Interrupt("best".into(), [0, 3, 5][pick(3)]),
+            },
+            1 => PolicyLine::Fire(["always", "never", "attackers"][pick(3)].into()),
+            2 => PolicyLine::Face(["always", "never", "min"][pick(3)].into(), 4),
+            _ => PolicyLine::Counter(["always", "never", "min"][pick(3)].into(), 4),
+        }));
+    }
+    if s.pending.role() != Some(role) {
+        return out;
+    }
+    match s.pending.clone() {
+        Pending::Activation { .. } => {
+            let can = eligible(s, role, can_activate);
+            let Some(b) = pick_of(&can, pick).cloned() else { return out };
+            out.push(Order::Activate { battle: b.clone(), general: Vec::new() });
+            let cc = s.battle(&b).map(|x| x.cc).unwrap_or(1);
+            let mut plan = plan_for(s, &b, cc, pick);
+            if !s.first.is_empty() && !plan.iter().any(|o| o.unit().is_some()) {
+                plan = defaults(s, role).split_off(1);
+            }
+            out.extend(plan);
+            out.extend(next(s, role, &b, pick));
+        }
+        Pending::Continuum { .. } => {
+            let can = eligible(s, role, can_continuum);
+            match pick_of(&can, pick).cloned() {
+                Some(b) if pick(4) > 0 => {
+                    out.push(Order::Continuum { battle: b.clone() });
+                    let cc = s.battle(&b).map(|x| x.cc).unwrap_or(2);
+                    out.extend(plan_for(s, &b, cc - 1, pick));
+                }
+                _ => out.push(Order::Pass),
+            }
+        }
+        Pending::Interruptio { .. } => {
+            let can = eligible(s, role, can_interrupt);
+            match pick_of(&can, pick).cloned() {
+                Some(b) if pick(2) == 0 => {
+                    out.push(Order::Interrupt { battle: b.clone() });
+                    let cc = s.battle(&b).map(|x| x.cc).unwrap_or(2);
+                    out.extend(plan_for(s, &b, cc - 1, pick));
+                }
+                _ => out.push(Order::NoInterrupt),
+            }
+        }
+        Pending::Orders { captain, .. } => {
+            let op = if s.act.is_some() { s.op } else { s.battle(&captain).map(|b| b.cc).unwrap_or(1) };
+            out.extend(plan_for(s, &captain, op, pick));
+        }
+        Pending::Over => {}
+    }
+    out
+}
+
+/// Sometimes a pre-committed NEXT.
+fn next(s: &State, role: &str, just: &str, pick: &mut dyn FnMut(usize) -> usize) -> Vec<Order> {
+    match pick(3) {
+        0 => vec![Order::Next { what: "pass".into() }],
+        1 => {
+            let can: Vec<String> = eligible(s, role, can_continuum).into_iter().filter(|b| b != just).collect();
+            match pick_of(&can, pick) {
+                Some(b) => vec![Order::Next { what: b.clone() }],
+                None => Vec::new(),
+            }
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// A plan for `battle` within `op` OP: for each squad (or the Battle),
+/// some of its units fire, attack, charge or close with the enemy.
+fn plan_for(s: &State, battle: &str, op: i32, pick: &mut dyn FnMut(usize) -> usize) -> Vec<Order> {
+    let Some(b) = s.battle(battle) else { return Vec::new() };
+    let mut out = Vec::new();
+    let mut left = op;
+    let groups: Vec<(Option<String>, String)> = if b.squads.is_empty() {
+        vec![(None, String::new())]
+    } else {
+        b.squads.iter().map(|q| (Some(q.leader.name.clone()), q.letter.clone())).collect()
+    };
+    for (leader, letter) in groups {
+        if let Some(l) = leader {
+            out.push(Order::Squad { leader: l });
+        }
+        let command = super::act::in_command(s, battle, &letter);
+        for u in s.units.iter().filter(|u| u.battle == battle && u.squad == letter && u.alive()) {
+            let cost = if command.contains(&u.name) { 1 } else { 2 };
+            if cost > left || pick(4) == 0 {
+                continue;
+            }
+            let Some(o) = unit_order(s, u, cost == 2, pick) else { continue };
+            left -= cost;
+            out.push(o);
+        }
+    }
+    out
+}
+
+fn nearest_enemy(s: &State, u: &Unit) -> Option<Hex> {
+    let at = u.at()?;
+    let g = s.grid();
+    s.units
+        .iter()
+        .filter(|e| e.alive() && e.side != u.side)
+        .filter_map(|e| e.at())
+        .min_by_key(|h| (g.distance(at, *h), *h))
+}
+
+fn unit_order(s: &State, u: &Unit, out_of_command: bool, pick: &mut dyn FnMut(usize) -> usize) -> Option<Order> {
+    let at = u.at()?;
+    let fronts = s.front_hexes(u);
+    let enemy_front: Vec<&Unit> = fronts.iter().filter_map(|h| s.unit_at(*h)).filter(|e| e.side != u.side).collect();
+    if !out_of_command {
+        if u.disorganized && !s.enemy_zoc(at, &u.side, false) && pick(2) == 0 {
+            return Some(Order::Reorganize { unit: u.name.clone() });
+        }
+        if u.kind == Kind::Crossbowmen && !u.fired {
+            let targets: Vec<&Unit> = s
+                .units
+                .iter()
+                .filter(|e| e.alive() && e.side != u.side && super::act::can_fire(s, u, e.at().expect("alive")).is_ok())
+                .collect();
+            if let Some(t) = pick_of(&targets, pick) {
+                return Some(Order::Fire { unit: u.name.clone(), face: None, at: t.name.clone() });
+            }
+        }
+        if let Some(e) = pick_of(&enemy_front, pick) {
+            return Some(Order::Move { unit: u.name.clone(), path: Vec::new(), attack: Some(e.name.clone()) });
+        }
+        if s.enemy_zoc(at, &u.side, u.cavalry()) {
+            return (pick(3) == 0).then(|| Order::Retreat { unit: u.name.clone(), to: None });
+        }
+    }
+    // Close with the nearest enemy: step by step through front hexes,
+    // pivoting toward it, within the allowance.
+    let goal = nearest_enemy(s, u)?;
+    let g = s.grid();
+    let mut path = Vec::new();
+    let (mut here, mut facing) = (at, u.facing);
+    let mut mp = if u.cavalry() { s.tables.movement.cavalry } else { s.tables.movement.foot };
+    let mut taken: Vec<Hex> = Vec::new();
+    while mp > 0 {
+        let fronts: Vec<Hex> = facing.front().iter().filter_map(|&d| g.neighbour(here, d)).collect();
+        let best = fronts
+            .iter()
+            .copied()
+            .filter(|h| {
+                s.cost(*h, u.cavalry()).map(|c| c <= mp).unwrap_or(false)
+                    && s.unit_at(*h).is_none()
+                    && !taken.contains(h)
+            })
+            .filter(|h| g.distance(*h, goal) < g.distance(here, goal))
+            .min_by_key(|h| (g.distance(*h, goal), *h));
+        match best {
+            Some(h) => {
+                mp -= s.cost(h, u.cavalry()).unwrap_or(1);
+                path.push(Step::Hex(h.to_string()));
+                taken.push(h);
+                here = h;
+                if s.enemy_zoc(h, &u.side, u.cavalry()) || g.distance(h, goal) <= 1 {
+                    break;
+                }
+            }
+            None => {
+                let Some(d) = Dir::ALL
+                    .iter()
+                    .copied()
+                    .filter(|&d| g.neighbour(here, d).is_some())
+                    .min_by_key(|&d| g.neighbour(here, d).map(|n| g.distance(n, goal)).unwrap_or(99))
+                else {
+                    break;
+                };
+                let want = facing_towards(d)[0];
+                let n = turns(facing, want);
+                let cost = if u.cavalry() { 1 } else { n };
+                if n == 0 || cost > mp || path.iter().any(|x| matches!(x, Step::Face(_))) {
+                    break;
+                }
+                mp -= cost;
+                path.push(Step::Face(want));
+                facing = want;
+            }
+        }
+    }
+    if out_of_command {
+        return Some(Order::Move { unit: u.name.clone(), path, attack: None });
+    }
+    // Attack whatever would stand in front at the end.
+    let end_front: Vec<Hex> = facing.front().iter().filter_map(|&d| g.neighbour(here, d)).collect();
+    let target = end_front.iter().filter_map(|h| s.unit_at(*h)).find(|e| e.side != u.side).map(|e| e.name.clone());
+    let moved = path.iter().any(|x| matches!(x, Step::Hex(_)));
+    if let Some(t) = target {
+        if moved
+            && u.cavalry()
+            && u.armour_rank() >= 1
+            && !u.disorganized
+            && !s.adjacent_enemy(at, &u.side)
+            && pick(2) == 0
+        {
+            return Some(Order::Charge { unit: u.name.clone(), path, attack: t });
+        }
+        return Some(Order::Move { unit: u.name.clone(), path, attack: Some(t) });
+    }
+    Some(Order::Move { unit: u.name.clone(), path, attack: None })
+}

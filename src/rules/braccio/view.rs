@@ -1,0 +1,412 @@
+//! What each side sees of Braccio da Montone: the whole table (every
+//! counter, CC, OP, VP, VL and the Heat are open, brief 3.8), but a
+//! role's standing policies and pending plans only by that role and the
+//! moderator; and what each step asks.
+
+use super::flow::{can_activate, can_continuum, can_interrupt, eligible};
+use super::orders::vertex_word;
+use super::*;
+use crate::engine::view::{HexBoard, HexCell};
+use crate::engine::{Board, Piece, Table};
+
+const COLOURS: [(&str, &str); 2] = [(BRACCIO, "#2b5fa8"), (MALATESTA, "#b0302a")];
+/// Columns of the text map: 24 make 77 characters.
+const WINDOW: i32 = 24;
+
+fn hour(v: Vertex) -> u8 {
+    match v {
+        Vertex::NE => 1,
+        Vertex::E => 3,
+        Vertex::SE => 5,
+        Vertex::SW => 7,
+        Vertex::W => 9,
+        Vertex::NW => 11,
+    }
+}
+
+fn sees(viewer: &Viewer, role: &str) -> bool {
+    match viewer {
+        Viewer::Moderator => true,
+        Viewer::Role(r) => r == role,
+        Viewer::Public => false,
+    }
+}
+
+/// Chances of 2d6 at or under `n`, never a 12 (4.1, 4.2), in 36ths.
+pub fn chance(n: i32) -> i32 {
+    (1..=6).flat_map(|a| (1..=6).map(move |b| (a, b))).filter(|&(a, b)| a + b <= n && a + b != 12).count() as i32
+}
+
+fn step_line(s: &State) -> String {
+    match &s.pending {
+        Pending::Activation { role } => format!("{} makes a Basic Activation.", side_name(role)),
+        Pending::Continuum { role } => format!("{} may attempt a Continuum or pass.", side_name(role)),
+        Pending::Interruptio { role, against } => {
+            format!("{} may attempt an Interruptio against {against}'s successful Continuum.", side_name(role))
+        }
+        Pending::Orders { role, captain, .. } => format!("{} gives {captain}'s orders.", side_name(role)),
+        Pending::Over => "The battle is over.".into(),
+    }
+}
+
+pub fn board(s: &State, title: String) -> HexBoard {
+    let g = s.grid();
+    let mut hexes = Vec::new();
+    let place_of =
+        |h: &str| s.map.place.iter().find(|p| p.hexes.first().map(|x| x == h).unwrap_or(false)).map(|p| p.name.clone());
+    for h in g.hexes() {
+        let id = h.to_string();
+        let glyph = s.map.glyph(h);
+        let unit = s.unit_at(h);
+        let leaders = super::act::captains_in(s, h);
+        let place = place_of(&id).unwrap_or_default();
+        if glyph == '.' && unit.is_none() && leaders.is_empty() && place.is_empty() {
+            continue;
+        }
+        let (piece, symbol, values, facing) = match unit {
+            Some(u) => (
+                Some(Piece { side: u.side.clone(), text: u.code.clone() }),
+                if u.cavalry() { "cavalry" } else { "infantry" }.to_string(),
+                format!("{}{}{}", u.q(), u.armour, if u.disorganized { "d" } else { "" }),
+                hour(u.facing),
+            ),
+            None => match leaders.first().and_then(|n| leader_code(s, n)) {
+                Some((side, code)) => {
+                    (Some(Piece { side, text: format!("*{code}") }), "leader".into(), String::new(), 0)
+                }
+                None => (None, String::new(), String::new(), 0),
+            },
+        };
+        hexes.push(HexCell {
+            col: h.col,
+            row: h.row,
+            terrain: glyph,
+            place,
+            piece,
+            symbol,
+            values,
+            crown: unit.is_some() && !leaders.is_empty(),
+            facing,
+        });
+    }
+    // The text map's window: around the units, or the last activation.
+    let alive: Vec<Hex> = s.units.iter().filter_map(|u| u.at()).collect();
+    let marks: Vec<Hex> = s.marks.iter().filter_map(|m| Hex::parse(m)).collect();
+    let focus = if marks.is_empty() { &alive } else { &marks };
+    let cols = |v: &[Hex]| (v.iter().map(|h| h.col).min().unwrap_or(1), v.iter().map(|h| h.col).max().unwrap_or(1));
+    let (lo, hi) = cols(&alive);
+    let (flo, fhi) = cols(focus);
+    let (mut c0, mut c1) = ((lo - 2).max(1), (hi + 2).min(s.map.columns));
+    if c1 - c0 + 1 > WINDOW {
+        let mid = (flo + fhi) / 2;
+        c0 = (mid - WINDOW / 2).clamp(1, (s.map.columns - WINDOW + 1).max(1));
+        c1 = (c0 + WINDOW - 1).min(s.map.columns);
+    }
+    let rows: Vec<i32> = alive.iter().map(|h| h.row).collect();
+    let r0 = (rows.iter().min().copied().unwrap_or(1) - 2).max(1);
+    let r1 = (rows.iter().max().copied().unwrap_or(s.map.rows) + 2).min(s.map.rows);
+    HexBoard {
+        title,
+        columns: s.map.columns,
+        rows: s.map.rows,
+        even_low: s.map.offset == Offset::EvenQ,
+        hexes,
+        hexsides: Vec::new(),
+        terrain: s
+            .terrain
+            .iter()
+            .map(|t| (t.glyph.chars().next().unwrap_or('.'), t.name.clone(), t.colour.clone()))
+            .collect(),
+        roads: Vec::new(),
+        areas: Vec::new(),
+        sides: COLOURS.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect(),
+        legend: vec![
+            "bTA1> = Braccesca, Tartaglia's squad A unit 1, facing E; *T = a Captain alone".into(),
+            "Facing: / NE, > E, \\ SE, , SW, < W, ` NW; levels in the unit table".into(),
+        ],
+        window: Some([c0, c1, r0, r1]),
+    }
+}
+
+fn leader_code(s: &State, name: &str) -> Option<(String, String)> {
+    for b in &s.battles {
+        if b.captain.name == name {
+            return Some((b.side.clone(), b.code.clone()));
+        }
+        if let Some(q) = b.squads.iter().find(|q| q.leader.name == name) {
+            return Some((b.side.clone(), format!("{}{}", b.code, q.letter)));
+        }
+    }
+    None
+}
+
+pub fn view(s: &State, viewer: &Viewer) -> View {
+    let mut v = View { title: format!("Braccio da Montone — {}", scenario_title(s)), ..View::default() };
+    v.lines.push(step_line(s));
+    if let Some(o) = &s.outcome {
+        v.lines.push(match &o.winner {
+            Some(w) => format!("{} wins: {}.", side_name(w), o.reason),
+            None => format!("A draw: {}.", o.reason),
+        });
+    }
+    for role in [BRACCIO, MALATESTA] {
+        v.lines.push(format!(
+            "{}: VL {} of {}, VP {} (a level every {} VP).",
+            side_name(role),
+            s.vl.get(role).copied().unwrap_or(0),
+            s.tables.victory.vl_win,
+            s.vp.get(role).copied().unwrap_or(0),
+            s.vp_per_vl.get(role).copied().unwrap_or(0)
+        ));
+    }
+    if let Some(h) = &s.heat {
+        let next = h.boxes.get(h.at - 1).copied().filter(|n| *n > 0 && h.at < h.boxes.len());
+        v.lines.push(format!(
+            "Heat: box {} of {}{}.",
+            h.at,
+            h.boxes.len(),
+            next.map(|n| format!("; a Continuum or Interruptio roll of {n} or more raises it"))
+                .unwrap_or_else(|| "; the last box".into())
+        ));
+    }
+    if !s.marker.is_empty() {
+        v.lines.push(format!(
+            "Activation marker: {} ({} in a row); last activated: {}.",
+            s.marker,
+            s.marker_count,
+            if s.last.is_empty() { "-" } else { &s.last }
+        ));
+    }
+    if let Some(a) = &s.act {
+        v.lines.push(format!("{} is active with {} OP left.", a.battle, s.op));
+    }
+    for role in [BRACCIO, MALATESTA] {
+        if !sees(viewer, role) {
+            continue;
+        }
+        let p = s.policies.get(role).cloned().unwrap_or_default();
+        v.lines.push(format!("Standing policies of {role} (secret): {}.", policy_text(&p)));
+        if let Some(n) = s.next.get(role) {
+            v.lines.push(format!(
+                "Pending for {role} (secret): NEXT {}.",
+                if n == "pass" { "PASS".into() } else { format!("CONTINUUM {n}") }
+            ));
+        }
+        for p in s.plans.iter().filter(|p| p.role == role) {
+            v.lines.push(format!("Pending plan of {role} (secret): {}.", p.lines.join(" / ")));
+        }
+    }
+    v.tables.push(Table {
+        title: "Captains (CAT)".into(),
+        header: ["Battle", "Captain", "Side", "CC", "State", "Hex", "Mod", "Radius"]
+            .iter()
+            .map(|x| x.to_string())
+            .collect(),
+        rows: s
+            .battles
+            .iter()
+            .flat_map(|b| {
+                let mut rows = vec![vec![
+                    b.name.clone(),
+                    format!("{}{}", b.captain.name, if b.adjutant { " (adjutant)" } else { "" }),
+                    side_name(&b.side).to_string(),
+                    format!("{}/{}", b.cc, b.cc0),
+                    if b.removed {
+                        "removed".into()
+                    } else if b.released {
+                        if b.school { "released, School" } else { "released" }.into()
+                    } else {
+                        "inactive".to_string()
+                    },
+                    or_dash(&b.captain.hex),
+                    format!("{:+}", b.captain.combat),
+                    b.captain.radius.to_string(),
+                ]];
+                for q in &b.squads {
+                    rows.push(vec![
+                        format!("{} squad {}", b.name, q.letter),
+                        q.leader.name.clone(),
+                        side_name(&b.side).to_string(),
+                        String::new(),
+                        "Squad Leader".into(),
+                        or_dash(&q.leader.hex),
+                        format!("{:+}", q.leader.combat),
+                        q.leader.radius.to_string(),
+                    ]);
+                }
+                rows
+            })
+            .collect(),
+    });
+    v.tables.push(Table {
+        title: "Combat units".into(),
+        header: ["Unit", "Code", "Hex", "Face", "Kind", "Arm", "CR", "CH", "State"]
+            .iter()
+            .map(|x| x.to_string())
+            .collect(),
+        rows: s
+            .units
+            .iter()
+            .map(|u| {
+                let mut state = Vec::new();
+                if !u.alive() {
+                    state.push("routed");
+                }
+                if u.disorganized {
+                    state.push("Disorganized");
+                }
+                if u.fired {
+                    state.push("Fired");
+                }
+                if u.militia {
+                    state.push("militia");
+                }
+                let level = u.at().map(|h| format!(" L{}", s.map.height(h) as f64 / 2.0)).unwrap_or_default();
+                vec![
+                    u.name.clone(),
+                    u.code.clone(),
+                    format!("{}{}", or_dash(&u.hex), if u.alive() { level } else { String::new() }),
+                    if u.alive() { vertex_word(u.facing).to_string() } else { "-".into() },
+                    u.kind.name().to_string(),
+                    u.armour.clone(),
+                    format!("{}/{}", u.q(), u.cr),
+                    u.ch.to_string(),
+                    state.join(", "),
+                ]
+            })
+            .collect(),
+    });
+    v.boards.push(Board::Hex(board(s, format!("{} — {}", scenario_title(s), s.map.name))));
+    v
+}
+
+fn or_dash(s: &str) -> String {
+    if s.is_empty() {
+        "-".into()
+    } else {
+        s.to_string()
+    }
+}
+
+fn scenario_title(s: &State) -> String {
+    let base = match s.scenario.as_str() {
+        "sant-egidio" => "Sant'Egidio, 1416",
+        x => x,
+    };
+    if s.options.is_empty() {
+        base.to_string()
+    } else {
+        format!("{base} ({})", s.options.join(", "))
+    }
+}
+
+pub fn policy_text(p: &Policy) -> String {
+    let interrupt = match p.interrupt.as_str() {
+        "ask" => "INTERRUPT ASK".to_string(),
+        "never" => "INTERRUPT NEVER".to_string(),
+        "best" => "INTERRUPT WITH BEST".to_string(),
+        b => format!("INTERRUPT WITH {b}"),
+    };
+    let min = if p.interrupt_min > 0 { format!(" MIN {}", p.interrupt_min) } else { String::new() };
+    let mode = |m: &str, n: i32| if m == "min" { format!("MIN {n}") } else { m.to_uppercase() };
+    format!(
+        "{interrupt}{min}; REACT FIRE {}; REACT FACE {}; REACT COUNTERCHARGE {}",
+        p.fire.to_uppercase(),
+        mode(&p.face, p.face_min),
+        mode(&p.counter, p.counter_min)
+    )
+}
+
+fn captain_list(s: &State, role: &str, test: fn(&State, &str, &str) -> Result<(), String>, after: i32) -> String {
+    let v: Vec<String> = eligible(s, role, test)
+        .iter()
+        .map(|b| {
+            let cc = s.battle(b).map(|x| x.cc).unwrap_or(0);
+            if after > 0 {
+                format!("{b} CC {cc}: {}/36", chance(cc))
+            } else {
+                format!("{b} CC {cc}")
+            }
+        })
+        .collect();
+    if v.is_empty() {
+        "none".into()
+    } else {
+        v.join(", ")
+    }
+}
+
+pub fn prompt(s: &State, role: &str) -> Prompt {
+    let mut syntax = vec![
+        "INTERRUPT ASK | NEVER | WITH <captain>|BEST [MIN n]; REACT FIRE ALWAYS | NEVER | ATTACKERS; REACT FACE ALWAYS | NEVER | MIN n; REACT COUNTERCHARGE ALWAYS | NEVER | MIN n".to_string(),
+    ];
+    let plan = [
+        "MOVE <unit> [<hex> | FACE <NE E SE SW W NW>]... [ATTACK <unit or hex>]",
+        "CHARGE <unit> <hex>... ATTACK <unit or hex>   (M/H cavalry, 12.1)",
+        "FIRE <unit> [FACE <v>] AT <unit or hex>   REORGANIZE <unit>   RETREAT <unit> [TO <hex>]",
+        "SQUAD <squad leader> (School Battles, before its units' lines)   CAPTAIN <hex>...   LEADER <squad leader> <hex>...",
+        "COMBAT <target> [LEAD <unit>]   WAIT   NEXT CONTINUUM <captain> | NEXT PASS   THEN (the next Captain's plan)",
+    ];
+    let mine = || s.battles.iter().filter(|b| b.side == role && !b.removed).map(|b| b.name.clone()).collect::<Vec<_>>();
+    let text = match &s.pending {
+        Pending::Activation { role: r } if r == role => {
+            syntax.insert(0, "ACTIVATE <captain> [GENERAL <order> [+ <order>]] then the plan, a line an order".into());
+            syntax.extend(plan.iter().map(|x| x.to_string()));
+            let first = if s.first.is_empty() {
+                String::new()
+            } else {
+                format!(" The battle opens with {}'s activation, which must give at least one order (S2.2).", s.first)
+            };
+            format!(
+                "Your Basic Activation (3.0): name a Captain and give his orders.{first} Your Captains: {}.",
+                captain_list(s, role, can_activate, 0)
+            )
+        }
+        Pending::Continuum { role: r } if r == role => {
+            syntax.insert(
+                0,
+                "CONTINUUM <captain> then his plan (or nothing: you are asked after the roll) | PASS".into(),
+            );
+            syntax.extend(plan.iter().map(|x| x.to_string()));
+            format!(
+                "You may attempt a Continuum (4.1: 2d6 at or under the Captain's CC; the CC falls one either way): {}. Or PASS.",
+                captain_list(s, role, can_continuum, 1)
+            )
+        }
+        Pending::Interruptio { role: r, against } if r == role => {
+            syntax.insert(0, "INTERRUPT WITH <captain> then his plan | NO INTERRUPT".into());
+            syntax.extend(plan.iter().map(|x| x.to_string()));
+            format!(
+                "{against}'s Continuum succeeded. You may attempt one Interruptio (4.2): {}. Or NO INTERRUPT.",
+                captain_list(s, role, can_interrupt, 1)
+            )
+        }
+        Pending::Orders { role: r, captain, via } if r == role => {
+            syntax.extend(plan.iter().map(|x| x.to_string()));
+            let op = if s.act.is_some() { s.op } else { s.battle(captain).map(|b| b.cc).unwrap_or(0) };
+            format!(
+                "{captain} is active ({}): send his plan ({op} OP{}).",
+                match via {
+                    Via::Basic => "Basic Activation",
+                    Via::Continuum => "Continuum",
+                    Via::Interruptio => "Interruptio: Individual Orders only",
+                },
+                if s.act.is_some() { " left" } else { "" }
+            )
+        }
+        _ => format!("Not your decision now; your policies answer for you. Your Captains: {}.", mine().join(", ")),
+    };
+    Prompt { text, syntax }
+}
+
+/// The other role's secrets: its stored plans and its NEXT line, and the
+/// line that shows its policies (brief 3.8).
+pub fn leak_probes(s: &State, role: &str) -> LeakProbes {
+    let o = other(role);
+    let mut hidden =
+        vec![format!("Standing policies of {o}"), format!("Pending plan of {o}"), format!("Pending for {o}")];
+    for p in s.plans.iter().filter(|p| p.role == o) {
+        hidden.extend(p.lines.iter().filter(|l| l.split_whitespace().count() > 2).cloned());
+    }
+    LeakProbes { hidden, events: true }
+}
