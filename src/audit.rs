@@ -239,7 +239,16 @@ fn check_resolved(
     if recorded != defaulted {
         return Err(format!("records {recorded:?} as silent where {defaulted:?} were"));
     }
-    if let Some(extra) = r.orders.keys().find(|k| !awaiting.prompts.contains_key(*k)) {
+    // A role free to leave standing orders (an optional role) has its
+    // accepted orders used, and only those.
+    for role in awaiting.optional.keys() {
+        if r.orders.get(role) != game.orders.get(role) {
+            return Err(format!("the standing orders used for {role} are not the ones accepted"));
+        }
+    }
+    if let Some(extra) =
+        r.orders.keys().find(|k| !awaiting.prompts.contains_key(*k) && !awaiting.optional.contains_key(*k))
+    {
         return Err(format!("records orders of {extra}, who was not awaited"));
     }
     let mut dice_impl: Box<dyn Dice> = match c.dice {

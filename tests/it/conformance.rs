@@ -351,57 +351,66 @@ fn every_demo_script_ends_whatever_the_dice() {
             let seeds = if scripted_here == 0 { 300u64 } else { 100 };
             scripted_here += 1;
             for seed in 0..seeds {
-                let id = format!("demo-{seed}");
-                let mut game = Game::new(&id, rules, &scenario).unwrap();
-                let mut pass = 0;
-                while game.outcome().is_none() {
-                    let Some(mails) = game.demo(pass) else { break };
-                    assert!(pass < 150, "{id}: the {} demo is still going at pass {pass}", rules.info().name);
-                    let mut at_the_desk = false;
-                    for m in &mails {
-                        if !game.roles.contains(&m.role) {
-                            at_the_desk = true;
-                            continue;
-                        }
-                        // Salts and press are the desk's, not the ruleset's.
-                        let lines: Vec<(usize, String)> = m
-                            .text
-                            .lines()
-                            .enumerate()
-                            .filter(|(_, l)| {
-                                let w = l.split_whitespace().next().unwrap_or("#").to_uppercase();
-                                !(w.starts_with('#') || w == "SALT" || w == "PRESS")
-                            })
-                            .map(|(i, l)| (i + 1, l.to_string()))
-                            .collect();
-                        if lines.is_empty() {
-                            continue;
-                        }
-                        match game.check(&m.role, &lines) {
-                            Ok(c) if !m.refused => game.accept(&m.role, c),
-                            Err(_) if m.refused => {}
-                            other => panic!("{id} pass {pass}: {} sent {:?}, read as {other:?}", m.role, m.text),
-                        }
-                    }
-                    if at_the_desk {
-                        break;
-                    }
-                    if game.complete() {
-                        let k = game.step;
-                        let salts = game.salts_for_seed();
-                        let seeds = dice::stream_names(&game.roles)
-                            .iter()
-                            .map(|s| {
-                                let link = dice::sha256(format!("{seed}/{s}/{k}").as_bytes());
-                                (s.clone(), dice::seed(&id, k, s, &link, &salts))
-                            })
-                            .collect();
-                        game.resolve(&mut Committed::new(seeds)).unwrap();
-                    }
-                    pass += 1;
-                }
+                play_demo(rules, &scenario, seed);
             }
         }
     }
     assert!(scripted >= adjutant::rules::ALL.len(), "every ruleset has a scripted demo ({scripted} scenarios)");
+}
+
+/// One demo game on the engine alone, its dice seeded by `seed`: the
+/// script's mails pass by pass until it ends. The events told, in order.
+pub(crate) fn play_demo(rules: &'static dyn adjutant::engine::Ruleset, scenario: &str, seed: u64) -> Vec<String> {
+    let id = format!("demo-{seed}");
+    let mut game = Game::new(&id, rules, scenario).unwrap();
+    let mut events = Vec::new();
+    let mut pass = 0;
+    while game.outcome().is_none() {
+        let Some(mails) = game.demo(pass) else { break };
+        assert!(pass < 170, "{id}: the {} demo is still going at pass {pass}", rules.info().name);
+        let mut at_the_desk = false;
+        for m in &mails {
+            if !game.roles.contains(&m.role) {
+                at_the_desk = true;
+                continue;
+            }
+            // Salts and press are the desk's, not the ruleset's.
+            let lines: Vec<(usize, String)> = m
+                .text
+                .lines()
+                .enumerate()
+                .filter(|(_, l)| {
+                    let w = l.split_whitespace().next().unwrap_or("#").to_uppercase();
+                    !(w.starts_with('#') || w == "SALT" || w == "PRESS")
+                })
+                .map(|(i, l)| (i + 1, l.to_string()))
+                .collect();
+            if lines.is_empty() {
+                continue;
+            }
+            match game.check(&m.role, &lines) {
+                Ok(c) if !m.refused => game.accept(&m.role, c),
+                Err(_) if m.refused => {}
+                other => panic!("{id} pass {pass}: {} sent {:?}, read as {other:?}", m.role, m.text),
+            }
+        }
+        if at_the_desk {
+            break;
+        }
+        if game.complete() {
+            let k = game.step;
+            let salts = game.salts_for_seed();
+            let seeds = dice::stream_names(&game.roles)
+                .iter()
+                .map(|s| {
+                    let link = dice::sha256(format!("{seed}/{s}/{k}").as_bytes());
+                    (s.clone(), dice::seed(&id, k, s, &link, &salts))
+                })
+                .collect();
+            let r = game.resolve(&mut Committed::new(seeds)).unwrap();
+            events.extend(r.events.into_iter().map(|e| e.text));
+        }
+        pass += 1;
+    }
+    events
 }

@@ -835,7 +835,7 @@ fn roll_for(s: &mut State, role: &str, battle: &str, what: &str, dice: &mut dyn 
     let best = |side: &str| s.captains(side).filter(|b| b.released).map(|b| b.cc).max();
     if let (Some(x), Some(y)) = (best(BRACCIO), best(MALATESTA)) {
         if roll > x + y {
-            let why = format!("Sudden End: the {what} roll {roll} exceeds {x} + {y}, the best released CCs (15.3)");
+            let why = format!("Sudden End (15.3): the {what} roll {roll} exceeds {x} + {y}, the best released CCs");
             ev.push(Event::all(format!("{why}: the battle is a draw.")));
             s.outcome = Some(Outcome { winner: None, reason: why, also: Vec::new() });
             s.pending = Pending::Over;

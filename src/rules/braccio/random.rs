@@ -65,11 +65,11 @@ pub fn orders(s: &State, role: &str, pick: &mut dyn FnMut(usize) -> usize) -> Ve
             let Some(b) = pick_of(&can, pick).cloned() else { return out };
             out.push(Order::Activate { battle: b.clone(), general: Vec::new() });
             let cc = s.battle(&b).map(|x| x.cc).unwrap_or(1);
-            let mut plan = plan_for(s, &b, cc, pick);
-            if !s.first.is_empty() && !plan.iter().any(|o| o.unit().is_some()) {
-                plan = defaults(s, role).split_off(1);
+            let mut lines = plan(s, &b, cc, pick);
+            if !s.first.is_empty() && !lines.iter().any(|o| o.unit().is_some()) {
+                lines = defaults(s, role).split_off(1);
             }
-            out.extend(plan);
+            out.extend(lines);
             out.extend(next(s, role, &b, pick));
         }
         Pending::Continuum { .. } => {
@@ -78,7 +78,7 @@ pub fn orders(s: &State, role: &str, pick: &mut dyn FnMut(usize) -> usize) -> Ve
                 Some(b) if pick(4) > 0 => {
                     out.push(Order::Continuum { battle: b.clone() });
                     let cc = s.battle(&b).map(|x| x.cc).unwrap_or(2);
-                    out.extend(plan_for(s, &b, cc - 1, pick));
+                    out.extend(plan(s, &b, cc - 1, pick));
                 }
                 _ => out.push(Order::Pass),
             }
@@ -89,14 +89,14 @@ pub fn orders(s: &State, role: &str, pick: &mut dyn FnMut(usize) -> usize) -> Ve
                 Some(b) if pick(2) == 0 => {
                     out.push(Order::Interrupt { battle: b.clone() });
                     let cc = s.battle(&b).map(|x| x.cc).unwrap_or(2);
-                    out.extend(plan_for(s, &b, cc - 1, pick));
+                    out.extend(plan(s, &b, cc - 1, pick));
                 }
                 _ => out.push(Order::NoInterrupt),
             }
         }
         Pending::Orders { captain, .. } => {
             let op = if s.act.is_some() { s.op } else { s.battle(&captain).map(|b| b.cc).unwrap_or(1) };
-            out.extend(plan_for(s, &captain, op, pick));
+            out.extend(plan(s, &captain, op, pick));
         }
         Pending::Over => {}
     }
@@ -109,8 +109,15 @@ fn next(s: &State, role: &str, just: &str, pick: &mut dyn FnMut(usize) -> usize)
         0 => vec![Order::Next { what: "pass".into() }],
         1 => {
             let can: Vec<String> = eligible(s, role, can_continuum).into_iter().filter(|b| b != just).collect();
-            match pick_of(&can, pick) {
-                Some(b) => vec![Order::Next { what: b.clone() }],
+            match pick_of(&can, pick).cloned() {
+                // Half the time with the next Captain's plan after THEN.
+                Some(b) if pick(2) == 0 => {
+                    let cc = s.battle(&b).map(|x| x.cc).unwrap_or(2);
+                    let mut v = vec![Order::Next { what: b.clone() }, Order::Then];
+                    v.extend(plan(s, &b, cc - 1, pick));
+                    v
+                }
+                Some(b) => vec![Order::Next { what: b }],
                 None => Vec::new(),
             }
         }
@@ -120,7 +127,13 @@ fn next(s: &State, role: &str, just: &str, pick: &mut dyn FnMut(usize) -> usize)
 
 /// A plan for `battle` within `op` OP: for each squad (or the Battle),
 /// some of its units fire, attack, charge or close with the enemy.
-fn plan_for(s: &State, battle: &str, op: i32, pick: &mut dyn FnMut(usize) -> usize) -> Vec<Order> {
+pub fn plan(s: &State, battle: &str, op: i32, pick: &mut dyn FnMut(usize) -> usize) -> Vec<Order> {
+    plan_with(s, battle, op, false, pick)
+}
+
+/// [`plan`], with every unit ordered while OP last (`eager`: the demo's
+/// player) or some left standing (random play).
+pub fn plan_with(s: &State, battle: &str, op: i32, eager: bool, pick: &mut dyn FnMut(usize) -> usize) -> Vec<Order> {
     let Some(b) = s.battle(battle) else { return Vec::new() };
     let mut out = Vec::new();
     let mut left = op;
@@ -136,7 +149,7 @@ fn plan_for(s: &State, battle: &str, op: i32, pick: &mut dyn FnMut(usize) -> usi
         let command = super::act::in_command(s, battle, &letter);
         for u in s.units.iter().filter(|u| u.battle == battle && u.squad == letter && u.alive()) {
             let cost = if command.contains(&u.name) { 1 } else { 2 };
-            if cost > left || pick(4) == 0 {
+            if cost > left || (!eager && pick(4) == 0) {
                 continue;
             }
             let Some(o) = unit_order(s, u, cost == 2, pick) else { continue };

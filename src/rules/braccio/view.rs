@@ -185,7 +185,10 @@ pub fn view(s: &State, viewer: &Viewer) -> View {
             continue;
         }
         let p = s.policies.get(role).cloned().unwrap_or_default();
-        v.lines.push(format!("Standing policies of {role} (secret): {}.", policy_text(&p)));
+        v.lines.push(format!("Standing policies of {role} (secret):"));
+        for part in policy_text(&p).split("; ") {
+            v.lines.push(format!("  {part}"));
+        }
         if let Some(n) = s.next.get(role) {
             v.lines.push(format!(
                 "Pending for {role} (secret): NEXT {}.",
@@ -193,91 +196,103 @@ pub fn view(s: &State, viewer: &Viewer) -> View {
             ));
         }
         for p in s.plans.iter().filter(|p| p.role == role) {
-            v.lines.push(format!("Pending plan of {role} (secret): {}.", p.lines.join(" / ")));
+            v.lines.push(format!("Pending plan of {role} (secret):"));
+            v.lines.extend(p.lines.iter().map(|l| format!("  {l}")));
         }
     }
-    v.tables.push(Table {
-        title: "Captains (CAT)".into(),
-        header: ["Battle", "Captain", "Side", "CC", "State", "Hex", "Mod", "Radius"]
-            .iter()
-            .map(|x| x.to_string())
-            .collect(),
-        rows: s
-            .battles
-            .iter()
-            .flat_map(|b| {
-                let mut rows = vec![vec![
-                    b.name.clone(),
-                    format!("{}{}", b.captain.name, if b.adjutant { " (adjutant)" } else { "" }),
-                    side_name(&b.side).to_string(),
-                    format!("{}/{}", b.cc, b.cc0),
-                    if b.removed {
-                        "removed".into()
-                    } else if b.released {
-                        if b.school { "released, School" } else { "released" }.into()
-                    } else {
-                        "inactive".to_string()
-                    },
-                    or_dash(&b.captain.hex),
-                    format!("{:+}", b.captain.combat),
-                    b.captain.radius.to_string(),
-                ]];
-                for q in &b.squads {
-                    rows.push(vec![
-                        format!("{} squad {}", b.name, q.letter),
-                        q.leader.name.clone(),
-                        side_name(&b.side).to_string(),
-                        String::new(),
-                        "Squad Leader".into(),
-                        or_dash(&q.leader.hex),
-                        format!("{:+}", q.leader.combat),
-                        q.leader.radius.to_string(),
-                    ]);
-                }
-                rows
-            })
-            .collect(),
-    });
-    v.tables.push(Table {
-        title: "Combat units".into(),
-        header: ["Unit", "Code", "Hex", "Face", "Kind", "Arm", "CR", "CH", "State"]
-            .iter()
-            .map(|x| x.to_string())
-            .collect(),
-        rows: s
-            .units
-            .iter()
-            .map(|u| {
-                let mut state = Vec::new();
-                if !u.alive() {
-                    state.push("routed");
-                }
+    for side in [BRACCIO, MALATESTA] {
+        v.tables.push(captains_table(s, side));
+    }
+    for side in [BRACCIO, MALATESTA] {
+        v.tables.push(units_table(s, side));
+    }
+    v.boards.push(Board::Hex(board(s, format!("{} — {}", scenario_title(s), s.map.name))));
+    v
+}
+
+/// A side's Captains on the CAT and its Squad Leaders.
+fn captains_table(s: &State, side: &str) -> Table {
+    let mut rows = Vec::new();
+    for b in s.battles.iter().filter(|b| b.side == side) {
+        let state = if b.removed {
+            "removed"
+        } else if !b.released {
+            "inactive"
+        } else if b.school {
+            "released, School"
+        } else {
+            "released"
+        };
+        rows.push(vec![
+            format!("{}{}", b.captain.name, if b.adjutant { " (adjutant)" } else { "" }),
+            format!("{}/{}", b.cc, b.cc0),
+            state.to_string(),
+            or_dash(&b.captain.hex),
+            format!("{:+}", b.captain.combat),
+            b.captain.radius.to_string(),
+        ]);
+        for q in &b.squads {
+            rows.push(vec![
+                format!("  {}", q.leader.name),
+                String::new(),
+                "Squad Leader".into(),
+                or_dash(&q.leader.hex),
+                format!("{:+}", q.leader.combat),
+                q.leader.radius.to_string(),
+            ]);
+        }
+    }
+    Table {
+        title: format!("{} Captains (CAT)", side_name(side)),
+        header: ["Captain", "CC", "State", "Hex", "Mod", "Radius"].iter().map(|x| x.to_string()).collect(),
+        rows,
+    }
+}
+
+/// A side's combat units: where, facing, quality and state.
+fn units_table(s: &State, side: &str) -> Table {
+    let rows = s
+        .units
+        .iter()
+        .filter(|u| u.side == side)
+        .map(|u| {
+            let mut state = Vec::new();
+            if !u.alive() {
+                state.push("routed");
+            } else {
                 if u.disorganized {
                     state.push("Disorganized");
                 }
                 if u.fired {
                     state.push("Fired");
                 }
-                if u.militia {
-                    state.push("militia");
-                }
-                let level = u.at().map(|h| format!(" L{}", s.map.height(h) as f64 / 2.0)).unwrap_or_default();
-                vec![
-                    u.name.clone(),
-                    u.code.clone(),
-                    format!("{}{}", or_dash(&u.hex), if u.alive() { level } else { String::new() }),
-                    if u.alive() { vertex_word(u.facing).to_string() } else { "-".into() },
-                    u.kind.name().to_string(),
-                    u.armour.clone(),
-                    format!("{}/{}", u.q(), u.cr),
-                    u.ch.to_string(),
-                    state.join(", "),
-                ]
-            })
-            .collect(),
-    });
-    v.boards.push(Board::Hex(board(s, format!("{} — {}", scenario_title(s), s.map.name))));
-    v
+            }
+            if u.militia {
+                state.push("militia");
+            }
+            let kind = match u.kind {
+                Kind::Cavalry => "cav",
+                Kind::Infantry => "inf",
+                Kind::Crossbowmen => "xbow",
+            };
+            let level = u.at().map(|h| format!("{}", s.map.height(h) as f64 / 2.0)).unwrap_or_else(|| "-".into());
+            vec![
+                u.name.clone(),
+                u.code.clone(),
+                or_dash(&u.hex),
+                level,
+                if u.alive() { vertex_word(u.facing).to_string() } else { "-".into() },
+                format!("{} {}", kind, u.armour),
+                format!("{}/{}", u.q(), u.cr),
+                state.join(", "),
+            ]
+        })
+        .collect();
+    Table {
+        title: format!("{} units", side_name(side)),
+        header: ["Unit", "Code", "Hex", "Lv", "Face", "Kind", "CR", "State"].iter().map(|x| x.to_string()).collect(),
+        rows,
+    }
 }
 
 fn or_dash(s: &str) -> String {
@@ -338,19 +353,25 @@ fn captain_list(s: &State, role: &str, test: fn(&State, &str, &str) -> Result<()
 
 pub fn prompt(s: &State, role: &str) -> Prompt {
     let mut syntax = vec![
-        "INTERRUPT ASK | NEVER | WITH <captain>|BEST [MIN n]; REACT FIRE ALWAYS | NEVER | ATTACKERS; REACT FACE ALWAYS | NEVER | MIN n; REACT COUNTERCHARGE ALWAYS | NEVER | MIN n".to_string(),
+        "INTERRUPT ASK | NEVER | WITH <captain> [MIN n] | WITH BEST [MIN n]".to_string(),
+        "REACT FIRE ALWAYS | NEVER | ATTACKERS".to_string(),
+        "REACT FACE ALWAYS | NEVER | MIN n".to_string(),
+        "REACT COUNTERCHARGE ALWAYS | NEVER | MIN n".to_string(),
     ];
     let plan = [
         "MOVE <unit> [<hex> | FACE <NE E SE SW W NW>]... [ATTACK <unit or hex>]",
-        "CHARGE <unit> <hex>... ATTACK <unit or hex>   (M/H cavalry, 12.1)",
-        "FIRE <unit> [FACE <v>] AT <unit or hex>   REORGANIZE <unit>   RETREAT <unit> [TO <hex>]",
-        "SQUAD <squad leader> (School Battles, before its units' lines)   CAPTAIN <hex>...   LEADER <squad leader> <hex>...",
-        "COMBAT <target> [LEAD <unit>]   WAIT   NEXT CONTINUUM <captain> | NEXT PASS   THEN (the next Captain's plan)",
+        "CHARGE <unit> <hex>... ATTACK <unit or hex>   (M or H cavalry, 12.1)",
+        "FIRE <unit> [FACE <v>] AT <unit or hex>",
+        "REORGANIZE <unit>   RETREAT <unit> [TO <hex>]",
+        "SQUAD <squad leader>   (School Battles: before that squad's orders)",
+        "CAPTAIN <hex>...   LEADER <squad leader> <hex>...",
+        "COMBAT <target> [LEAD <unit>]   WAIT   (stop here: ask me again)",
+        "NEXT CONTINUUM <captain> | NEXT PASS   THEN (the next plan follows)",
     ];
     let mine = || s.battles.iter().filter(|b| b.side == role && !b.removed).map(|b| b.name.clone()).collect::<Vec<_>>();
     let text = match &s.pending {
         Pending::Activation { role: r } if r == role => {
-            syntax.insert(0, "ACTIVATE <captain> [GENERAL <order> [+ <order>]] then the plan, a line an order".into());
+            syntax.insert(0, "ACTIVATE <captain> [GENERAL <order> [+ <order>]], then an order a line".into());
             syntax.extend(plan.iter().map(|x| x.to_string()));
             let first = if s.first.is_empty() {
                 String::new()
@@ -363,10 +384,7 @@ pub fn prompt(s: &State, role: &str) -> Prompt {
             )
         }
         Pending::Continuum { role: r } if r == role => {
-            syntax.insert(
-                0,
-                "CONTINUUM <captain> then his plan (or nothing: you are asked after the roll) | PASS".into(),
-            );
+            syntax.insert(0, "CONTINUUM <captain> and his plan (none: asked after the roll) | PASS".into());
             syntax.extend(plan.iter().map(|x| x.to_string()));
             format!(
                 "You may attempt a Continuum (4.1: 2d6 at or under the Captain's CC; the CC falls one either way): {}. Or PASS.",
@@ -374,7 +392,7 @@ pub fn prompt(s: &State, role: &str) -> Prompt {
             )
         }
         Pending::Interruptio { role: r, against } if r == role => {
-            syntax.insert(0, "INTERRUPT WITH <captain> then his plan | NO INTERRUPT".into());
+            syntax.insert(0, "INTERRUPT WITH <captain> and his plan | NO INTERRUPT".into());
             syntax.extend(plan.iter().map(|x| x.to_string()));
             format!(
                 "{against}'s Continuum succeeded. You may attempt one Interruptio (4.2): {}. Or NO INTERRUPT.",
