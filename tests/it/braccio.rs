@@ -28,49 +28,45 @@ fn random_games_of_sant_egidio_end_and_replay() {
 #[test]
 fn a_battle_by_mail_keeps_each_sides_policies_and_plans_secret() {
     let mut plans_seen = 0;
-    for seed in [3u64] {
-        let mut t = Table::game(&format!("braccio{seed}"), "braccio", None, "committed", Default::default());
-        // The Malatestan player is not awaited: his policy lines are taken
-        // (3.4), an order is refused with the reason.
-        t.send("malatesta", BOB, "REACT FIRE ATTACKERS\nINTERRUPT ASK");
-        t.pass();
-        let (_, ack) = t.last(BOB);
-        assert!(!ack.contains("refused") && !ack.contains("not your decision"), "{ack}");
-        t.send("malatesta", BOB, "ACTIVATE Pergola");
-        t.pass();
-        let (_, no) = t.last(BOB);
-        assert!(no.contains("not your decision now"), "{no}");
-        let (mut read_a, mut read_b) = (0, 0);
-        let steps = play_out_watching(&mut t, seed, 400, &mut |t| {
-            let s = state(t);
-            for (who, other, read) in [(ALICE, "malatesta", &mut read_a), (BOB, "braccio", &mut read_b)] {
-                let mails = t.mails(who);
-                for (subject, body) in &mails[*read..] {
-                    for secret in [format!("Standing policies of {other}"), format!("Pending plan of {other}")] {
-                        assert!(!body.contains(&secret), "{who}'s mail {subject:?} shows {secret}");
-                    }
-                    // A pending plan's own lines never reach the other side
-                    // while they wait.
-                    for p in s.plans.iter().filter(|p| p.role == other) {
-                        for l in p.lines.iter().filter(|l| l.split_whitespace().count() > 2) {
-                            assert!(
-                                !body.contains(l.as_str()),
-                                "{who}'s mail {subject:?} shows {other}'s plan line {l}"
-                            );
-                        }
+    let seed = 3u64;
+    let mut t = Table::game(&format!("braccio{seed}"), "braccio", None, "committed", Default::default());
+    // The Malatestan player is not awaited: his policy lines are taken
+    // (3.4), an order is refused with the reason.
+    t.send("malatesta", BOB, "REACT FIRE ATTACKERS\nINTERRUPT ASK");
+    t.pass();
+    let (_, ack) = t.last(BOB);
+    assert!(!ack.contains("refused") && !ack.contains("not your decision"), "{ack}");
+    t.send("malatesta", BOB, "ACTIVATE Pergola");
+    t.pass();
+    let (_, no) = t.last(BOB);
+    assert!(no.contains("not your decision now"), "{no}");
+    let (mut read_a, mut read_b) = (0, 0);
+    let steps = play_out_watching(&mut t, seed, 400, &mut |t| {
+        let s = state(t);
+        for (who, other, read) in [(ALICE, "malatesta", &mut read_a), (BOB, "braccio", &mut read_b)] {
+            let mails = t.mails(who);
+            for (subject, body) in &mails[*read..] {
+                for secret in [format!("Standing policies of {other}"), format!("Pending plan of {other}")] {
+                    assert!(!body.contains(&secret), "{who}'s mail {subject:?} shows {secret}");
+                }
+                // A pending plan's own lines never reach the other side
+                // while they wait.
+                for p in s.plans.iter().filter(|p| p.role == other) {
+                    for l in p.lines.iter().filter(|l| l.split_whitespace().count() > 2) {
+                        assert!(!body.contains(l.as_str()), "{who}'s mail {subject:?} shows {other}'s plan line {l}");
                     }
                 }
-                *read = mails.len();
             }
-            plans_seen += s.plans.len();
-        });
-        let s = state(&t);
-        assert!(s.outcome.is_some(), "seed {seed}: the battle ends ({steps} steps)");
-        assert_eq!(s.policies["malatesta"].fire, "attackers", "the policy sent while not awaited took effect");
-        // The owner reads his own policies.
-        assert!(t.mails(BOB).iter().any(|(_, b)| b.contains("Standing policies of malatesta")));
-        assert_audits_and_dice_verify(&t.dir.join("games/g1/journal.toml"), &format!("seed {seed}"));
-    }
+            *read = mails.len();
+        }
+        plans_seen += s.plans.len();
+    });
+    let s = state(&t);
+    assert!(s.outcome.is_some(), "seed {seed}: the battle ends ({steps} steps)");
+    assert_eq!(s.policies["malatesta"].fire, "attackers", "the policy sent while not awaited took effect");
+    // The owner reads his own policies.
+    assert!(t.mails(BOB).iter().any(|(_, b)| b.contains("Standing policies of malatesta")));
+    assert_audits_and_dice_verify(&t.dir.join("games/g1/journal.toml"), &format!("seed {seed}"));
     assert!(plans_seen > 0, "some plan waited while the other side was mailed");
 }
 
