@@ -139,36 +139,56 @@ pub fn can_fire(s: &State, f: &Unit, to: Hex) -> Result<i32, String> {
     Ok(range)
 }
 
-/// The fire arc (Fig. 2, reconstructed): within 30 degrees of the facing
-/// vertex ("front-wedge"), or 60 ("wide").
-fn in_arc(s: &State, f: &Unit, to: Hex) -> bool {
-    let (Some(a), g) = (f.at(), s.grid()) else { return false };
-    let centre = |h: Hex| {
-        let x = h.col as f64 * 1.5;
-        let low = match g.offset {
-            Offset::EvenQ => h.col % 2 == 0,
-            Offset::OddQ => h.col % 2 == 1,
-        };
-        let y = (h.row as f64 + if low { 0.5 } else { 0.0 }) * 3f64.sqrt();
-        (x, y)
+/// A hex's centre on the flat-topped grid (x right, y down, a hex two
+/// units across).
+fn centre(g: Grid, h: Hex) -> (f64, f64) {
+    let low = match g.offset {
+        Offset::EvenQ => h.col % 2 == 0,
+        Offset::OddQ => h.col % 2 == 1,
     };
-    let ((x0, y0), (x1, y1)) = (centre(a), centre(to));
-    // Vertex NE points at 60 degrees above the x axis (y grows down).
-    let angle = match f.facing {
-        Vertex::NE => -60.0f64,
+    (h.col as f64 * 1.5, (h.row as f64 + if low { 0.5 } else { 0.0 }) * 3f64.sqrt())
+}
+
+/// The direction a vertex points, in degrees (y down: NE is -60).
+fn vertex_angle(v: Vertex) -> f64 {
+    match v {
+        Vertex::NE => -60.0,
         Vertex::E => 0.0,
         Vertex::SE => 60.0,
         Vertex::SW => 120.0,
         Vertex::W => 180.0,
         Vertex::NW => -120.0,
-    };
-    let t = (y1 - y0).atan2(x1 - x0).to_degrees();
-    let mut d = (t - angle).abs() % 360.0;
-    if d > 180.0 {
-        d = 360.0 - d;
     }
+}
+
+/// Degrees between a vertex's direction and the line from `a` to `b`.
+fn off_line(g: Grid, a: Hex, b: Hex, v: Vertex) -> f64 {
+    let ((x0, y0), (x1, y1)) = (centre(g, a), centre(g, b));
+    let t = (y1 - y0).atan2(x1 - x0).to_degrees();
+    let d = (t - vertex_angle(v)).abs() % 360.0;
+    if d > 180.0 {
+        360.0 - d
+    } else {
+        d
+    }
+}
+
+/// The facing one vertex at most from `facing` that points most nearly
+/// from `at` toward `to`.
+pub fn toward(s: &State, at: Hex, to: Hex, facing: Vertex) -> Vertex {
+    let g = s.grid();
+    [facing, facing.turn(1), facing.turn(-1)]
+        .into_iter()
+        .min_by(|a, b| off_line(g, at, to, *a).total_cmp(&off_line(g, at, to, *b)))
+        .unwrap_or(facing)
+}
+
+/// The fire arc (Fig. 2, reconstructed): within 30 degrees of the facing
+/// vertex ("front-wedge"), or 60 ("wide").
+fn in_arc(s: &State, f: &Unit, to: Hex) -> bool {
+    let Some(a) = f.at() else { return false };
     let half = if s.tables.fire.arc == "wide" { 60.0 } else { 30.0 };
-    d <= half + 1e-6
+    off_line(s.grid(), a, to, f.facing) <= half + 1e-6
 }
 
 /// One fire (10.3): 2d6 + current CR + modifiers against the table.
@@ -344,7 +364,14 @@ pub fn reaction_pivots(s: &mut State, name: &str, dice: &mut dyn Dice, ev: &mut 
             continue;
         }
         let d = s.grid().direction(rh, at).expect("neighbour");
-        let Some(to) = facing_towards(d).into_iter().find(|v| turns(r.facing, *v) == 1) else { continue };
+        // One vertex toward the mover: from a flank into the front, from
+        // the rear onto a flank (brief C18).
+        let rank = |v: Vertex| match v.arc(d) {
+            Arc::Front => 0,
+            Arc::Flank => 1,
+            Arc::Rear => 2,
+        };
+        let to = [r.facing.turn(1), r.facing.turn(-1)].into_iter().min_by_key(|v| rank(*v)).expect("two turns");
         let free = !m.cavalry() && r.cavalry();
         let plus = if m.cavalry() && !r.cavalry() { 2 } else { 0 };
         let policy = s.policies.get(&r.side).cloned().unwrap_or_default();
@@ -652,9 +679,13 @@ pub fn line(s: &mut State, o: &Order, dice: &mut dyn Dice, ev: &mut Vec<Event>) 
             let Some(battle) = s.act.as_ref().map(|a| a.battle.clone()) else { return };
             leader_walk(s, &battle, Some(leader), path, o, ev);
         }
-        Order::Combat { target, lead } => {
+        Order::Combat { target, lead, advance } => {
             if let Some(a) = s.act.as_mut() {
-                a.combats.push((target.clone(), lead.clone().unwrap_or_default()));
+                a.combats.push(Combat {
+                    target: target.clone(),
+                    lead: lead.clone().unwrap_or_default(),
+                    advance: *advance,
+                });
             }
         }
         _ => {}
@@ -1062,4 +1093,74 @@ fn leader_walk(
     l.hex = at.to_string();
     l.moved = true;
     ev.push(Event::all(format!("{} moves {}.", l.name, trail.join(" "))));
+}
+
+/// Would `u` be in command standing in `h` (5.1, 5.1.2)? Within its
+/// commander's radius by a path clear of enemy units, or beside a unit of
+/// its Battle (squad) that is in command.
+pub fn in_command_at(s: &State, u: &Unit, h: Hex) -> bool {
+    let Some(l) = s.commander_of(u).and_then(|l| Hex::parse(&l.hex)).zip(s.commander_of(u).map(|l| l.radius)) else {
+        return false;
+    };
+    let (at, radius) = l;
+    let enemy = |x: Hex| s.unit_at(x).map(|e| e.side != u.side).unwrap_or(false);
+    let r = s.grid().reach(h, radius.max(0) as u32, |_, n| (!enemy(n)).then_some(1), |_| false);
+    if r.contains_key(&at) {
+        return true;
+    }
+    let ok = in_command(s, &u.battle, &u.squad);
+    s.grid()
+        .neighbours(h)
+        .iter()
+        .any(|n| s.unit_at(*n).map(|x| x.name != u.name && ok.contains(&x.name)).unwrap_or(false))
+}
+
+/// Every hex `u` could end a Move order in from where it stands: pivots
+/// and front-hex steps within its allowance, stopping in enemy ZOCs, never
+/// ending on another unit; `no_enemy_beside` for a unit out of command
+/// (5.1.3).
+pub fn reachable(s: &State, u: &Unit, no_enemy_beside: bool) -> BTreeSet<Hex> {
+    let mut out = BTreeSet::new();
+    let Some(start) = u.at() else { return out };
+    let g = s.grid();
+    let in_zoc = |h: Hex| s.enemy_zoc(h, &u.side, u.cavalry());
+    let mut best: std::collections::BTreeMap<(Hex, usize), i32> = std::collections::BTreeMap::new();
+    let mut queue = vec![(start, u.facing, allowance(s, u))];
+    while let Some((h, v, mp)) = queue.pop() {
+        if best.get(&(h, v as usize)).map(|m| *m >= mp).unwrap_or(false) {
+            continue;
+        }
+        best.insert((h, v as usize), mp);
+        if s.unit_at(h).map(|x| x.name == u.name).unwrap_or(true) {
+            out.insert(h);
+        }
+        if h != start && in_zoc(h) {
+            continue;
+        }
+        if !in_zoc(h) && s.unit_at(h).map(|x| x.name == u.name).unwrap_or(true) {
+            for w in Vertex::ALL.into_iter().filter(|w| *w != v) {
+                let cost = if u.cavalry() { 1 } else { turns(v, w) };
+                if cost <= mp {
+                    queue.push((h, w, mp - cost));
+                }
+            }
+        }
+        if h == start && in_zoc(start) {
+            continue;
+        }
+        let mut probe = u.clone();
+        probe.facing = v;
+        for d in v.front() {
+            let Some(n) = g.neighbour(h, d) else { continue };
+            if no_enemy_beside && s.adjacent_enemy(n, &u.side) {
+                continue;
+            }
+            if let Ok(c) = step_cost(s, &probe, h, n) {
+                if c <= mp {
+                    queue.push((n, v, mp - c));
+                }
+            }
+        }
+    }
+    out
 }

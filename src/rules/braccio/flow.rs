@@ -375,7 +375,11 @@ fn check_plan(
                     continue;
                 }
                 if !general.is_empty() {
-                    if kind == OrderKind::Reorganize {
+                    if !in_command(s, battle, &u.squad).contains(unit) {
+                        bad(Problem::new(format!(
+                            "{unit} is out of command: a General Order reaches units in command only (5.2)"
+                        )));
+                    } else if kind == OrderKind::Reorganize {
                         bad(Problem::new("Reorganization is an Individual Order only (5.4.3)"));
                     } else if !general.contains(&kind) {
                         bad(Problem::new(format!(
@@ -390,6 +394,11 @@ fn check_plan(
                     if !commanded && kind != OrderKind::Move {
                         bad(Problem::new(format!("{unit} is out of command: only a Move order, at 2 OP (5.1.3)")));
                         continue;
+                    }
+                    if !commanded {
+                        if let Err(p) = out_of_command_move(s, u, o) {
+                            bad(p);
+                        }
                     }
                     spent += cost;
                     if spent > op {
@@ -408,6 +417,9 @@ fn check_plan(
                             )));
                         } else if u.disorganized {
                             bad(Problem::new(format!("{unit} is Disorganized and cannot charge (12.1.1)")));
+                        } else if u.at().map(|h| s.adjacent_enemy(h, &u.side)).unwrap_or(false) {
+                            bad(Problem::new(format!("{unit} stands beside an enemy unit: no Carica! (12.1.2)"))
+                                .hint(format!("MOVE {unit} ... ATTACK <target>")));
                         }
                     }
                     Order::Fire { .. } if u.kind != Kind::Crossbowmen => {
@@ -429,10 +441,9 @@ fn check_plan(
     }
     if let Some(n) = &sp.next {
         if n != "pass" {
-            let b = s.battle(n);
-            if b.map(|b| b.side != role).unwrap_or(true) {
-                let i = at.get(sp.head.len()).copied().unwrap_or(0);
-                out.push((i, Problem::new(format!("NEXT CONTINUUM {n}: {n} is not your Captain"))));
+            let i = at.get(sp.head.len()).copied().unwrap_or(0);
+            if let Err(why) = next_problem(s, role, battle, n) {
+                out.push((i, Problem::new(format!("NEXT CONTINUUM {n}: {why}")).hint("NEXT PASS, or another Captain")));
             }
         }
     }
@@ -459,6 +470,67 @@ fn check_plan(
             }
         }
     }
+}
+
+/// Why `NEXT CONTINUUM n` cannot follow `battle`'s activation, as far as
+/// it is known before it runs: n's side, the Malatestan ban (S2.6.1), the
+/// School's second activation (14.0.2), two activations in a row (4.3).
+fn next_problem(s: &State, role: &str, battle: &str, n: &str) -> Result<(), String> {
+    let b = s.battle(n).ok_or("no such Captain")?;
+    if b.side != role {
+        return Err(format!("{n} is not your Captain"));
+    }
+    if s.no_continuum.iter().any(|x| x == role) {
+        return Err(format!("{} Captains can never make a Continuum (S2.6.1)", side_name(role)));
+    }
+    if n == battle && b.school {
+        return Err(format!("a Braccesca Captain cannot make a second activation (14.0.2); {n} is the one activated"));
+    }
+    let count = if s.marker == battle { s.marker_count + 1 } else { 1 };
+    if n == battle && count >= 2 {
+        return Err(format!("{n} will have made two activations in a row (4.3)"));
+    }
+    Ok(())
+}
+
+/// 5.1.3: a unit out of command moves (2 OP) never to beside an enemy
+/// unit, and must end in command if it can.
+fn out_of_command_move(s: &State, u: &Unit, o: &Order) -> Result<(), Problem> {
+    let Order::Move { path, attack, .. } = o else { return Ok(()) };
+    if attack.is_some() {
+        return Err(Problem::new(format!("{} is out of command: it may move, not attack (5.1.3)", u.name)));
+    }
+    let end = path
+        .iter()
+        .rev()
+        .find_map(|x| if let Step::Hex(h) = x { Hex::parse(h) } else { None })
+        .or_else(|| u.at())
+        .ok_or_else(|| Problem::new(format!("{} is not on the map", u.name)))?;
+    if path
+        .iter()
+        .any(|x| matches!(x, Step::Hex(h) if Hex::parse(h).map(|h| s.adjacent_enemy(h, &u.side)).unwrap_or(false)))
+    {
+        return Err(Problem::new(format!(
+            "{} is out of command and may not move beside an enemy unit (5.1.3)",
+            u.name
+        )));
+    }
+    if !act::in_command_at(s, u, end) {
+        let mut ok: Vec<String> = act::reachable(s, u, true)
+            .into_iter()
+            .filter(|h| act::in_command_at(s, u, *h))
+            .map(|h| h.to_string())
+            .collect();
+        if !ok.is_empty() {
+            ok.truncate(4);
+            return Err(Problem::new(format!(
+                "{} is out of command and must end in command when it can (5.1.3); {end} is not",
+                u.name
+            ))
+            .hint(format!("hexes in command it can reach: {}", ok.join(", "))));
+        }
+    }
+    Ok(())
 }
 
 fn units_of(s: &State, battle: &str) -> Vec<String> {
@@ -492,6 +564,7 @@ fn set_policies(s: &mut State, role: &str, orders: &[Order], ev: &mut Vec<Event>
                 p.interrupt_min = *min;
             }
             PolicyLine::Fire(m) => p.fire = m.clone(),
+            PolicyLine::Retreat(m) => p.retreat = m.clone(),
             PolicyLine::Face(m, n) => {
                 p.face = m.clone();
                 p.face_min = *n;

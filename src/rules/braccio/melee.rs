@@ -268,24 +268,31 @@ fn seat(s: &mut State, battle: &str, squad: &str, ev: &mut Vec<Event>) {
 /// not beside one; none: captured.
 pub fn escape(s: &mut State, name: &str, from: Hex, ev: &mut Vec<Event>) {
     let Some(side) = side_of_leader(s, name) else { return };
+    let mine = s
+        .battles
+        .iter()
+        .find(|b| b.captain.name == name || b.squads.iter().any(|q| q.leader.name == name))
+        .map(|b| b.name.clone())
+        .unwrap_or_default();
+    // Never through an enemy unit, nor into an empty hex in an enemy
+    // cavalry ZOC (13.1.1, 13.1.2).
     let reach = s.grid().reach(
         from,
         s.tables.movement.captain as u32,
-        |_, n| {
-            if s.unit_at(n).map(|u| u.side != side).unwrap_or(false) {
-                None
-            } else {
-                s.cost(n, true).map(|c| c as u32)
-            }
+        |_, n| match s.unit_at(n) {
+            Some(u) if u.side != side => None,
+            None if s.enemy_zoc(n, &side, true) => None,
+            _ => s.cost(n, true).map(|c| c as u32),
         },
         |_| false,
     );
     let safe =
         |h: &Hex| *h != from && !s.adjacent_enemy(*h, &side) && s.unit_at(*h).map(|u| u.side == side).unwrap_or(true);
-    let with_unit =
-        reach.iter().filter(|(h, _)| safe(h) && s.unit_at(**h).is_some()).min_by_key(|(h, r)| (r.cost, **h));
-    let any = reach.iter().filter(|(h, _)| safe(h)).min_by_key(|(h, r)| (r.cost, **h));
-    let dest = with_unit.or(any).map(|(h, _)| *h);
+    let nearest = |ok: &dyn Fn(&Hex) -> bool| {
+        reach.iter().filter(|(h, _)| safe(h) && ok(h)).min_by_key(|(h, r)| (r.cost, **h)).map(|(h, _)| *h)
+    };
+    let dest = nearest(&|h: &Hex| s.unit_at(*h).map(|u| u.battle == mine).unwrap_or(false))
+        .or_else(|| nearest(&|_: &Hex| true));
     let battle = s
         .battles
         .iter()
@@ -307,8 +314,10 @@ pub fn escape(s: &mut State, name: &str, from: Hex, ev: &mut Vec<Event>) {
         None => {
             ev.push(Event::all(format!("{name} cannot leave {from} and is captured (13.2.2).")));
             // A capture is a fall (13.3); its VP die is rolled where the
-            // dice are, in `capture_pending`.
-            s.captured.push(name.to_string());
+            // dice are, in `capture_pending`. Taken, he leaves the hex at
+            // once: nothing else may make him escape again.
+            s.captured.push((name.to_string(), from.to_string()));
+            move_leader(s, name, None);
         }
     }
 }
@@ -320,25 +329,25 @@ pub fn segment(s: &mut State, dice: &mut dyn Dice, ev: &mut Vec<Event>) {
         return;
     }
     // The order: COMBAT lines first, then first declaration (10.5.2).
-    let mut targets: Vec<(String, String)> = Vec::new();
-    for (t, lead) in &act.combats {
-        if let Some(name) = super::act::resolve_target(s, t, &act.role) {
-            if !targets.iter().any(|x| x.0 == name) {
-                targets.push((name, lead.clone()));
+    let mut targets: Vec<Combat> = Vec::new();
+    for c in &act.combats {
+        if let Some(name) = super::act::resolve_target(s, &c.target, &act.role) {
+            if !targets.iter().any(|x| x.target == name) {
+                targets.push(Combat { target: name, ..c.clone() });
             }
         }
     }
     for (_, t) in &act.attacks {
-        if !targets.iter().any(|x| &x.0 == t) {
-            targets.push((t.clone(), String::new()));
+        if !targets.iter().any(|x| &x.target == t) {
+            targets.push(Combat { target: t.clone(), lead: String::new(), advance: None });
         }
     }
     ev.push(Event::all("Melee segment (4.0 s5, 10.5).".to_string()));
-    for (t, lead) in targets {
+    for c in targets {
         if s.outcome.is_some() {
             break;
         }
-        one(s, &t, &lead, dice, ev);
+        one(s, &c, dice, ev);
         capture_pending(s, dice, ev);
     }
     if let Some(a) = s.act.as_mut() {
@@ -351,13 +360,20 @@ pub fn segment(s: &mut State, dice: &mut dyn Dice, ev: &mut Vec<Event>) {
 /// Captains captured during an escape fall now (their VP die).
 pub fn capture_pending(s: &mut State, dice: &mut dyn Dice, ev: &mut Vec<Event>) {
     let caught = std::mem::take(&mut s.captured);
-    for name in caught {
-        if let Some(b) =
-            s.battles.iter().find(|b| b.captain.name == name || b.squads.iter().any(|q| q.leader.name == name)).cloned()
-        {
-            let squad = b.captain.name != name;
-            fall(s, &b.name, &name, squad, dice, ev);
-        }
+    for (name, at) in caught {
+        let Some(b) = s
+            .battles
+            .iter()
+            .find(|b| b.captain.name == name || b.squads.iter().any(|q| q.leader.name == name))
+            .cloned()
+        else {
+            continue;
+        };
+        // Back where he was taken, so that his replacement is placed
+        // from there (13.3).
+        move_leader(s, &name, Hex::parse(&at));
+        let squad = b.captain.name != name;
+        fall(s, &b.name, &name, squad, dice, ev);
     }
 }
 
@@ -380,7 +396,8 @@ fn leader_bonus(s: &State, u: &Unit) -> (i32, String) {
 }
 
 /// One melee (10.6).
-fn one(s: &mut State, target: &str, lead_named: &str, dice: &mut dyn Dice, ev: &mut Vec<Event>) {
+fn one(s: &mut State, fight: &Combat, dice: &mut dyn Dice, ev: &mut Vec<Event>) {
+    let (target, lead_named) = (fight.target.as_str(), fight.lead.as_str());
     let Some(act) = s.act.clone() else { return };
     let Some(d) = s.unit(target).cloned().filter(|u| u.alive()) else { return };
     let dh = d.at().expect("alive");
@@ -473,8 +490,14 @@ fn one(s: &mut State, target: &str, lead_named: &str, dice: &mut dyn Dice, ev: &
         shifts.push((format!("defender in {}", tr.name), tr.defender_shift));
     }
     let dh_height = s.map.height(dh);
-    if attackers.iter().any(|a| s.unit(a).and_then(|u| u.at()).map(|h| s.map.height(h) > dh_height).unwrap_or(false)) {
+    let height_of = |a: &String| s.unit(a).and_then(|u| u.at()).map(|h| s.map.height(h)).unwrap_or(0);
+    if attackers.iter().any(|a| height_of(a) > dh_height) {
         shifts.push(("higher ground".into(), t.melee.higher_ground));
+    }
+    if let Some(tr) = s.terrain_at(dh).filter(|x| x.uphill_shift != 0) {
+        if attackers.iter().all(|a| height_of(a) < dh_height) {
+            shifts.push((format!("attacking up onto {}", tr.name), tr.uphill_shift));
+        }
     }
     let raw: i32 = shifts.iter().map(|x| x.1).sum();
     let col = raw.clamp(t.melee.column_min, t.melee.column_max);
@@ -542,9 +565,26 @@ fn one(s: &mut State, target: &str, lead_named: &str, dice: &mut dyn Dice, ev: &
             share[i].1 += 1;
         }
     }
-    let before_rout: Vec<(String, i32)> =
-        attackers.iter().map(|a| (a.clone(), s.unit(a).map(|u| u.ch).unwrap_or(0))).collect();
+    // 10.8.1 (A63): if these CH would rout every attacker and the
+    // defender, the attacker keeps one unit, the lead, at printed CR - 1,
+    // scoring only the CH it keeps (A28).
+    let routs = |name: &str, n: i32| s.unit(name).map(|u| u.ch + n >= u.cr).unwrap_or(false);
+    let everyone =
+        att_ch > 0 && def_ch > 0 && routs(target, def_ch) && share.iter().all(|(a, n)| *n > 0 && routs(a, *n));
     let mut disorganized_once = std::collections::BTreeSet::new();
+    if everyone {
+        let keep = &mut share[0];
+        let u = s.unit(&keep.0).expect("lead");
+        keep.1 = (u.cr - 1 - u.ch).max(0);
+        ev.push(Event::all(format!(
+            "Every unit would rout: the attacker keeps {} on the map with {} CH, Disorganized (10.8.1).",
+            keep.0,
+            u.cr - 1
+        )));
+        let name = keep.0.clone();
+        s.unit_mut(&name).expect("lead").disorganized = true;
+        disorganized_once.insert(name);
+    }
     let mut hit: Vec<(String, i32)> = Vec::new();
     for (a, n) in &share {
         if *n > 0 {
@@ -556,29 +596,11 @@ fn one(s: &mut State, target: &str, lead_named: &str, dice: &mut dyn Dice, ev: &
         take_ch(s, target, def_ch, dice, ev);
         hit.push((target.to_string(), def_ch));
     }
-    let all_routed = attackers.iter().all(|a| !s.unit(a).map(|u| u.alive()).unwrap_or(false))
-        && !s.unit(target).map(|u| u.alive()).unwrap_or(false);
-    if all_routed && def_ch > 0 && att_ch > 0 {
-        // 10.8.1: the attacker keeps one unit at printed CR - 1 (A63).
-        let keep = attackers[0].clone();
-        let was = s.unit(&keep).cloned().expect("unit");
-        let from = before_rout.iter().find(|x| x.0 == keep).map(|x| x.1).unwrap_or(0);
-        let _ = from;
-        let lead_hex = lead.hex.clone();
-        let u = s.unit_mut(&keep).expect("unit");
-        u.hex = lead_hex;
-        u.ch = was.cr - 1;
-        u.disorganized = true;
-        ev.push(Event::all(format!(
-            "Every unit routed: the attacker keeps {keep} on the map with {} CH (10.8.1).",
-            was.cr - 1
-        )));
-        let side = was.side.clone();
-        // Its rout's VP stand taken back: it is on the map.
-        let back = if was.cavalry() { s.tables.victory.cavalry_rout } else { s.tables.victory.foot_rout };
-        let vp = s.vp.entry(other(&side).to_string()).or_insert(0);
-        *vp = (*vp - back).max(0);
-        disorganized_once.insert(keep.clone());
+    // Retreat (10.7), or a CH more where none is possible (10.7.2): the
+    // defender's table CH above the attacker's, before the
+    // Disorganizations (10.6's order).
+    if def_table > att_ch && s.unit(target).map(|u| u.alive()).unwrap_or(false) {
+        retreat(s, target, lead.at().expect("lead on map"), dice, ev);
     }
     // D results (to the lead only) and the Disorganization of every unit
     // that took CH, at most one a unit (10.6.6, A14).
@@ -595,10 +617,6 @@ fn one(s: &mut State, target: &str, lead_named: &str, dice: &mut dyn Dice, ev: &
         if s.unit(u).map(|x| x.alive()).unwrap_or(false) && disorganized_once.insert(u.clone()) {
             disorganize(s, u, true, dice, ev);
         }
-    }
-    // Retreat (10.7): the defender's table CH above the attacker's.
-    if def_table > att_ch && s.unit(target).map(|u| u.alive()).unwrap_or(false) {
-        retreat(s, target, lead.at().expect("lead on map"), dice, ev);
     }
     // Wound checks (13.2) for Captains with units that took CH and stand.
     for (u, _) in &hit {
@@ -627,12 +645,28 @@ fn one(s: &mut State, target: &str, lead_named: &str, dice: &mut dyn Dice, ev: &
             let from = l.at().expect("alive");
             if s.passable(dh) {
                 s.unit_mut(&l.name).expect("unit").hex = dh.to_string();
-                for c in captains_in(s, from) {
-                    if side_of_leader(s, &c).as_deref() == Some(l.side.as_str()) {
-                        move_leader(s, &c, dh);
+                for who in captains_in(s, from) {
+                    if side_of_leader(s, &who).as_deref() == Some(l.side.as_str()) {
+                        move_leader(s, &who, Some(dh));
                     }
                 }
                 ev.push(Event::all(format!("{} advances into {dh} (10.9).", l.name)));
+                if let Some(v) = fight.advance {
+                    if turns(l.facing, v) <= 1 {
+                        s.unit_mut(&l.name).expect("unit").facing = v;
+                        ev.push(Event::all(format!(
+                            "{} turns to {} as it advances (10.9.1).",
+                            l.name,
+                            orders::vertex_word(v)
+                        )));
+                    } else {
+                        ev.push(Event::all(format!(
+                            "{} may turn one vertex only on its advance (10.9.1): it keeps {}.",
+                            l.name,
+                            orders::vertex_word(l.facing)
+                        )));
+                    }
+                }
                 // An enemy Captain alone in the hex escapes (13.2.5).
                 for c in captains_in(s, dh) {
                     if side_of_leader(s, &c).as_deref() != Some(l.side.as_str()) {
@@ -646,14 +680,16 @@ fn one(s: &mut State, target: &str, lead_named: &str, dice: &mut dyn Dice, ev: &
     }
 }
 
-fn move_leader(s: &mut State, name: &str, to: Hex) {
+/// Put a leader in a hex, or off the map (`None`).
+fn move_leader(s: &mut State, name: &str, to: Option<Hex>) {
+    let id = to.map(|h| h.to_string()).unwrap_or_default();
     for b in s.battles.iter_mut() {
         if b.captain.name == name {
-            b.captain.hex = to.to_string();
+            b.captain.hex = id.clone();
         }
         for q in b.squads.iter_mut() {
             if q.leader.name == name {
-                q.leader.hex = to.to_string();
+                q.leader.hex = id.clone();
             }
         }
     }
@@ -687,10 +723,20 @@ fn retreat(s: &mut State, name: &str, from_attacker: Hex, dice: &mut dyn Dice, e
             s.unit_mut(name).expect("unit").hex = h.to_string();
             for c in captains_in(s, at) {
                 if side_of_leader(s, &c).as_deref() == Some(u.side.as_str()) {
-                    move_leader(s, &c, h);
+                    move_leader(s, &c, Some(h));
                 }
             }
             ev.push(Event::all(format!("{name} retreats from {at} to {h} (10.7.1).")));
+            if s.policies.get(&u.side).map(|p| p.retreat == "turn").unwrap_or(false) {
+                let v = super::act::toward(s, h, from_attacker, u.facing);
+                if v != u.facing {
+                    s.unit_mut(name).expect("unit").facing = v;
+                    ev.push(Event::all(format!(
+                        "{name} turns to {} toward its attacker (10.7.1, REACT RETREAT TURN).",
+                        orders::vertex_word(v)
+                    )));
+                }
+            }
             s.marks.push(h.to_string());
             let kind = if u.militia { "militia" } else { u.kind.name() };
             if s.terrain_at(h).map(|t| t.disorganize.iter().any(|k| k == kind)).unwrap_or(false) {

@@ -213,6 +213,10 @@ pub struct Terrain {
     pub defender_shift: i32,
     #[serde(default, skip_serializing_if = "is_zero")]
     pub fire_target: i32,
+    /// Columns added when the defender stands here and every attacker is
+    /// lower (an intermediate hex, 8.2.5).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub uphill_shift: i32,
     #[serde(default, skip_serializing_if = "is_false")]
     pub blocks_los: bool,
     pub colour: String,
@@ -339,6 +343,14 @@ pub struct Policy {
     /// Countercharges: `always`, `never`, or `min` with `counter_min`.
     pub counter: String,
     pub counter_min: i32,
+    /// After a retreat: `keep` the facing, or `turn` one vertex toward
+    /// the lead attacker (10.7.1).
+    #[serde(default = "keep")]
+    pub retreat: String,
+}
+
+fn keep() -> String {
+    "keep".into()
 }
 
 impl Default for Policy {
@@ -351,6 +363,7 @@ impl Default for Policy {
             face_min: 4,
             counter: "min".into(),
             counter_min: 4,
+            retreat: keep(),
         }
     }
 }
@@ -427,6 +440,17 @@ pub struct Heat {
     pub event: Vec<data::HeatEvent>,
 }
 
+/// A `COMBAT` line's choices for one melee.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Combat {
+    pub target: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub lead: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub advance: Option<Vertex>,
+}
+
 /// The running activation (4.0): kept in the state so that a `WAIT`
 /// resumes it in a later mail with its OP, markers and declared attacks.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -448,9 +472,9 @@ pub struct Act {
     pub attacks: Vec<(String, String)>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub carica: Vec<String>,
-    /// COMBAT lines: (target, lead), the order of resolution (10.5.2).
+    /// COMBAT lines: the order of resolution (10.5.2) and its choices.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub combats: Vec<(String, String)>,
+    pub combats: Vec<Combat>,
     /// Carica! orders given (S4.2's count; A35).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub charges: i32,
@@ -505,9 +529,10 @@ pub struct State {
     pub activations: u32,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub act: Option<Act>,
-    /// Leaders captured in an escape, whose fall is still to be scored.
+    /// Leaders captured in an escape, whose fall is still to be scored,
+    /// with the hex where they were taken (off the map meanwhile).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub captured: Vec<String>,
+    pub captured: Vec<(String, String)>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub outcome: Option<Outcome>,
 }

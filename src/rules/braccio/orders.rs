@@ -45,6 +45,8 @@ pub enum PolicyLine {
     Fire(String),
     Face(String, i32),
     Counter(String, i32),
+    /// `keep` or `turn` after a retreat (10.7.1).
+    Retreat(String),
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -96,6 +98,8 @@ pub enum Order {
     Combat {
         target: String,
         lead: Option<String>,
+        /// The lead unit's pivot on its advance (10.9.1).
+        advance: Option<Vertex>,
     },
     Wait,
     /// `NEXT CONTINUUM <battle>` or `NEXT PASS` (`pass`).
@@ -204,9 +208,11 @@ impl fmt::Display for Order {
             Order::Captain { path } => format!("CAPTAIN {}", path.join(" ")),
             Order::Leader { leader, path } => format!("LEADER {leader} {}", path.join(" ")),
             Order::Squad { leader } => format!("SQUAD {leader}"),
-            Order::Combat { target, lead } => {
-                join(&[format!("COMBAT {target}"), lead.as_ref().map(|l| format!("LEAD {l}")).unwrap_or_default()])
-            }
+            Order::Combat { target, lead, advance } => join(&[
+                format!("COMBAT {target}"),
+                lead.as_ref().map(|l| format!("LEAD {l}")).unwrap_or_default(),
+                advance.map(|v| format!("ADVANCE FACE {}", vertex_word(v))).unwrap_or_default(),
+            ]),
             Order::Wait => "WAIT".into(),
             Order::Next { what } if what == "pass" => "NEXT PASS".into(),
             Order::Next { what } => format!("NEXT CONTINUUM {what}"),
@@ -226,6 +232,7 @@ impl fmt::Display for Order {
                     }
                 }
                 PolicyLine::Fire(m) => format!("REACT FIRE {}", m.to_uppercase()),
+                PolicyLine::Retreat(m) => format!("REACT RETREAT {}", m.to_uppercase()),
                 PolicyLine::Face(m, n) | PolicyLine::Counter(m, n) => {
                     let what = if matches!(p, PolicyLine::Face(..)) { "FACE" } else { "COUNTERCHARGE" };
                     if m == "min" {
@@ -420,10 +427,21 @@ pub fn parse(s: &State, _role: &str, text: &str) -> Result<Order, Problem> {
             Order::Leader { leader: leader_name(s, &words[..cut].join(" "))?, path: hexes(s, &words[cut..].join(" "))? }
         }
         "SQUAD" => Order::Squad { leader: leader_name(s, rest)? },
-        "COMBAT" => match parse::split(rest, "LEAD") {
-            Some((t, u)) => Order::Combat { target: target(s, t)?, lead: Some(unit_name(s, u)?) },
-            None => Order::Combat { target: target(s, rest)?, lead: None },
-        },
+        "COMBAT" => {
+            let (body, advance) = match parse::split(rest, "ADVANCE") {
+                Some((b, f)) => {
+                    let v = parse::keyword(f, "FACE").and_then(vertex).ok_or_else(|| {
+                        Problem::new("ADVANCE FACE needs a vertex (10.9.1)").hint("COMBAT 2222 LEAD Tartaglia-A1 ADVANCE FACE E")
+                    })?;
+                    (b, Some(v))
+                }
+                None => (rest, None),
+            };
+            match parse::split(body, "LEAD") {
+                Some((t, u)) => Order::Combat { target: target(s, t)?, lead: Some(unit_name(s, u)?), advance },
+                None => Order::Combat { target: target(s, body)?, lead: None, advance },
+            }
+        }
         "WAIT" if rest.is_empty() => Order::Wait,
         "THEN" if rest.is_empty() => Order::Then,
         "NEXT" => {
@@ -451,13 +469,20 @@ pub fn parse(s: &State, _role: &str, text: &str) -> Result<Order, Problem> {
                     let (m, n) = mode(&tail, &["ALWAYS", "NEVER"], "FACE")?;
                     Order::Policy(PolicyLine::Face(m, n))
                 }
+                "RETREAT" => {
+                    let (m, _) = mode(&tail, &["KEEP", "TURN"], "RETREAT")?;
+                    if m == "min" {
+                        return Err(Problem::new("REACT RETREAT takes KEEP or TURN"));
+                    }
+                    Order::Policy(PolicyLine::Retreat(m))
+                }
                 "COUNTERCHARGE" => {
                     let (m, n) = mode(&tail, &["ALWAYS", "NEVER"], "COUNTERCHARGE")?;
                     Order::Policy(PolicyLine::Counter(m, n))
                 }
                 _ => {
-                    return Err(Problem::new("REACT FIRE, REACT FACE or REACT COUNTERCHARGE")
-                        .hint("REACT FIRE ATTACKERS, REACT FACE MIN 4, REACT COUNTERCHARGE ALWAYS"))
+                    return Err(Problem::new("REACT FIRE, REACT FACE, REACT COUNTERCHARGE or REACT RETREAT")
+                        .hint("REACT FIRE ATTACKERS, REACT FACE MIN 4, REACT COUNTERCHARGE ALWAYS, REACT RETREAT TURN"))
                 }
             }
         }

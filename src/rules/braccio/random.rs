@@ -148,10 +148,13 @@ pub fn plan_with(s: &State, battle: &str, op: i32, eager: bool, pick: &mut dyn F
         }
         let command = super::act::in_command(s, battle, &letter);
         for u in s.units.iter().filter(|u| u.battle == battle && u.squad == letter && u.alive()) {
-            let cost = if command.contains(&u.name) { 1 } else { 2 };
-            if cost > left || (!eager && pick(4) == 0) {
+            // A unit out of command is left where it is: its move (2 OP)
+            // must end in command when it can (5.1.3), which random play
+            // does not aim for.
+            if !command.contains(&u.name) || left < 1 || (!eager && pick(4) == 0) {
                 continue;
             }
+            let cost = 1;
             let Some(o) = unit_order(s, u, cost == 2, pick) else { continue };
             left -= cost;
             out.push(o);
