@@ -338,7 +338,7 @@ fn facing(x: f64, y: f64, r: f64, hour: u8) -> String {
 fn hexes(b: &HexBoard) -> String {
     const R: f64 = 20.0;
     let h3 = 3f64.sqrt() * R;
-    let (mx, my) = (20.0, 40.0);
+    let (mx, my) = (if b.columns * b.rows > 600 { 34.0 } else { 20.0 }, 40.0);
     let low = |c: i32| (c % 2 == 0) == b.even_low;
     let centre = |c: i32, r: i32| {
         (mx + R + (c - 1) as f64 * 1.5 * R, my + h3 / 2.0 + (r - 1) as f64 * h3 + if low(c) { h3 / 2.0 } else { 0.0 })
@@ -350,6 +350,24 @@ fn hexes(b: &HexBoard) -> String {
     let mut s = open(w.max(300), h, &b.title);
     let colour = |g: char| b.terrain.iter().find(|t| t.0 == g).map(|t| t.2.as_str()).unwrap_or("#f4efe1");
     let side_colour = |side: &str| b.sides.iter().find(|(n, _)| n == side).map(|(_, c)| c.as_str()).unwrap_or("#444");
+    let big = b.columns * b.rows > 600;
+    if big {
+        for c in 1..=b.columns {
+            let (x, _) = centre(c, 1);
+            s.push_str(&format!(
+                "<text x=\"{x:.1}\" y=\"{:.1}\" font-size=\"9\" fill=\"#5a4d30\" text-anchor=\"middle\">{c:02}</text>\n",
+                my - 6.0
+            ));
+        }
+        for r in 1..=b.rows {
+            let (_, y) = centre(1, r);
+            s.push_str(&format!(
+                "<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"9\" fill=\"#5a4d30\" text-anchor=\"end\">{r:02}</text>\n",
+                mx - 2.0,
+                y + 3.0
+            ));
+        }
+    }
     for c in 1..=b.columns {
         for r in 1..=b.rows {
             let (x, y) = centre(c, r);
@@ -367,8 +385,11 @@ fn hexes(b: &HexBoard) -> String {
                 colour(g)
             ));
             // A counter covers its hex's number (the legend and the ASCII
-            // map still give it): fewer tiny labels keep the PNG small.
-            if cell.map(|x| x.symbol.is_empty() || x.piece.is_none()).unwrap_or(true) {
+            // map still give it): fewer tiny labels keep the PNG small. A
+            // large map (Braccio's 1,020 hexes) numbers its edges instead,
+            // and every fifth hex, to stay small enough to mail.
+            let numbered = !big || (c % 5 == 0 && r % 5 == 0);
+            if numbered && cell.map(|x| x.symbol.is_empty() || x.piece.is_none()).unwrap_or(true) {
                 s.push_str(&format!(
                     "<text x=\"{x:.1}\" y=\"{:.1}\" font-size=\"6\" fill=\"#8a7d60\" text-anchor=\"middle\">{c:02}{r:02}</text>\n",
                     y - R * 0.55

@@ -59,12 +59,15 @@ fn views_at_the_start_of_every_game() {
 /// past it should be looked at).
 #[test]
 fn the_png_maps_decode_have_ink_and_stay_small() {
-    // 80 KB: a whole Ducs map with its 62 counters is 65 KB.
-    const BOUND: usize = 80 * 1024;
+    // 80 KB: a whole Ducs map with its 62 counters is 65 KB. A map of
+    // more than 600 hexes gets 200 KB: Braccio's Sant'Egidio (1,020 hexes
+    // shaded by level, 48 counters with their facings) is 172 KB.
     for (name, view) in opening_views() {
+        let big = view.boards.iter().any(|b| matches!(b, adjutant::engine::Board::Hex(h) if h.columns * h.rows > 600));
+        let bound: usize = if big { 200 * 1024 } else { 80 * 1024 };
         let svg = render::svg::render(&view);
         let bytes = render::png::from_svg(&svg).unwrap();
-        assert!(bytes.len() < BOUND, "{name}: {} bytes", bytes.len());
+        assert!(bytes.len() < bound, "{name}: {} bytes", bytes.len());
         let mut decoder = png::Decoder::new(std::io::Cursor::new(&bytes));
         decoder.set_transformations(png::Transformations::EXPAND);
         let mut reader = decoder.read_info().unwrap();

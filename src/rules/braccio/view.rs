@@ -10,6 +10,14 @@ use crate::engine::view::{HexBoard, HexCell};
 use crate::engine::{Board, Piece, Table};
 
 const COLOURS: [(&str, &str); 2] = [(BRACCIO, "#2b5fa8"), (MALATESTA, "#b0302a")];
+/// The flat levels as the map shows them (8.2.5).
+const LEVELS: [(char, &str, &str); 4] = [
+    ('1', "flat level 1", "#f3eedc"),
+    ('2', "flat level 2", "#e7dcb9"),
+    ('3', "flat level 3", "#d8c795"),
+    ('4', "flat level 4", "#c8b27a"),
+];
+
 /// Columns of the text map: 24 make 77 characters.
 const WINDOW: i32 = 24;
 
@@ -56,13 +64,15 @@ pub fn board(s: &State, title: String) -> HexBoard {
         |h: &str| s.map.place.iter().find(|p| p.hexes.first().map(|x| x == h).unwrap_or(false)).map(|p| p.name.clone());
     for h in g.hexes() {
         let id = h.to_string();
-        let glyph = s.map.glyph(h);
+        // Flat hexes show their level (8.2.5): 1 to 4, shaded darker as
+        // they rise.
+        let glyph = match s.map.glyph(h) {
+            '.' => char::from_digit((s.map.height(h) / 2).clamp(1, 4) as u32, 10).unwrap_or('.'),
+            g => g,
+        };
         let unit = s.unit_at(h);
         let leaders = super::act::captains_in(s, h);
         let place = place_of(&id).unwrap_or_default();
-        if glyph == '.' && unit.is_none() && leaders.is_empty() && place.is_empty() {
-            continue;
-        }
         let (piece, symbol, values, facing) = match unit {
             Some(u) => (
                 Some(Piece { side: u.side.clone(), text: u.code.clone() }),
@@ -112,17 +122,22 @@ pub fn board(s: &State, title: String) -> HexBoard {
         even_low: s.map.offset == Offset::EvenQ,
         hexes,
         hexsides: Vec::new(),
-        terrain: s
-            .terrain
+        terrain: LEVELS
             .iter()
-            .map(|t| (t.glyph.chars().next().unwrap_or('.'), t.name.clone(), t.colour.clone()))
+            .map(|(g, n, c)| (*g, n.to_string(), c.to_string()))
+            .chain(
+                s.terrain
+                    .iter()
+                    .filter(|t| t.glyph != ".")
+                    .map(|t| (t.glyph.chars().next().unwrap_or('?'), t.name.clone(), t.colour.clone())),
+            )
             .collect(),
         roads: Vec::new(),
         areas: Vec::new(),
         sides: COLOURS.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect(),
         legend: vec![
             "bTA1> = Braccesca, Tartaglia's squad A unit 1, facing E; *T = a Captain alone".into(),
-            "Facing: / NE, > E, \\ SE, , SW, < W, ` NW; levels in the unit table".into(),
+            "Facing: / NE, > E, \\ SE, , SW, < W, ` NW; 1-4: flat levels, / between two".into(),
         ],
         window: Some([c0, c1, r0, r1]),
     }
