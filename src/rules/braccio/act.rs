@@ -510,7 +510,7 @@ fn give(s: &mut State, unit: &str, kind: OrderKind, dice: &mut dyn Dice, ev: &mu
         }
         0
     } else if commanded {
-        1
+        kind.cost()
     } else if kind == OrderKind::Move {
         2
     } else {
@@ -662,7 +662,7 @@ pub fn line(s: &mut State, o: &Order, dice: &mut dyn Dice, ev: &mut Vec<Event>) 
             if !s.unit(unit).map(|u| u.alive()).unwrap_or(false) {
                 return;
             }
-            place(s, unit, dest);
+            arrive(s, unit, dest, ev);
             ev.push(Event::all(format!("{unit} falls back from {at} to {dest}, keeping its facing (5.4.4).")));
             terrain_entry(s, unit, dest, dice, ev);
             if s.unit(unit).map(|u| u.alive()).unwrap_or(false) {
@@ -670,6 +670,73 @@ pub fn line(s: &mut State, o: &Order, dice: &mut dyn Dice, ev: &mut Vec<Event>) 
                 let side = u.side.clone();
                 release_near(s, dest, &side, ev);
             }
+        }
+        Order::Echelon { unit, with, attack } => {
+            let (Some(f), Some(r)) = (s.unit(unit).cloned(), s.unit(with).cloned()) else { return };
+            if let Err(why) = echelon_problem(s, &f, &r) {
+                return skip(ev, why);
+            }
+            if r.ordered {
+                return skip(ev, format!("{with} has had its order in this activation (5.0.1)"));
+            }
+            if let Err(why) = give(s, unit, OrderKind::Echelon, dice, ev) {
+                return skip(ev, why);
+            }
+            s.unit_mut(with).expect("unit").ordered = true;
+            let (fh, rh) = (f.at().expect("alive"), r.at().expect("alive"));
+            // Each unit's departure may draw fire (A34, A58).
+            exit_fire(s, unit, fh, dice, ev);
+            exit_fire(s, with, rh, dice, ev);
+            let alive = |s: &State, n: &str| s.unit(n).map(|u| u.alive()).unwrap_or(false);
+            let (f_stands, r_stands) = (alive(s, unit), alive(s, with));
+            // The front unit steps out first, so the other enters a hex
+            // that holds it alone.
+            if f_stands {
+                s.unit_mut(unit).expect("unit").hex = String::new();
+            }
+            if r_stands {
+                arrive(s, with, fh, ev);
+            }
+            if f_stands {
+                arrive(s, unit, rh, ev);
+            }
+            ev.push(Event::all(format!(
+                "{unit} and {with} change places, {with} to {fh} in front, {unit} to {rh} behind (5.4.6)."
+            )));
+            for n in [with.as_str(), unit.as_str()] {
+                if alive(s, n) {
+                    let h = s.unit(n).and_then(|u| u.at()).expect("alive");
+                    terrain_entry(s, n, h, dice, ev);
+                }
+            }
+            if alive(s, with) {
+                stopped(s, with, 1, attack.as_deref(), false, dice, ev);
+            }
+            if alive(s, unit) {
+                reaction_pivots(s, unit, dice, ev);
+            }
+        }
+        Order::Rally { unit, to, echelon } => {
+            let Some(u) = s.unit(unit).cloned() else { return };
+            let dest = match rally_hex(s, &u, to.as_deref()) {
+                Ok(h) => h,
+                Err(why) => return skip(ev, why),
+            };
+            let kind = if *echelon { OrderKind::Echelon } else { OrderKind::Retreat };
+            if let Err(why) = give(s, unit, kind, dice, ev) {
+                return skip(ev, why);
+            }
+            let at = u.at().expect("alive");
+            exit_fire(s, unit, at, dice, ev);
+            if !s.unit(unit).map(|x| x.alive()).unwrap_or(false) {
+                return;
+            }
+            arrive(s, unit, dest, ev);
+            s.unit_mut(unit).expect("unit").disorganized = false;
+            ev.push(Event::all(format!(
+                "{unit} rides back from {at} to its rally point, {dest}{} (14.4, 14.4.1).",
+                if u.disorganized { ", and is in good order again (14.4.2)" } else { "" }
+            )));
         }
         Order::Captain { path } => {
             let Some(battle) = s.act.as_ref().map(|a| a.battle.clone()) else { return };
@@ -689,6 +756,66 @@ pub fn line(s: &mut State, o: &Order, dice: &mut dyn Dice, ev: &mut Vec<Event>) 
             }
         }
         _ => {}
+    }
+}
+
+/// Why `f` may not swap with `r` by an Echeloned order (5.4.6, A34).
+pub fn echelon_problem(s: &State, f: &Unit, r: &Unit) -> Result<(), String> {
+    if !f.cavalry() || !r.cavalry() {
+        return Err("an Echeloned order is for cavalry only (5.4.6, 12.0)".into());
+    }
+    if f.battle != r.battle {
+        return Err(format!("{} is not of {}'s Battle (5.4.6)", r.name, f.battle));
+    }
+    if f.facing != r.facing {
+        return Err(format!("{} and {} do not face the same way (5.4.6)", f.name, r.name));
+    }
+    let (Some(fh), Some(rh)) = (f.at(), r.at()) else { return Err("a unit has routed".into()) };
+    if s.arc_of(f, rh) != Some(Arc::Rear) {
+        return Err(format!("{} in {rh} is not in a rear hex of {} (5.4.6)", r.name, f.name));
+    }
+    if s.adjacent_enemy(rh, &r.side) {
+        return Err(format!("{} stands beside an enemy unit (5.4.6)", r.name));
+    }
+    if !in_command(s, &r.battle, &r.squad).contains(&r.name) {
+        return Err(format!("{} is out of command and cannot receive the order (5.4.6)", r.name));
+    }
+    let _ = fh;
+    Ok(())
+}
+
+/// Where a School cavalry unit going to its rally point is placed (14.3,
+/// 14.4, 14.4.1): the rally hex if free, else a free neighbour not in an
+/// enemy ZOC, the first clockwise from north; `to` picks one of these.
+pub fn rally_hex(s: &State, u: &Unit, to: Option<&str>) -> Result<Hex, String> {
+    let b = s.battle(&u.battle).ok_or("no Battle")?;
+    if !b.school || !u.cavalry() {
+        return Err(format!("only the cavalry of a Braccesca School Battle rallies (14.3, A18); {} cannot", u.name));
+    }
+    let Some(point) = Hex::parse(&b.rally) else {
+        return Err(format!("{}'s Battle has lost its rally point (S2.5)", b.name));
+    };
+    let at = u.at().ok_or("it has routed")?;
+    let g = s.grid();
+    let shut = |h: Hex| !s.passable(h) || s.unit_at(h).map(|x| x.side != u.side).unwrap_or(false);
+    if g.neighbours(at).len() == 6 && g.neighbours(at).into_iter().all(shut) {
+        return Err(format!("{} is completely surrounded (14.4)", u.name));
+    }
+    let free = |h: Hex| s.passable(h) && s.unit_at(h).map(|x| x.name == u.name).unwrap_or(true);
+    let mut allowed: Vec<Hex> = Vec::new();
+    if free(point) {
+        allowed.push(point);
+    }
+    allowed.extend(g.neighbours(point).into_iter().filter(|h| free(*h) && !s.enemy_zoc(*h, &u.side, true)));
+    match to {
+        Some(t) => {
+            let h = Hex::parse(t).ok_or("not a hex")?;
+            allowed.contains(&h).then_some(h).ok_or_else(|| {
+                let v: Vec<String> = allowed.iter().map(|x| x.to_string()).collect();
+                format!("{h} is not a free hex at the rally point {point} out of enemy ZOC (14.4.1); free: {}", v.join(", "))
+            })
+        }
+        None => allowed.first().copied().ok_or_else(|| format!("the rally point {point} and its neighbours are all taken (14.4.1)")),
     }
 }
 
@@ -712,11 +839,28 @@ pub fn may_charge(s: &State, u: &Unit) -> Result<(), String> {
     Ok(())
 }
 
-fn place(s: &mut State, unit: &str, to: Hex) {
-    let from = s.unit(unit).map(|u| u.hex.clone()).unwrap_or_default();
+/// A unit enters a hex, by whatever means (a move, a retreat, an
+/// advance, an Echeloned swap, a rally): an enemy standard there is taken
+/// (S2.5), and an enemy Captain alone there must escape (13.2.5).
+pub fn arrive(s: &mut State, unit: &str, to: Hex, ev: &mut Vec<Event>) {
+    let side = s.unit(unit).map(|u| u.side.clone()).unwrap_or_default();
     s.unit_mut(unit).expect("unit").hex = to.to_string();
     s.marks.push(to.to_string());
-    let _ = from;
+    let id = to.to_string();
+    for b in s.battles.iter_mut().filter(|b| b.side != side && b.rally == id) {
+        b.rally = String::new();
+        ev.push(Event::all(format!(
+            "{unit} enters {id}: {}'s standard is taken, and its Battle can no longer rally (S2.5).",
+            b.name
+        )));
+    }
+    for c in captains_in(s, to) {
+        if leader_side(s, &c).as_deref() != Some(side.as_str())
+            && s.units.iter().filter(|x| x.hex == id).count() == 1
+        {
+            super::melee::escape(s, &c, to, ev);
+        }
+    }
 }
 
 fn u_battle(s: &State, unit: &str) -> String {
@@ -850,17 +994,8 @@ fn walk(s: &mut State, unit: &str, path: &[Step], how: Walk, dice: &mut dyn Dice
                     }
                 }
                 mp -= cost;
-                s.unit_mut(unit).expect("unit").hex = to.to_string();
-                s.marks.push(to.to_string());
+                arrive(s, unit, to, ev);
                 entered += 1;
-                // 13.2.5: an enemy Captain alone in the hex must escape.
-                for c in captains_in(s, to) {
-                    if leader_side(s, &c).as_deref() != Some(u.side.as_str())
-                        && s.units.iter().filter(|x| x.hex == to.to_string()).count() == 1
-                    {
-                        super::melee::escape(s, &c, to, ev);
-                    }
-                }
                 trail.push(to.to_string());
                 if terrain_entry(s, unit, to, dice, ev) && charge {
                     lose_carica(s, unit, ev);

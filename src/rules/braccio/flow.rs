@@ -390,7 +390,7 @@ fn check_plan(
                     }
                 } else {
                     let commanded = in_command(s, battle, &u.squad).contains(unit);
-                    let cost = if commanded { 1 } else { 2 };
+                    let cost = if commanded { kind.cost() } else { 2 };
                     if !commanded && kind != OrderKind::Move {
                         bad(Problem::new(format!("{unit} is out of command: only a Move order, at 2 OP (5.1.3)")));
                         continue;
@@ -420,6 +420,23 @@ fn check_plan(
                         } else if u.at().map(|h| s.adjacent_enemy(h, &u.side)).unwrap_or(false) {
                             bad(Problem::new(format!("{unit} stands beside an enemy unit: no Carica! (12.1.2)"))
                                 .hint(format!("MOVE {unit} ... ATTACK <target>")));
+                        }
+                    }
+                    Order::Echelon { with, .. } => match s.unit(with) {
+                        Some(r) if ordered.contains(&with.as_str()) || r.ordered => {
+                            bad(Problem::new(format!("{with} has an order already (5.0.1)")));
+                        }
+                        Some(r) => {
+                            if let Err(why) = act::echelon_problem(s, u, r) {
+                                bad(Problem::new(why).hint(format!("ECHELON {unit} WITH <a cavalry unit of its Battle in a rear hex, same facing>")));
+                            }
+                            ordered.push(with.as_str());
+                        }
+                        None => {}
+                    },
+                    Order::Rally { to, .. } => {
+                        if let Err(why) = act::rally_hex(s, u, to.as_deref()) {
+                            bad(Problem::new(why));
                         }
                     }
                     Order::Fire { .. } if u.kind != Kind::Crossbowmen => {

@@ -644,7 +644,7 @@ fn one(s: &mut State, fight: &Combat, dice: &mut dyn Dice, ev: &mut Vec<Event>) 
         if let Some(l) = lead_now {
             let from = l.at().expect("alive");
             if s.passable(dh) {
-                s.unit_mut(&l.name).expect("unit").hex = dh.to_string();
+                super::act::arrive(s, &l.name, dh, ev);
                 for who in captains_in(s, from) {
                     if side_of_leader(s, &who).as_deref() == Some(l.side.as_str()) {
                         move_leader(s, &who, Some(dh));
@@ -665,12 +665,6 @@ fn one(s: &mut State, fight: &Combat, dice: &mut dyn Dice, ev: &mut Vec<Event>) 
                             l.name,
                             orders::vertex_word(l.facing)
                         )));
-                    }
-                }
-                // An enemy Captain alone in the hex escapes (13.2.5).
-                for c in captains_in(s, dh) {
-                    if side_of_leader(s, &c).as_deref() != Some(l.side.as_str()) {
-                        escape(s, &c, dh, ev);
                     }
                 }
                 super::act::reaction_pivots(s, &l.name, dice, ev);
@@ -720,7 +714,7 @@ fn retreat(s: &mut State, name: &str, from_attacker: Hex, dice: &mut dyn Dice, e
     };
     match pick {
         Some(h) => {
-            s.unit_mut(name).expect("unit").hex = h.to_string();
+            super::act::arrive(s, name, h, ev);
             for c in captains_in(s, at) {
                 if side_of_leader(s, &c).as_deref() == Some(u.side.as_str()) {
                     move_leader(s, &c, Some(h));

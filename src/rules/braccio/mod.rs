@@ -286,11 +286,22 @@ pub enum OrderKind {
     Fire,
     Reorganize,
     Retreat,
+    Echelon,
     Recover,
 }
 
 impl OrderKind {
-    pub const GENERAL: [OrderKind; 4] = [OrderKind::Move, OrderKind::Charge, OrderKind::Fire, OrderKind::Retreat];
+    /// OP as an Individual Order in command (5.4): Echeloned 2, else 1.
+    pub fn cost(self) -> i32 {
+        if self == OrderKind::Echelon {
+            2
+        } else {
+            1
+        }
+    }
+
+    pub const GENERAL: [OrderKind; 5] =
+        [OrderKind::Move, OrderKind::Charge, OrderKind::Fire, OrderKind::Retreat, OrderKind::Echelon];
     pub fn word(self) -> &'static str {
         match self {
             OrderKind::Move => "MOVE",
@@ -298,6 +309,7 @@ impl OrderKind {
             OrderKind::Fire => "FIRE",
             OrderKind::Reorganize => "REORGANIZE",
             OrderKind::Retreat => "RETREAT",
+            OrderKind::Echelon => "ECHELON",
             OrderKind::Recover => "RECOVER",
         }
     }
@@ -308,6 +320,7 @@ impl OrderKind {
             "FIRE" => Some(OrderKind::Fire),
             "REORGANIZE" | "REORGANISE" => Some(OrderKind::Reorganize),
             "RETREAT" => Some(OrderKind::Retreat),
+            "ECHELON" | "ECHELONED" | "SCAGLIONATO" => Some(OrderKind::Echelon),
             "RECOVER" | "RECOVERY" => Some(OrderKind::Recover),
             _ => None,
         }

@@ -20,6 +20,7 @@ pub const VERBS: &[&str] = &[
     "FIRE",
     "REORGANIZE",
     "RETREAT",
+    "ECHELON",
     "CAPTAIN",
     "LEADER",
     "SQUAD",
@@ -85,6 +86,20 @@ pub enum Order {
         unit: String,
         to: Option<String>,
     },
+    /// Echeloned (5.4.6): swap with a unit in a rear hex; that unit, now
+    /// in front, may attack.
+    Echelon {
+        unit: String,
+        with: String,
+        attack: Option<String>,
+    },
+    /// A School cavalry unit's Retreat or Echeloned order carried out
+    /// straight to its rally point (14.3, 14.4), placed in `to`.
+    Rally {
+        unit: String,
+        to: Option<String>,
+        echelon: bool,
+    },
     Captain {
         path: Vec<String>,
     },
@@ -122,7 +137,9 @@ impl Order {
             | Order::Charge { unit, .. }
             | Order::Fire { unit, .. }
             | Order::Reorganize { unit }
-            | Order::Retreat { unit, .. } => Some(unit),
+            | Order::Retreat { unit, .. }
+            | Order::Echelon { unit, .. }
+            | Order::Rally { unit, .. } => Some(unit),
             _ => None,
         }
     }
@@ -132,7 +149,8 @@ impl Order {
             Order::Charge { .. } => OrderKind::Charge,
             Order::Fire { .. } => OrderKind::Fire,
             Order::Reorganize { .. } => OrderKind::Reorganize,
-            Order::Retreat { .. } => OrderKind::Retreat,
+            Order::Retreat { .. } | Order::Rally { echelon: false, .. } => OrderKind::Retreat,
+            Order::Echelon { .. } | Order::Rally { echelon: true, .. } => OrderKind::Echelon,
             _ => return None,
         })
     }
@@ -205,6 +223,14 @@ impl fmt::Display for Order {
             Order::Retreat { unit, to } => {
                 join(&[format!("RETREAT {unit}"), to.as_ref().map(|h| format!("TO {h}")).unwrap_or_default()])
             }
+            Order::Echelon { unit, with, attack } => join(&[
+                format!("ECHELON {unit} WITH {with}"),
+                attack.as_ref().map(|a| format!("ATTACK {a}")).unwrap_or_default(),
+            ]),
+            Order::Rally { unit, to, echelon } => join(&[
+                format!("{} {unit} TO RALLY", if *echelon { "ECHELON" } else { "RETREAT" }),
+                to.clone().unwrap_or_default(),
+            ]),
             Order::Captain { path } => format!("CAPTAIN {}", path.join(" ")),
             Order::Leader { leader, path } => format!("LEADER {leader} {}", path.join(" ")),
             Order::Squad { leader } => format!("SQUAD {leader}"),
@@ -311,6 +337,14 @@ fn unit_and_path(s: &State, text: &str) -> Result<(String, Vec<Step>), Problem> 
     Ok((unit, path))
 }
 
+fn opt_hex(s: &State, t: &str) -> Result<Option<String>, Problem> {
+    if t.trim().is_empty() {
+        Ok(None)
+    } else {
+        hex_id(s, t.trim()).map(Some)
+    }
+}
+
 fn hexes(s: &State, text: &str) -> Result<Vec<String>, Problem> {
     let v: Result<Vec<String>, Problem> = text.split_whitespace().map(|w| hex_id(s, w)).collect();
     let v = v?;
@@ -345,7 +379,7 @@ pub fn parse(s: &State, _role: &str, text: &str) -> Result<Order, Problem> {
                 for k in kinds.split('+') {
                     let k = OrderKind::from_word(k.trim()).ok_or_else(|| {
                         Problem::new(format!("{:?} is not an order a General Order can give", k.trim()))
-                            .hint("GENERAL MOVE, CHARGE, FIRE, RETREAT or RECOVER; a double: GENERAL CHARGE + MOVE")
+                            .hint("GENERAL MOVE, CHARGE, FIRE, RETREAT, ECHELON or RECOVER; a double: GENERAL CHARGE + MOVE")
                     })?;
                     if k == OrderKind::Reorganize {
                         return Err(Problem::new("Reorganization is an Individual Order only (5.4.3)"));
@@ -417,9 +451,31 @@ pub fn parse(s: &State, _role: &str, text: &str) -> Result<Order, Problem> {
         }
         "REORGANIZE" | "REORGANISE" => Order::Reorganize { unit: unit_name(s, rest)? },
         "RETREAT" => match parse::split(rest, "TO") {
-            Some((u, h)) => Order::Retreat { unit: unit_name(s, u)?, to: Some(hex_id(s, h)?) },
+            Some((u, h)) => match parse::keyword(h, "RALLY") {
+                Some(at) => Order::Rally { unit: unit_name(s, u)?, to: opt_hex(s, at)?, echelon: false },
+                None => Order::Retreat { unit: unit_name(s, u)?, to: Some(hex_id(s, h)?) },
+            },
             None => Order::Retreat { unit: unit_name(s, rest)?, to: None },
         },
+        "ECHELON" | "ECHELONED" => {
+            if let Some((u, h)) = parse::split(rest, "TO") {
+                let at = parse::keyword(h, "RALLY").ok_or_else(|| {
+                    Problem::new("ECHELON … TO RALLY, or ECHELON <unit> WITH <unit>")
+                        .hint("ECHELON Tartaglia-A1 WITH Tartaglia-B1")
+                })?;
+                Order::Rally { unit: unit_name(s, u)?, to: opt_hex(s, at)?, echelon: true }
+            } else {
+                let (body, attack) = match parse::split(rest, "ATTACK") {
+                    Some((b, t)) => (b, Some(target(s, t)?)),
+                    None => (rest, None),
+                };
+                let (u, w) = parse::split(body, "WITH").ok_or_else(|| {
+                    Problem::new("an Echeloned order names the unit behind it (5.4.6)")
+                        .hint("ECHELON Tartaglia-A1 WITH Tartaglia-B1 [ATTACK <target>]")
+                })?;
+                Order::Echelon { unit: unit_name(s, u)?, with: unit_name(s, w)?, attack }
+            }
+        }
         "CAPTAIN" => Order::Captain { path: hexes(s, rest)? },
         "LEADER" => {
             let words: Vec<&str> = rest.split_whitespace().collect();
@@ -488,7 +544,7 @@ pub fn parse(s: &State, _role: &str, text: &str) -> Result<Order, Problem> {
         }
         _ => {
             return Err(Problem::new(format!("{:?} is not an order of Braccio da Montone", l.verb)).hint(
-                "ACTIVATE, CONTINUUM, PASS, INTERRUPT, MOVE, CHARGE, FIRE, REORGANIZE, RETREAT, CAPTAIN, LEADER, SQUAD, COMBAT, NEXT, THEN, REACT",
+                "ACTIVATE, CONTINUUM, PASS, INTERRUPT, MOVE, CHARGE, FIRE, REORGANIZE, RETREAT, ECHELON, CAPTAIN, LEADER, SQUAD, COMBAT, NEXT, THEN, REACT",
             ))
         }
     })

@@ -154,8 +154,14 @@ pub fn plan_with(s: &State, battle: &str, op: i32, eager: bool, pick: &mut dyn F
             if !command.contains(&u.name) || left < 1 || (!eager && pick(4) == 0) {
                 continue;
             }
-            let cost = 1;
-            let Some(o) = unit_order(s, u, cost == 2, pick) else { continue };
+            if out.iter().any(|o| matches!(o, Order::Echelon { with, .. } if *with == u.name)) {
+                continue;
+            }
+            let Some(o) = unit_order(s, u, false, pick) else { continue };
+            let cost = o.kind().map(|k| k.cost()).unwrap_or(1);
+            if cost > left {
+                continue;
+            }
             left -= cost;
             out.push(o);
         }
@@ -195,6 +201,19 @@ fn unit_order(s: &State, u: &Unit, out_of_command: bool, pick: &mut dyn FnMut(us
             return Some(Order::Move { unit: u.name.clone(), path: Vec::new(), attack: Some(e.name.clone()) });
         }
         if s.enemy_zoc(at, &u.side, u.cavalry()) {
+            // A School horseman may ride back to its rally point (14.3),
+            // or change places with the one behind it (5.4.6).
+            if u.cavalry() && pick(2) == 0 && super::act::rally_hex(s, u, None).is_ok() {
+                return Some(Order::Rally { unit: u.name.clone(), to: None, echelon: pick(2) == 0 });
+            }
+            let behind: Vec<&Unit> = s
+                .units
+                .iter()
+                .filter(|r| r.alive() && r.name != u.name && !r.ordered && super::act::echelon_problem(s, u, r).is_ok())
+                .collect();
+            if let Some(r) = pick_of(&behind, pick) {
+                return Some(Order::Echelon { unit: u.name.clone(), with: r.name.clone(), attack: None });
+            }
             return (pick(3) == 0).then(|| Order::Retreat { unit: u.name.clone(), to: None });
         }
     }

@@ -72,7 +72,8 @@ pub fn board(s: &State, title: String) -> HexBoard {
         };
         let unit = s.unit_at(h);
         let leaders = super::act::captains_in(s, h);
-        let place = place_of(&id).unwrap_or_default();
+        let standard = s.battles.iter().find(|b| b.rally == id).map(|b| format!("{} standard", b.name));
+        let place = place_of(&id).or(standard).unwrap_or_default();
         let (piece, symbol, values, facing) = match unit {
             Some(u) => (
                 Some(Piece { side: u.side.clone(), text: u.code.clone() }),
@@ -233,6 +234,8 @@ fn captains_table(s: &State, side: &str) -> Table {
             "removed"
         } else if !b.released {
             "inactive"
+        } else if b.school && b.rally.is_empty() {
+            "School, standard lost"
         } else if b.school {
             "released, School"
         } else {
