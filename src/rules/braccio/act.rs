@@ -812,10 +812,16 @@ pub fn rally_hex(s: &State, u: &Unit, to: Option<&str>) -> Result<Hex, String> {
             let h = Hex::parse(t).ok_or("not a hex")?;
             allowed.contains(&h).then_some(h).ok_or_else(|| {
                 let v: Vec<String> = allowed.iter().map(|x| x.to_string()).collect();
-                format!("{h} is not a free hex at the rally point {point} out of enemy ZOC (14.4.1); free: {}", v.join(", "))
+                format!(
+                    "{h} is not a free hex at the rally point {point} out of enemy ZOC (14.4.1); free: {}",
+                    v.join(", ")
+                )
             })
         }
-        None => allowed.first().copied().ok_or_else(|| format!("the rally point {point} and its neighbours are all taken (14.4.1)")),
+        None => allowed
+            .first()
+            .copied()
+            .ok_or_else(|| format!("the rally point {point} and its neighbours are all taken (14.4.1)")),
     }
 }
 
@@ -855,9 +861,7 @@ pub fn arrive(s: &mut State, unit: &str, to: Hex, ev: &mut Vec<Event>) {
         )));
     }
     for c in captains_in(s, to) {
-        if leader_side(s, &c).as_deref() != Some(side.as_str())
-            && s.units.iter().filter(|x| x.hex == id).count() == 1
-        {
+        if leader_side(s, &c).as_deref() != Some(side.as_str()) && s.units.iter().filter(|x| x.hex == id).count() == 1 {
             super::melee::escape(s, &c, to, ev);
         }
     }

@@ -404,6 +404,7 @@ pub fn setup(scenario: &str) -> Result<State, String> {
         no_continuum: sc.no_continuum,
         automatic_defeat: sc.automatic_defeat,
         first: sc.first.battle.clone(),
+        confusion: String::new(),
         pending: Pending::Activation { role: sc.first.role.clone() },
         marker: String::new(),
         marker_count: 0,

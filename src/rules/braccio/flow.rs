@@ -41,6 +41,22 @@ pub fn can_activate(s: &State, role: &str, battle: &str) -> Result<(), String> {
     if !s.first.is_empty() && s.first != battle {
         return Err(format!("the game begins with {}'s activation (S2.2)", s.first));
     }
+    if !s.confusion.is_empty() && s.confusion != battle {
+        return Err(format!("Confusion (16.1): the enemy chose {}'s Battle for this activation", s.confusion));
+    }
+    Ok(())
+}
+
+/// Why `battle` may not be the enemy Battle a Confusion activates (16.1,
+/// A31): the other side's, released (not in reserve, A01).
+pub fn can_confuse(s: &State, role: &str, battle: &str) -> Result<(), String> {
+    let b = s.battle(battle).ok_or("no such Battle")?;
+    if b.side == role {
+        return Err(format!("{battle} is your own Captain: Confusion activates an opposing Battle (16.1)"));
+    }
+    if b.removed || !b.released {
+        return Err(format!("{battle}'s Battle is in reserve (16.1, A01)"));
+    }
     Ok(())
 }
 
@@ -84,6 +100,11 @@ pub fn can_interrupt(s: &State, role: &str, battle: &str) -> Result<(), String> 
         return Err(format!("{battle} has CC {}; an Interruptio needs CC 2 or more (4.2)", b.cc));
     }
     Ok(())
+}
+
+/// The enemy Battles a Confusion may activate (16.1).
+pub fn confusable(s: &State, role: &str) -> Vec<String> {
+    s.battles.iter().filter(|b| can_confuse(s, role, &b.name).is_ok()).map(|b| b.name.clone()).collect()
 }
 
 pub fn eligible(s: &State, role: &str, test: fn(&State, &str, &str) -> Result<(), String>) -> Vec<String> {
@@ -187,6 +208,24 @@ pub fn validate(s: &State, role: &str, orders: &[Order]) -> Vec<(usize, Problem)
                 return out;
             }
         },
+        Pending::Confusion { .. } => {
+            match head {
+                Some(Order::Confusion { battle }) if plan.len() == 1 => {
+                    if let Err(w) = can_confuse(s, role, battle) {
+                        out.push((
+                            at[0],
+                            Problem::new(w).hint(format!("CONFUSION {}", confusable(s, role).join(" | "))),
+                        ));
+                    }
+                }
+                _ => out.push((
+                    at.first().copied().unwrap_or(0),
+                    Problem::new("this step asks which enemy Battle the Confusion activates (16.1)")
+                        .hint(format!("CONFUSION {}", confusable(s, role).join(" | "))),
+                )),
+            }
+            return out;
+        }
         Pending::Orders { captain, .. } => {
             let op = match &s.act {
                 Some(a) if &a.battle == captain => s.op,
@@ -428,7 +467,9 @@ fn check_plan(
                         }
                         Some(r) => {
                             if let Err(why) = act::echelon_problem(s, u, r) {
-                                bad(Problem::new(why).hint(format!("ECHELON {unit} WITH <a cavalry unit of its Battle in a rear hex, same facing>")));
+                                bad(Problem::new(why).hint(format!(
+                                    "ECHELON {unit} WITH <a cavalry unit of its Battle in a rear hex, same facing>"
+                                )));
                             }
                             ordered.push(with.as_str());
                         }
@@ -636,6 +677,20 @@ pub fn resolve(s: &mut State, orders: &BTreeMap<String, Vec<Order>>, dice: &mut 
                 run_continuum(s, other(&role), &against, dice, &mut ev);
             }
         },
+        Pending::Confusion { .. } => {
+            let pick = match mine.first() {
+                Some(Order::Confusion { battle }) => battle.clone(),
+                _ => super::random::confusion_default(s, &role).unwrap_or_default(),
+            };
+            let owner = s.battle(&pick).map(|b| b.side.clone()).unwrap_or_else(|| other(&role).to_string());
+            ev.push(Event::all(format!(
+                "{} chooses {pick}'s Battle: {} activates it, then makes its own Basic Activation (16.1).",
+                side_name(&role),
+                side_name(&owner)
+            )));
+            s.confusion = pick;
+            s.pending = Pending::Activation { role: owner };
+        }
         Pending::Orders { captain, via, .. } => {
             if s.act.as_ref().map(|a| a.battle == captain).unwrap_or(false) {
                 ev.push(Event::all(format!("{captain}'s activation goes on.")));
@@ -841,6 +896,13 @@ fn end_activation(s: &mut State, role: &str, dice: &mut dyn Dice, ev: &mut Vec<E
         s.pending = Pending::Over;
         return;
     }
+    // After a Confusion activation its owner makes his own Basic
+    // Activation, with no Continuum segment between (16.1, A31).
+    if !s.confusion.is_empty() {
+        s.confusion.clear();
+        s.pending = Pending::Activation { role: role.to_string() };
+        return;
+    }
     continuum_segment(s, role, dice, ev);
 }
 
@@ -916,7 +978,14 @@ fn pass_turn(s: &mut State, role: &str, ev: &mut Vec<Event>) {
 /// The consequences of a Continuum or Interruptio roll, in the order of
 /// A04: Sudden End, success, the roller's -1, War Fortune, Heat. True if
 /// it succeeded.
-fn roll_for(s: &mut State, role: &str, battle: &str, what: &str, dice: &mut dyn Dice, ev: &mut Vec<Event>) -> bool {
+fn roll_for(
+    s: &mut State,
+    role: &str,
+    battle: &str,
+    what: &str,
+    dice: &mut dyn Dice,
+    ev: &mut Vec<Event>,
+) -> (bool, i32) {
     let cc = s.battle(battle).map(|b| b.cc).unwrap_or(1);
     let (a, b) = d2(dice, &format!("{what}, {battle} (CC {cc})"), &Serves::low(role));
     let roll = a + b;
@@ -929,7 +998,7 @@ fn roll_for(s: &mut State, role: &str, battle: &str, what: &str, dice: &mut dyn 
             ev.push(Event::all(format!("{why}: the battle is a draw.")));
             s.outcome = Some(Outcome { winner: None, reason: why, also: Vec::new() });
             s.pending = Pending::Over;
-            return false;
+            return (false, roll);
         }
     }
     let ok = roll <= cc && roll != 12;
@@ -951,7 +1020,7 @@ fn roll_for(s: &mut State, role: &str, battle: &str, what: &str, dice: &mut dyn 
         ));
     }
     heat(s, roll, ev);
-    ok
+    (ok, roll)
 }
 
 fn capital(t: &str) -> String {
@@ -1017,10 +1086,24 @@ fn attempt_continuum(
     dice: &mut dyn Dice,
     ev: &mut Vec<Event>,
 ) {
-    if !roll_for(s, role, battle, "continuum", dice, ev) {
-        if s.outcome.is_none() {
-            pass_turn(s, role, ev);
+    let (ok, roll) = roll_for(s, role, battle, "continuum", dice, ev);
+    if !ok {
+        if s.outcome.is_some() {
+            return;
         }
+        // 16.1: a failure of 10 or more makes its player activate a
+        // Battle of the enemy's, not in reserve (option `confusion`).
+        if s.option("confusion") && roll >= 10 && !confusable(s, role).is_empty() {
+            s.next.remove(role);
+            s.plans.retain(|p| p.role != role);
+            ev.push(Event::all(format!(
+                "Confusion in battle: a failed Continuum of {roll} (16.1); {} must activate an enemy Battle.",
+                side_name(role)
+            )));
+            s.pending = Pending::Confusion { role: role.to_string() };
+            return;
+        }
+        pass_turn(s, role, ev);
         return;
     }
     // 3.a: the other side may answer with one Interruptio (4.2.2).
@@ -1071,7 +1154,7 @@ fn attempt_interrupt(
     ev: &mut Vec<Event>,
 ) {
     let active = other(role);
-    if !roll_for(s, role, battle, "interruptio", dice, ev) {
+    if !roll_for(s, role, battle, "interruptio", dice, ev).0 {
         if s.outcome.is_none() {
             run_continuum(s, active, against, dice, ev);
         }

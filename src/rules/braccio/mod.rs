@@ -399,6 +399,11 @@ pub enum Pending {
         role: String,
         against: String,
     },
+    /// `role` failed a Continuum with 10 or more and picks the enemy
+    /// Battle that is activated (16.1).
+    Confusion {
+        role: String,
+    },
     /// `role`'s `captain` is active and his plan is awaited.
     Orders {
         role: String,
@@ -414,6 +419,7 @@ impl Pending {
             Pending::Activation { role }
             | Pending::Continuum { role }
             | Pending::Interruptio { role, .. }
+            | Pending::Confusion { role }
             | Pending::Orders { role, .. } => Some(role),
             Pending::Over => None,
         }
@@ -515,6 +521,9 @@ pub struct State {
     /// The forced first activation (S2.2): this Battle, which cannot pass.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub first: String,
+    /// The enemy Battle a Confusion made its owner activate (16.1).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub confusion: String,
     pub pending: Pending,
     /// The Captain carrying the activation marker and how many activations
     /// in a row he has made (4.3, 4.3.1; one marker for the game, A08).
@@ -658,10 +667,10 @@ impl Rules for Braccio {
                 name: "sant-egidio".into(),
                 roles: vec![BRACCIO.into(), MALATESTA.into()],
                 about: "Lord of Perugia: Sant'Egidio, 1416 (historical set-up; +short: the short game, S2.9.2)".into(),
-                variants: vec!["short".into()],
+                variants: vec!["short".into(), "confusion".into()],
             }],
             moderated: false,
-            step_kinds: &["activation", "continuum", "interruptio", "orders"],
+            step_kinds: &["activation", "continuum", "interruptio", "confusion", "orders"],
             step_limit: Some(1500),
         }
     }
@@ -678,6 +687,7 @@ impl Rules for Braccio {
                     Pending::Activation { .. } => "activation",
                     Pending::Continuum { .. } => "continuum",
                     Pending::Interruptio { .. } => "interruptio",
+                    Pending::Confusion { .. } => "confusion",
                     _ => "orders",
                 };
                 let mut a = Awaited::new(kind, &[role]);

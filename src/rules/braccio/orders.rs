@@ -14,6 +14,7 @@ pub const VERBS: &[&str] = &[
     "PASS",
     "INTERRUPT",
     "NO",
+    "CONFUSION",
     "MOVE",
     "CHARGE",
     "CARICA",
@@ -60,6 +61,10 @@ pub enum Order {
         battle: String,
     },
     Pass,
+    /// The enemy Battle a Confusion activates (16.1).
+    Confusion {
+        battle: String,
+    },
     Interrupt {
         battle: String,
     },
@@ -204,6 +209,7 @@ impl fmt::Display for Order {
             ),
             Order::Continuum { battle } => format!("CONTINUUM {battle}"),
             Order::Pass => "PASS".into(),
+            Order::Confusion { battle } => format!("CONFUSION {battle}"),
             Order::Interrupt { battle } => format!("INTERRUPT WITH {battle}"),
             Order::NoInterrupt => "NO INTERRUPT".into(),
             Order::Move { unit, path, attack } => join(&[
@@ -395,6 +401,7 @@ pub fn parse(s: &State, _role: &str, text: &str) -> Result<Order, Problem> {
         },
         "CONTINUUM" => Order::Continuum { battle: battle_name(s, rest)? },
         "PASS" if rest.is_empty() => Order::Pass,
+        "CONFUSION" => Order::Confusion { battle: battle_name(s, rest)? },
         "INTERRUPT" => {
             let words: Vec<&str> = rest.split_whitespace().collect();
             match words.first().map(|w| parse::word(w)).as_deref() {

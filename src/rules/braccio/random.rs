@@ -33,8 +33,19 @@ pub fn defaults(s: &State, role: &str) -> Vec<Order> {
         }
         Pending::Continuum { role: r } if r == role => vec![Order::Pass],
         Pending::Interruptio { role: r, .. } if r == role => vec![Order::NoInterrupt],
+        Pending::Confusion { role: r } if r == role => {
+            confusion_default(s, role).map(|battle| vec![Order::Confusion { battle }]).unwrap_or_default()
+        }
         _ => Vec::new(),
     }
+}
+
+/// The Confusion's default (brief 3.6): the opposing Battle, not in
+/// reserve, with the lowest CC, the first in scenario order on a tie.
+pub fn confusion_default(s: &State, role: &str) -> Option<String> {
+    super::flow::confusable(s, role)
+        .into_iter()
+        .min_by_key(|b| (s.battle(b).map(|x| x.cc).unwrap_or(0), s.battles.iter().position(|x| &x.name == b)))
 }
 
 fn pick_of<'a, T>(v: &'a [T], pick: &mut dyn FnMut(usize) -> usize) -> Option<&'a T> {
@@ -92,6 +103,12 @@ pub fn orders(s: &State, role: &str, pick: &mut dyn FnMut(usize) -> usize) -> Ve
                     out.extend(plan(s, &b, cc - 1, pick));
                 }
                 _ => out.push(Order::NoInterrupt),
+            }
+        }
+        Pending::Confusion { .. } => {
+            let can = super::flow::confusable(s, role);
+            if let Some(b) = pick_of(&can, pick) {
+                out.push(Order::Confusion { battle: b.clone() });
             }
         }
         Pending::Orders { captain, .. } => {

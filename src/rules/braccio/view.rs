@@ -52,6 +52,9 @@ fn step_line(s: &State) -> String {
         Pending::Interruptio { role, against } => {
             format!("{} may attempt an Interruptio against {against}'s successful Continuum.", side_name(role))
         }
+        Pending::Confusion { role } => {
+            format!("{} picks the enemy Battle its Confusion activates (16.1).", side_name(role))
+        }
         Pending::Orders { role, captain, .. } => format!("{} gives {captain}'s orders.", side_name(role)),
         Pending::Over => "The battle is over.".into(),
     }
@@ -391,7 +394,9 @@ pub fn prompt(s: &State, role: &str) -> Prompt {
         Pending::Activation { role: r } if r == role => {
             syntax.insert(0, "ACTIVATE <captain> [GENERAL <order> [+ <order>]], then an order a line".into());
             syntax.extend(plan.iter().map(|x| x.to_string()));
-            let first = if s.first.is_empty() {
+            let first = if !s.confusion.is_empty() {
+                format!(" Confusion (16.1): the enemy chose {}'s Battle for this activation.", s.confusion)
+            } else if s.first.is_empty() {
                 String::new()
             } else {
                 format!(" The battle opens with {}'s activation, which must give at least one order (S2.2).", s.first)
@@ -415,6 +420,14 @@ pub fn prompt(s: &State, role: &str) -> Prompt {
             format!(
                 "{against}'s Continuum succeeded. You may attempt one Interruptio (4.2): {}. Or NO INTERRUPT.",
                 captain_list(s, role, can_interrupt, 1)
+            )
+        }
+        Pending::Confusion { role: r } if r == role => {
+            syntax.insert(0, "CONFUSION <enemy captain>".into());
+            format!(
+                "Your Continuum failed with 10 or more: Confusion (16.1). Name the enemy Battle, not in reserve, \
+                 that is activated now (its owner gives the orders, then makes his own Basic Activation): {}.",
+                super::flow::confusable(s, role).join(", ")
             )
         }
         Pending::Orders { role: r, captain, via } if r == role => {
