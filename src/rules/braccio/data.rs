@@ -228,6 +228,22 @@ struct BattleFile {
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
+struct CarloFile {
+    battle: String,
+    captain: LeaderFile,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PerugiaFile {
+    lines: Vec<String>,
+    vl_cost: i32,
+    enemy_vl_min: i32,
+    battle: BattleFile,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
 struct FirstFile {
     role: String,
     battle: String,
@@ -256,6 +272,10 @@ struct ScenarioFile {
     #[serde(default)]
     heat: Option<HeatFile>,
     battle: Vec<BattleFile>,
+    #[serde(default)]
+    carlo: Option<CarloFile>,
+    #[serde(default)]
+    perugia: Option<PerugiaFile>,
 }
 
 static SCENARIOS: LazyLock<Vec<(&'static str, &'static str)>> = LazyLock::new(|| vec![("sant-egidio", SANT_EGIDIO)]);
@@ -308,7 +328,7 @@ pub fn setup(scenario: &str) -> Result<State, String> {
     let options: Vec<String> = parts.map(String::from).collect();
     let text =
         SCENARIOS.iter().find(|(n, _)| *n == base).map(|x| x.1).ok_or_else(|| format!("no scenario {base:?}"))?;
-    let sc: ScenarioFile = read(&format!("scenario-{base}.toml"), text)?;
+    let mut sc: ScenarioFile = read(&format!("scenario-{base}.toml"), text)?;
     if sc.name != base {
         return Err(format!("games/braccio/scenario-{base}.toml calls itself {:?}", sc.name));
     }
@@ -326,11 +346,42 @@ pub fn setup(scenario: &str) -> Result<State, String> {
     let length = if options.iter().any(|o| o == "short") { "short" } else { "long" };
     let vp_per_vl =
         sc.vp_per_vl.get(length).cloned().ok_or_else(|| format!("scenario {base}: no vp_per_vl.{length}"))?;
+    let has = |o: &str| options.iter().any(|x| x == o);
+    let mut entries = Vec::new();
+    let mut automatic_defeat = sc.automatic_defeat.clone();
+    // S2.10.1: Carlo leads Galeazzo's Battle; Galeazzo then leads the
+    // Perugia militia (S2.10.2).
+    let mut displaced = None;
+    if has("carlo") {
+        let c = sc.carlo.clone().ok_or_else(|| format!("scenario {base} has no Carlo (S2.10.1)"))?;
+        let b = sc.battle.iter_mut().find(|b| b.name == c.battle).ok_or("Carlo's Battle is missing")?;
+        let mut captain = c.captain.clone();
+        captain.hex = b.captain.hex.clone();
+        displaced = Some(std::mem::replace(&mut b.captain, captain));
+        b.name = c.captain.name.clone();
+        automatic_defeat.push(c.captain.name.clone());
+    }
+    if has("perugia") {
+        let p = sc.perugia.clone().ok_or_else(|| format!("scenario {base} has no Perugia militia (S2.10.2)"))?;
+        let mut b = p.battle.clone();
+        if let Some(g) = displaced {
+            b.captain = LeaderFile { hex: String::new(), ..g };
+        }
+        entries.push(Entry {
+            battle: b.name.clone(),
+            enemy_vl_min: p.enemy_vl_min,
+            vl_cost: p.vl_cost,
+            cc_from_vl: true,
+            lines: p.lines.clone(),
+        });
+        sc.battle.push(b);
+    }
     let mut battles = Vec::new();
     let mut units = Vec::new();
     for b in &sc.battle {
+        let off_map = b.start == "off-map";
         let mut unit = |u: &UnitFile, squad: &str, n: usize| -> Result<(), String> {
-            if Hex::parse(&u.hex).is_none() {
+            if Hex::parse(&u.hex).is_none() && !off_map {
                 return Err(format!("scenario {base}: {} stands on {:?}, not a hex", u.name, u.hex));
             }
             units.push(Unit {
@@ -367,6 +418,7 @@ pub fn setup(scenario: &str) -> Result<State, String> {
             side: b.side.clone(),
             militia: b.militia,
             released: b.start == "active",
+            off_map,
             removed: false,
             school: sc.school.contains(&b.name),
             double_general: b.double_general.clone(),
@@ -401,8 +453,9 @@ pub fn setup(scenario: &str) -> Result<State, String> {
         vl: zero,
         vp_per_vl,
         heat: sc.heat.map(|h| Heat { at: 1, boxes: h.boxes, event: h.event }),
+        entries,
         no_continuum: sc.no_continuum,
-        automatic_defeat: sc.automatic_defeat,
+        automatic_defeat,
         first: sc.first.battle.clone(),
         confusion: String::new(),
         pending: Pending::Activation { role: sc.first.role.clone() },
@@ -427,7 +480,7 @@ pub fn setup(scenario: &str) -> Result<State, String> {
 /// passable hex of the map, one unit a hex, names unique.
 fn check(s: &State) -> Result<(), String> {
     let mut seen = std::collections::BTreeSet::new();
-    for u in &s.units {
+    for u in s.units.iter().filter(|u| !s.battle(&u.battle).map(|b| b.off_map).unwrap_or(false)) {
         let h = u.at().ok_or_else(|| format!("{} has no hex", u.name))?;
         if !s.passable(h) {
             return Err(format!("{} stands on {h}, which is not passable", u.name));

@@ -41,10 +41,93 @@ pub fn can_activate(s: &State, role: &str, battle: &str) -> Result<(), String> {
     if !s.first.is_empty() && s.first != battle {
         return Err(format!("the game begins with {}'s activation (S2.2)", s.first));
     }
+    if b.off_map {
+        let e = s
+            .entries
+            .iter()
+            .find(|e| e.battle == battle)
+            .ok_or_else(|| format!("{battle}'s Battle is not on the map"))?;
+        let o = other(role);
+        let enemy_vl = s.vl.get(o).copied().unwrap_or(0);
+        if enemy_vl < e.enemy_vl_min {
+            return Err(format!(
+                "{battle}'s Battle enters only once the {} VL is {} or more; it is {enemy_vl} (S2.10.2)",
+                side_name(o),
+                e.enemy_vl_min
+            ));
+        }
+        let own = s.vl.get(role).copied().unwrap_or(0);
+        if own < e.vl_cost.max(1) {
+            return Err(format!(
+                "its entry costs {} VL and the {} VL is {own} (S2.10.2, A24)",
+                e.vl_cost,
+                side_name(role)
+            ));
+        }
+        if open_lines(s, role, e).is_empty() {
+            return Err(format!(
+                "an enemy unit stands in or beside every line {battle}'s Battle may enter on (S2.10.2)"
+            ));
+        }
+    }
     if !s.confusion.is_empty() && s.confusion != battle {
         return Err(format!("Confusion (16.1): the enemy chose {}'s Battle for this activation", s.confusion));
     }
     Ok(())
+}
+
+/// The lines an entering Battle may be placed on (S2.10.2, A24): no
+/// enemy unit in or beside any of its hexes, every hex free and passable,
+/// one hex a unit at least. Each with its hexes, in order.
+pub fn open_lines(s: &State, role: &str, e: &Entry) -> Vec<(String, Vec<Hex>)> {
+    let g = s.grid();
+    let need = s.units.iter().filter(|u| u.battle == e.battle).count();
+    e.lines
+        .iter()
+        .filter_map(|name| {
+            let l = s.map.line.iter().find(|l| &l.name == name)?;
+            let hexes: Vec<Hex> = g
+                .line(Hex::parse(&l.from)?, Hex::parse(&l.to)?)
+                .into_iter()
+                .filter_map(|c| if let crate::rules::shared::hex::Crossing::One(h) = c { Some(h) } else { None })
+                .collect();
+            let enemy = |h: Hex| s.unit_at(h).map(|u| u.side != role).unwrap_or(false);
+            let closed = hexes.iter().any(|h| enemy(*h) || g.neighbours(*h).into_iter().any(enemy));
+            let free = hexes.iter().filter(|h| s.passable(**h) && s.unit_at(**h).is_none()).count();
+            (!closed && free >= need).then(|| (name.clone(), hexes))
+        })
+        .collect()
+}
+
+/// A Battle enters the map (S2.10.2): its VL cost paid, its CC on its
+/// side's VL before the payment (A24), its units on the line in order.
+fn enter(s: &mut State, role: &str, battle: &str, line: &str, face: Option<Vertex>, ev: &mut Vec<Event>) {
+    let Some(e) = s.entries.iter().find(|e| e.battle == battle).cloned() else { return };
+    let Some((_, hexes)) = open_lines(s, role, &e).into_iter().find(|(n, _)| n == line) else { return };
+    let vl = s.vl.get(role).copied().unwrap_or(0);
+    *s.vl.entry(role.to_string()).or_insert(0) -= e.vl_cost;
+    let facing = face.unwrap_or(Vertex::W);
+    let free: Vec<Hex> = hexes.into_iter().filter(|h| s.passable(*h) && s.unit_at(*h).is_none()).collect();
+    let names: Vec<String> = s.units.iter().filter(|u| u.battle == battle).map(|u| u.name.clone()).collect();
+    for (n, h) in names.iter().zip(&free) {
+        let u = s.unit_mut(n).expect("unit");
+        u.hex = h.to_string();
+        u.facing = facing;
+    }
+    let cc = vl.clamp(s.tables.cat.min, s.tables.cat.max);
+    let b = s.battle_mut(battle).expect("battle");
+    b.off_map = false;
+    b.released = true;
+    b.cc = cc;
+    b.cc0 = cc;
+    b.captain.hex = free.first().map(|h| h.to_string()).unwrap_or_default();
+    ev.push(Event::all(format!(
+        "{battle}'s Battle enters on the {line} line ({}), facing {}: {} VL paid, its CC on box {cc}, the {} VL before it (S2.10.2, A24).",
+        free.iter().map(|h| h.to_string()).collect::<Vec<_>>().join(" "),
+        orders::vertex_word(facing),
+        e.vl_cost,
+        side_name(role)
+    )));
 }
 
 /// Why `battle` may not be the enemy Battle a Confusion activates (16.1,
@@ -133,9 +216,29 @@ pub fn validate(s: &State, role: &str, orders: &[Order]) -> Vec<(usize, Problem)
     // What the step asks first, and the Battle the plan is for.
     let (battle, general, op, from) = match &s.pending {
         Pending::Activation { .. } => match head {
-            Some(Order::Activate { battle, general }) => {
+            Some(Order::Activate { battle, general, at: line, .. }) => {
                 let mut bad = can_activate(s, role, battle).err();
                 let b = s.battle(battle).expect("parsed battle");
+                if bad.is_none() {
+                    let open: Vec<String> = s
+                        .entries
+                        .iter()
+                        .find(|e| &e.battle == battle)
+                        .map(|e| open_lines(s, role, e).into_iter().map(|x| x.0).collect())
+                        .unwrap_or_default();
+                    bad = match (b.off_map, line) {
+                        (true, None) => Some(format!(
+                            "{battle}'s Battle enters the map: name its line, ACTIVATE {battle} AT <line> [FACE <v>]; open: {}",
+                            open.join(", ")
+                        )),
+                        (true, Some(l)) if !open.contains(l) => Some(format!(
+                            "the {l} line is closed: an enemy unit stands in or beside it (S2.10.2); open: {}",
+                            open.join(", ")
+                        )),
+                        (false, Some(_)) => Some(format!("{battle}'s Battle is on the map: AT is for a Battle entering it")),
+                        _ => None,
+                    };
+                }
                 if bad.is_none() && !general.is_empty() {
                     bad = general_problem(s, b, general).err();
                 }
@@ -143,7 +246,9 @@ pub fn validate(s: &State, role: &str, orders: &[Order]) -> Vec<(usize, Problem)
                     out.push((at[0], Problem::new(w).hint(activation_hint(s, role))));
                     return out;
                 }
-                let op = if general.is_empty() { b.cc } else { 0 };
+                // An entering Battle's CC will be its side's VL (S2.10.2).
+                let cc = if b.off_map { s.vl.get(role).copied().unwrap_or(0).max(1) } else { b.cc };
+                let op = if general.is_empty() { cc } else { 0 };
                 (battle.clone(), general.clone(), op, 1)
             }
             _ => {
@@ -321,6 +426,9 @@ fn check_plan(
     out: &mut Vec<(usize, Problem)>,
 ) {
     let b = s.battle(battle).cloned();
+    // A Battle entering the map this activation (S2.10.2): its units are
+    // placed before its orders run, so where they stand is not known yet.
+    let entering = b.as_ref().map(|b| b.off_map).unwrap_or(false);
     let sp = split(plan);
     let mut ordered: Vec<&str> = Vec::new();
     let mut squads: Vec<String> =
@@ -393,7 +501,7 @@ fn check_plan(
                     bad(Problem::new(format!("{unit} is not yours")));
                     continue;
                 }
-                if !u.alive() {
+                if !u.alive() && !entering {
                     bad(Problem::new(format!("{unit} has routed")));
                     continue;
                 }
@@ -428,7 +536,7 @@ fn check_plan(
                         )));
                     }
                 } else {
-                    let commanded = in_command(s, battle, &u.squad).contains(unit);
+                    let commanded = entering || in_command(s, battle, &u.squad).contains(unit);
                     let cost = if commanded { kind.cost() } else { 2 };
                     if !commanded && kind != OrderKind::Move {
                         bad(Problem::new(format!("{unit} is out of command: only a Move order, at 2 OP (5.1.3)")));
@@ -485,7 +593,7 @@ fn check_plan(
                     }
                     _ => {}
                 }
-                if let Order::Move { path, .. } | Order::Charge { path, .. } = o {
+                if let (false, Order::Move { path, .. } | Order::Charge { path, .. }) = (entering, o) {
                     let hexes: Vec<String> =
                         path.iter().filter_map(|x| if let Step::Hex(h) = x { Some(h.clone()) } else { None }).collect();
                     if !hexes.is_empty() {
@@ -648,13 +756,16 @@ pub fn resolve(s: &mut State, orders: &BTreeMap<String, Vec<Order>>, dice: &mut 
         orders.get(&role).map(|l| l.iter().filter(|o| !o.is_policy()).cloned().collect()).unwrap_or_default();
     match s.pending.clone() {
         Pending::Activation { .. } => {
-            let Some(Order::Activate { battle, general }) = mine.first().cloned() else {
+            let Some(Order::Activate { battle, general, at, face }) = mine.first().cloned() else {
                 // A silent player with no Captain to name (A64).
                 ev.push(Event::all(format!("{} has no Captain to activate: the turn passes.", side_name(&role))));
                 pass_turn(s, &role, &mut ev);
                 return ev;
             };
             s.first.clear();
+            if let Some(line) = at {
+                enter(s, &role, &battle, &line, face, &mut ev);
+            }
             start(s, &role, &battle, Via::Basic, general, &mine[1..], dice, &mut ev);
         }
         Pending::Continuum { .. } => match mine.first() {

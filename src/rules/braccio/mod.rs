@@ -116,6 +116,9 @@ pub struct Battle {
     /// Sudden End (A01). An inactive Battle is released by its Basic
     /// Activation, a Heat event or an enemy arriving adjacent (A21).
     pub released: bool,
+    /// Not on the map yet: enters by its scenario's rule (S2.10.2).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub off_map: bool,
     /// Off the board for good (13.3.2, or no Captain left).
     #[serde(default, skip_serializing_if = "is_false")]
     pub removed: bool,
@@ -436,6 +439,23 @@ pub struct Plan {
     pub lines: Vec<String>,
 }
 
+/// How a Battle off the map enters (S2.10.2): at its side's Basic
+/// Activation, for `vl_cost` VL once the enemy's VL is `enemy_vl_min`,
+/// with its CC on its side's VL, placed on one of `lines`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Entry {
+    pub battle: String,
+    #[serde(default)]
+    pub enemy_vl_min: i32,
+    #[serde(default)]
+    pub vl_cost: i32,
+    #[serde(default)]
+    pub cc_from_vl: bool,
+    #[serde(default)]
+    pub lines: Vec<String>,
+}
+
 /// Numbers copied from tables.toml.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Tables {
@@ -514,6 +534,8 @@ pub struct State {
     pub vp_per_vl: BTreeMap<String, i32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub heat: Option<Heat>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub entries: Vec<Entry>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub no_continuum: Vec<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -666,8 +688,10 @@ impl Rules for Braccio {
             scenarios: vec![ScenarioInfo {
                 name: "sant-egidio".into(),
                 roles: vec![BRACCIO.into(), MALATESTA.into()],
-                about: "Lord of Perugia: Sant'Egidio, 1416 (historical set-up; +short: the short game, S2.9.2)".into(),
-                variants: vec!["short".into(), "confusion".into()],
+                about: "Lord of Perugia: Sant'Egidio, 1416 (historical set-up; +short: the short game, S2.9.2; \
+                        +confusion: 16.1; +carlo: S2.10.1; +perugia: the militia of Perugia, S2.10.2)"
+                    .into(),
+                variants: vec!["short".into(), "confusion".into(), "carlo".into(), "perugia".into()],
             }],
             moderated: false,
             step_kinds: &["activation", "continuum", "interruptio", "confusion", "orders"],

@@ -56,6 +56,10 @@ pub enum Order {
     Activate {
         battle: String,
         general: Vec<OrderKind>,
+        /// A Battle entering the map: the line it is placed on and its
+        /// units' facing (S2.10.2).
+        at: Option<String>,
+        face: Option<Vertex>,
     },
     Continuum {
         battle: String,
@@ -202,11 +206,16 @@ fn join(parts: &[String]) -> String {
 impl fmt::Display for Order {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let t = match self {
-            Order::Activate { battle, general } if general.is_empty() => format!("ACTIVATE {battle}"),
-            Order::Activate { battle, general } => format!(
-                "ACTIVATE {battle} GENERAL {}",
-                general.iter().map(|k| k.word()).collect::<Vec<_>>().join(" + ")
-            ),
+            Order::Activate { battle, general, at, face } => join(&[
+                format!("ACTIVATE {battle}"),
+                at.as_ref().map(|l| format!("AT {l}")).unwrap_or_default(),
+                face.map(|v| format!("FACE {}", vertex_word(v))).unwrap_or_default(),
+                if general.is_empty() {
+                    String::new()
+                } else {
+                    format!("GENERAL {}", general.iter().map(|k| k.word()).collect::<Vec<_>>().join(" + "))
+                },
+            ]),
             Order::Continuum { battle } => format!("CONTINUUM {battle}"),
             Order::Pass => "PASS".into(),
             Order::Confusion { battle } => format!("CONFUSION {battle}"),
@@ -343,6 +352,16 @@ fn unit_and_path(s: &State, text: &str) -> Result<(String, Vec<Step>), Problem> 
     Ok((unit, path))
 }
 
+/// A map line by its name or its ends (`2406-3003`).
+fn line_name(s: &State, t: &str) -> Result<String, Problem> {
+    let t = t.trim();
+    if let Some(l) = s.map.line.iter().find(|l| format!("{}-{}", l.from, l.to) == t) {
+        return Ok(l.name.clone());
+    }
+    let names: Vec<&str> = s.map.line.iter().map(|l| l.name.as_str()).collect();
+    names::find(&names, t, "line").map(|i| names[i].to_string())
+}
+
 fn opt_hex(s: &State, t: &str) -> Result<Option<String>, Problem> {
     if t.trim().is_empty() {
         Ok(None)
@@ -378,27 +397,38 @@ pub fn parse(s: &State, _role: &str, text: &str) -> Result<Order, Problem> {
     let l = Line::new(text).ok_or_else(|| Problem::new("empty line"))?;
     let rest = l.rest;
     Ok(match l.key().as_str() {
-        "ACTIVATE" => match parse::split(rest, "GENERAL") {
-            Some((b, kinds)) => {
-                let battle = battle_name(s, b)?;
-                let mut general = Vec::new();
-                for k in kinds.split('+') {
-                    let k = OrderKind::from_word(k.trim()).ok_or_else(|| {
-                        Problem::new(format!("{:?} is not an order a General Order can give", k.trim()))
-                            .hint("GENERAL MOVE, CHARGE, FIRE, RETREAT, ECHELON or RECOVER; a double: GENERAL CHARGE + MOVE")
-                    })?;
-                    if k == OrderKind::Reorganize {
-                        return Err(Problem::new("Reorganization is an Individual Order only (5.4.3)"));
+        "ACTIVATE" => {
+            let (head, general) = match parse::split(rest, "GENERAL") {
+                Some((b, kinds)) => {
+                    let mut general = Vec::new();
+                    for k in kinds.split('+') {
+                        let k = OrderKind::from_word(k.trim()).ok_or_else(|| {
+                            Problem::new(format!("{:?} is not an order a General Order can give", k.trim())).hint(
+                                "GENERAL MOVE, CHARGE, FIRE, RETREAT, ECHELON or RECOVER; a double: GENERAL CHARGE + MOVE",
+                            )
+                        })?;
+                        if k == OrderKind::Reorganize {
+                            return Err(Problem::new("Reorganization is an Individual Order only (5.4.3)"));
+                        }
+                        general.push(k);
                     }
-                    general.push(k);
+                    if general.len() > 2 {
+                        return Err(Problem::new("a General Order names one order, or two for a double (5.2.2)"));
+                    }
+                    (b, general)
                 }
-                if general.len() > 2 {
-                    return Err(Problem::new("a General Order names one order, or two for a double (5.2.2)"));
-                }
-                Order::Activate { battle, general }
-            }
-            None => Order::Activate { battle: battle_name(s, rest)?, general: Vec::new() },
-        },
+                None => (rest, Vec::new()),
+            };
+            let (head, face) = match parse::split(head, "FACE") {
+                Some((h, v)) => (h, Some(vertex(v).ok_or_else(|| Problem::new("FACE needs a vertex: NE E SE SW W NW"))?)),
+                None => (head, None),
+            };
+            let (b, at) = match parse::split(head, "AT") {
+                Some((b, l)) => (b, Some(line_name(s, l)?)),
+                None => (head, None),
+            };
+            Order::Activate { battle: battle_name(s, b)?, general, at, face }
+        }
         "CONTINUUM" => Order::Continuum { battle: battle_name(s, rest)? },
         "PASS" if rest.is_empty() => Order::Pass,
         "CONFUSION" => Order::Confusion { battle: battle_name(s, rest)? },

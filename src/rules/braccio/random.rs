@@ -12,11 +12,15 @@ use super::*;
 pub fn defaults(s: &State, role: &str) -> Vec<Order> {
     match &s.pending {
         Pending::Activation { role: r } if r == role => {
-            let can = eligible(s, role, can_activate);
+            // A Battle still off the map is never a default (S2.10.2).
+            let can: Vec<String> = eligible(s, role, can_activate)
+                .into_iter()
+                .filter(|b| s.battle(b).map(|x| !x.off_map).unwrap_or(false))
+                .collect();
             let Some(b) = can.iter().min_by_key(|b| s.battle(b).map(|x| x.cc).unwrap_or(0)).cloned() else {
                 return Vec::new();
             };
-            let mut v = vec![Order::Activate { battle: b.clone(), general: Vec::new() }];
+            let mut v = vec![Order::Activate { battle: b.clone(), general: Vec::new(), at: None, face: None }];
             if !s.first.is_empty() {
                 // S2.2: the first activation cannot pass: one unit is
                 // ordered to stand (a Move order with no movement).
@@ -74,7 +78,12 @@ pub fn orders(s: &State, role: &str, pick: &mut dyn FnMut(usize) -> usize) -> Ve
         Pending::Activation { .. } => {
             let can = eligible(s, role, can_activate);
             let Some(b) = pick_of(&can, pick).cloned() else { return out };
-            out.push(Order::Activate { battle: b.clone(), general: Vec::new() });
+            // A Battle entering the map names an open line (S2.10.2).
+            let at = s.battle(&b).filter(|x| x.off_map).and_then(|_| {
+                let e = s.entries.iter().find(|e| e.battle == b)?;
+                super::flow::open_lines(s, role, e).first().map(|x| x.0.clone())
+            });
+            out.push(Order::Activate { battle: b.clone(), general: Vec::new(), at, face: None });
             let cc = s.battle(&b).map(|x| x.cc).unwrap_or(1);
             let mut lines = plan(s, &b, cc, pick);
             if !s.first.is_empty() && !lines.iter().any(|o| o.unit().is_some()) {

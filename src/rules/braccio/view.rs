@@ -233,7 +233,9 @@ pub fn view(s: &State, viewer: &Viewer) -> View {
 fn captains_table(s: &State, side: &str) -> Table {
     let mut rows = Vec::new();
     for b in s.battles.iter().filter(|b| b.side == side) {
-        let state = if b.removed {
+        let state = if b.off_map {
+            "off the map"
+        } else if b.removed {
             "removed"
         } else if !b.released {
             "inactive"
@@ -278,7 +280,9 @@ fn units_table(s: &State, side: &str) -> Table {
         .filter(|u| u.side == side)
         .map(|u| {
             let mut state = Vec::new();
-            if !u.alive() {
+            if s.battle(&u.battle).map(|b| b.off_map).unwrap_or(false) {
+                state.push("off the map");
+            } else if !u.alive() {
                 state.push("routed");
             } else {
                 if u.disorganized {
