@@ -163,17 +163,29 @@ pub fn plan_with(s: &State, battle: &str, op: i32, eager: bool, pick: &mut dyn F
     let Some(b) = s.battle(battle) else { return Vec::new() };
     let mut out = Vec::new();
     let mut left = op;
-    let groups: Vec<(Option<String>, String)> = if b.squads.is_empty() {
+    // After a WAIT the running activation goes on: its current squad's
+    // lines come first, with no SQUAD line, and squads done are done.
+    let running = s.act.as_ref().filter(|a| a.battle == battle);
+    let done: Vec<String> = running.map(|a| a.squads_done.clone()).unwrap_or_default();
+    let current = running.map(|a| a.squad.clone()).unwrap_or_default();
+    let mut groups: Vec<(Option<String>, String)> = if b.squads.is_empty() {
         vec![(None, String::new())]
     } else {
-        b.squads.iter().map(|q| (Some(q.leader.name.clone()), q.letter.clone())).collect()
+        b.squads
+            .iter()
+            .filter(|q| !done.contains(&q.letter))
+            .map(|q| (Some(q.leader.name.clone()), q.letter.clone()))
+            .collect()
     };
+    if !current.is_empty() && done.contains(&current) {
+        groups.insert(0, (None, current));
+    }
     for (leader, letter) in groups {
         if let Some(l) = leader {
             out.push(Order::Squad { leader: l });
         }
         let command = super::act::in_command(s, battle, &letter);
-        for u in s.units.iter().filter(|u| u.battle == battle && u.squad == letter && u.alive()) {
+        for u in s.units.iter().filter(|u| u.battle == battle && u.squad == letter && u.alive() && !u.ordered) {
             // A unit out of command is left where it is: its move (2 OP)
             // must end in command when it can (5.1.3), which random play
             // does not aim for.
