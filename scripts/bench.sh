@@ -6,3 +6,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo bench --bench throughput
 scripts/with-mailstack.sh cargo bench --bench mailpath
+# The Braccio figures: mails per player per turn over 40 games, and a
+# soak of 200 random battles (both in release).
+BRACCIO_MAILS_GAMES=40 BRACCIO_GAMES=200 cargo test --release --test it braccio::mails braccio::random -- --nocapture
