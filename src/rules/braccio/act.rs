@@ -299,23 +299,17 @@ pub fn captains_in(s: &State, h: Hex) -> Vec<String> {
 /// Reaction Fire on exit (10.4.2, 7.2.1): before `name` leaves `from`,
 /// each enemy crossbow whose front hex it is may fire, by policy.
 fn exit_fire(s: &mut State, name: &str, from: Hex, dice: &mut dyn Dice, ev: &mut Vec<Event>) {
-    let side = s.unit(name).map(|u| u.side.clone()).unwrap_or_default();
-    let shooters: Vec<String> = s
-        .units
-        .iter()
-        .filter(|f| f.alive() && f.side != side && f.kind == Kind::Crossbowmen && !f.fired)
-        .filter(|f| s.front_hexes(f).contains(&from))
-        .map(|f| f.name.clone())
-        .collect();
-    for f in shooters {
-        if wants_fire(s, &f, name) && s.unit(name).map(|u| u.alive()).unwrap_or(false) {
-            fire(s, &f, name, "reaction fire on exit", 0, dice, ev);
-        }
-    }
+    reaction_fire(s, name, from, "reaction fire on exit", dice, ev);
 }
 
 /// Reaction Fire on entry (10.4.1): `name` ended its move in `at`.
 fn entry_fire(s: &mut State, name: &str, at: Hex, dice: &mut dyn Dice, ev: &mut Vec<Event>) {
+    reaction_fire(s, name, at, "reaction fire on entry", dice, ev);
+}
+
+/// Every enemy crossbow not yet Fired with `at` in its front fires at
+/// `name`, if its owner's policy says so, while `name` stands (10.4).
+fn reaction_fire(s: &mut State, name: &str, at: Hex, how: &str, dice: &mut dyn Dice, ev: &mut Vec<Event>) {
     let side = s.unit(name).map(|u| u.side.clone()).unwrap_or_default();
     let shooters: Vec<String> = s
         .units
@@ -326,7 +320,7 @@ fn entry_fire(s: &mut State, name: &str, at: Hex, dice: &mut dyn Dice, ev: &mut 
         .collect();
     for f in shooters {
         if wants_fire(s, &f, name) && s.unit(name).map(|u| u.alive()).unwrap_or(false) {
-            fire(s, &f, name, "reaction fire on entry", 0, dice, ev);
+            fire(s, &f, name, how, 0, dice, ev);
         }
     }
 }

@@ -190,7 +190,7 @@ pub fn confusable(s: &State, role: &str) -> Vec<String> {
     s.battles.iter().filter(|b| can_confuse(s, role, &b.name).is_ok()).map(|b| b.name.clone()).collect()
 }
 
-pub fn eligible(s: &State, role: &str, test: fn(&State, &str, &str) -> Result<(), String>) -> Vec<String> {
+pub fn eligible(s: &State, role: &str, test: Test) -> Vec<String> {
     s.battles.iter().filter(|b| b.side == role && test(s, role, &b.name).is_ok()).map(|b| b.name.clone()).collect()
 }
 
@@ -260,59 +260,26 @@ pub fn validate(s: &State, role: &str, orders: &[Order]) -> Vec<(usize, Problem)
                 return out;
             }
         },
-        Pending::Continuum { .. } => match head {
-            Some(Order::Pass) if plan.len() == 1 => return out,
-            Some(Order::Continuum { battle }) => {
-                if let Err(w) = can_continuum(s, role, battle) {
-                    let others = eligible(s, role, can_continuum);
-                    out.push((
-                        at[0],
-                        Problem::new(w).hint(if others.is_empty() {
-                            "PASS".to_string()
-                        } else {
-                            format!("CONTINUUM {} or PASS", others.join(", "))
-                        }),
-                    ));
+        Pending::Continuum { .. } => {
+            match header(s, role, head, plan.len(), at.first().copied().unwrap_or(0), Attempt::Continuum) {
+                Ok(Some(x)) => x,
+                Ok(None) => return out,
+                Err(p) => {
+                    out.push(p);
                     return out;
                 }
-                let cc = s.battle(battle).map(|b| b.cc).unwrap_or(1);
-                (battle.clone(), Vec::new(), (cc - 1).max(1), 1)
             }
-            _ => {
-                out.push((
-                    at.first().copied().unwrap_or(0),
-                    Problem::new("this step asks for CONTINUUM <captain> (with his plan) or PASS")
-                        .hint(format!("CONTINUUM {} or PASS", eligible(s, role, can_continuum).join(", "))),
-                ));
-                return out;
-            }
-        },
-        Pending::Interruptio { .. } => match head {
-            Some(Order::NoInterrupt) if plan.len() == 1 => return out,
-            Some(Order::Interrupt { battle }) => {
-                if let Err(w) = can_interrupt(s, role, battle) {
-                    out.push((
-                        at[0],
-                        Problem::new(w).hint(format!(
-                            "INTERRUPT WITH {} or NO INTERRUPT",
-                            eligible(s, role, can_interrupt).join(", ")
-                        )),
-                    ));
+        }
+        Pending::Interruptio { .. } => {
+            match header(s, role, head, plan.len(), at.first().copied().unwrap_or(0), Attempt::Interruptio) {
+                Ok(Some(x)) => x,
+                Ok(None) => return out,
+                Err(p) => {
+                    out.push(p);
                     return out;
                 }
-                let cc = s.battle(battle).map(|b| b.cc).unwrap_or(1);
-                (battle.clone(), Vec::new(), (cc - 1).max(1), 1)
             }
-            _ => {
-                out.push((
-                    at.first().copied().unwrap_or(0),
-                    Problem::new("this step asks for INTERRUPT WITH <captain> (with his plan) or NO INTERRUPT").hint(
-                        format!("INTERRUPT WITH {} or NO INTERRUPT", eligible(s, role, can_interrupt).join(", ")),
-                    ),
-                ));
-                return out;
-            }
-        },
+        }
         Pending::Confusion { .. } => {
             match head {
                 Some(Order::Confusion { battle }) if plan.len() == 1 => {
@@ -355,6 +322,59 @@ pub fn validate(s: &State, role: &str, orders: &[Order]) -> Vec<(usize, Problem)
         ));
     }
     out
+}
+
+/// A check of whether a role's Battle may do something now.
+type Test = fn(&State, &str, &str) -> Result<(), String>;
+
+/// Which roll a step asks for.
+#[derive(Clone, Copy, PartialEq)]
+enum Attempt {
+    Continuum,
+    Interruptio,
+}
+
+/// The first line of a `continuum` or `interruptio` step: the attempt and
+/// the Battle its plan is for (its OP the CC after the attempt's -1), or
+/// `None` for `PASS` / `NO INTERRUPT`; else the problem at line `at`.
+type Head = (String, Vec<OrderKind>, i32, usize);
+
+fn header(
+    s: &State,
+    role: &str,
+    head: Option<&Order>,
+    lines: usize,
+    at: usize,
+    what: Attempt,
+) -> Result<Option<Head>, (usize, Problem)> {
+    let (test, verb, no): (Test, &str, &str) = match what {
+        Attempt::Continuum => (can_continuum, "CONTINUUM", "PASS"),
+        Attempt::Interruptio => (can_interrupt, "INTERRUPT WITH", "NO INTERRUPT"),
+    };
+    let hint = || {
+        let can = eligible(s, role, test);
+        if can.is_empty() {
+            no.to_string()
+        } else {
+            format!("{verb} {} or {no}", can.join(", "))
+        }
+    };
+    let battle = match (what, head) {
+        (Attempt::Continuum, Some(Order::Pass)) | (Attempt::Interruptio, Some(Order::NoInterrupt)) if lines == 1 => {
+            return Ok(None)
+        }
+        (Attempt::Continuum, Some(Order::Continuum { battle }))
+        | (Attempt::Interruptio, Some(Order::Interrupt { battle })) => battle,
+        _ => {
+            return Err((
+                at,
+                Problem::new(format!("this step asks for {verb} <captain> (with his plan) or {no}")).hint(hint()),
+            ))
+        }
+    };
+    test(s, role, battle).map_err(|w| (at, Problem::new(w).hint(hint())))?;
+    let cc = s.battle(battle).map(|b| b.cc).unwrap_or(1);
+    Ok(Some((battle.clone(), Vec::new(), (cc - 1).max(1), 1)))
 }
 
 fn activation_hint(s: &State, role: &str) -> String {
