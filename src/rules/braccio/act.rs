@@ -94,18 +94,24 @@ pub fn disorganize(s: &mut State, name: &str, no_minimum: bool, dice: &mut dyn D
 }
 
 /// Entering a hex whose terrain Disorganizes this kind (8.2.4).
-fn terrain_entry(s: &mut State, name: &str, h: Hex, dice: &mut dyn Dice, ev: &mut Vec<Event>) -> bool {
-    let Some(u) = s.unit(name) else { return false };
-    let kind = if u.militia { "militia" } else { u.kind.name() };
+pub fn terrain_entry(s: &mut State, name: &str, h: Hex, dice: &mut dyn Dice, ev: &mut Vec<Event>) -> bool {
+    let Some(u) = s.unit(name).cloned() else { return false };
     let t = s.terrain_at(h).cloned();
     if let Some(t) = t {
-        if t.disorganize.iter().any(|k| k == kind || (k == "infantry" && kind == "crossbowmen")) {
+        if disorganizes(&t, &u) {
             ev.push(Event::all(format!("{name} enters {} at {h} (8.2.4).", t.name)));
             disorganize(s, name, false, dice, ev);
             return true;
         }
     }
     false
+}
+
+/// Does this terrain Disorganize this unit on entry (8.2.4)? Its kinds
+/// are `cavalry`, `infantry` (foot, crossbowmen included) and `militia`.
+pub fn disorganizes(t: &Terrain, u: &Unit) -> bool {
+    let kind = if u.militia { "militia" } else { u.kind.name() };
+    t.disorganize.iter().any(|k| k == kind || (k == "infantry" && kind == "crossbowmen"))
 }
 
 /// Is `to` within range, arc and line of sight of the crossbow `f`
@@ -255,7 +261,8 @@ pub fn fire(s: &mut State, firer: &str, target: &str, how: &str, extra: i32, dic
     }
 }
 
-fn capital(t: &str) -> String {
+/// A text with its first letter in capitals.
+pub fn capital(t: &str) -> String {
     let mut c = t.chars();
     c.next().map(|f| f.to_uppercase().collect::<String>() + c.as_str()).unwrap_or_default()
 }
@@ -273,10 +280,7 @@ pub fn lose_carica(s: &mut State, name: &str, ev: &mut Vec<Event>) {
 }
 
 pub fn leader_side(s: &State, name: &str) -> Option<String> {
-    s.battles
-        .iter()
-        .find(|b| b.captain.name == name || b.squads.iter().any(|q| q.leader.name == name))
-        .map(|b| b.side.clone())
+    s.battle_of_leader(name).map(|b| b.side.clone())
 }
 
 /// Leaders (Captains, Squad Leaders) in a hex.
@@ -320,7 +324,10 @@ fn reaction_fire(s: &mut State, name: &str, at: Hex, how: &str, dice: &mut dyn D
         .collect();
     for f in shooters {
         if wants_fire(s, &f, name) && s.unit(name).map(|u| u.alive()).unwrap_or(false) {
-            fire(s, &f, name, how, 0, dice, ev);
+            // 10.4.3: after a reaction pivot its fire is at -1.
+            let pivoted = s.unit(&f).map(|x| x.pivoted).unwrap_or(false);
+            let m = if pivoted { s.tables.fire.reaction_pivot } else { 0 };
+            fire(s, &f, name, how, m, dice, ev);
         }
     }
 }
@@ -377,7 +384,9 @@ pub fn reaction_pivots(s: &mut State, name: &str, dice: &mut dyn Dice, ev: &mut 
         if !go {
             continue;
         }
-        s.unit_mut(&rname).expect("unit").facing = to;
+        let r_mut = s.unit_mut(&rname).expect("unit");
+        r_mut.facing = to;
+        r_mut.pivoted = true;
         ev.push(Event::all(format!(
             "{rname} turns to face {} in answer to {name} stopping on its {} (6.2).",
             orders::vertex_word(to),
@@ -594,11 +603,23 @@ pub fn line(s: &mut State, o: &Order, dice: &mut dyn Dice, ev: &mut Vec<Event>) 
             if let Err(why) = can_fire(s, &probe, to) {
                 return skip(ev, why);
             }
+            let range = s.grid().distance(probe.at().expect("alive"), to);
+            let armour = s.unit(&t).map(|x| x.armour.clone()).unwrap_or_default();
+            if s.tables.fire.need.get(&armour).and_then(|v| v.get((range - 1) as usize)).copied().unwrap_or(0) == 0 {
+                return skip(
+                    ev,
+                    format!("the Fire Table has no fire at armour {armour} at range {range} (\"-\", 10.3)"),
+                );
+            }
             if let Err(why) = give(s, unit, OrderKind::Fire, dice, ev) {
                 return skip(ev, why);
             }
             if let Some(v) = face {
                 if *v != u.facing {
+                    reaction_fire(s, unit, u.at().expect("alive"), "reaction fire at a pivot", dice, ev);
+                    if !s.unit(unit).map(|x| x.alive()).unwrap_or(false) {
+                        return;
+                    }
                     s.unit_mut(unit).expect("unit").facing = *v;
                     extra = s.tables.fire.pivot;
                     ev.push(Event::all(format!(
@@ -618,7 +639,7 @@ pub fn line(s: &mut State, o: &Order, dice: &mut dyn Dice, ev: &mut Vec<Event>) 
                 return skip(ev, format!("{unit} is in good order"));
             }
             if let Some(h) = u.at() {
-                if s.enemy_zoc(h, &u.side, false) {
+                if s.enemy_zoc(h, &u.side, u.cavalry()) {
                     return skip(ev, format!("{unit} is in an enemy ZOC (5.4.3)"));
                 }
             }
@@ -663,6 +684,7 @@ pub fn line(s: &mut State, o: &Order, dice: &mut dyn Dice, ev: &mut Vec<Event>) 
                 reaction_pivots(s, unit, dice, ev);
                 let side = u.side.clone();
                 release_near(s, dest, &side, ev);
+                entry_fire(s, unit, dest, dice, ev);
             }
         }
         Order::Echelon { unit, with, attack } => {
@@ -760,6 +782,12 @@ pub fn echelon_problem(s: &State, f: &Unit, r: &Unit) -> Result<(), String> {
     }
     if f.battle != r.battle {
         return Err(format!("{} is not of {}'s Battle (5.4.6)", r.name, f.battle));
+    }
+    if f.squad != r.squad {
+        return Err(format!(
+            "{} is of another squad: a squad's units take orders from its own Squad Leader (14.2.2)",
+            r.name
+        ));
     }
     if f.facing != r.facing {
         return Err(format!("{} and {} do not face the same way (5.4.6)", f.name, r.name));
@@ -888,6 +916,7 @@ fn walk(s: &mut State, unit: &str, path: &[Step], how: Walk, dice: &mut dyn Dice
     let adjacent_at_start = s.adjacent_enemy(start, &u0.side);
     let mut trail = vec![start.to_string()];
     let mut pivoted = 0;
+    let moves = path.iter().any(|x| matches!(x, Step::Hex(_)));
     for (i, st) in path.iter().enumerate() {
         let u = s.unit(unit).cloned().expect("unit");
         if !u.alive() {
@@ -933,7 +962,7 @@ fn walk(s: &mut State, unit: &str, path: &[Step], how: Walk, dice: &mut dyn Dice
                         break;
                     }
                 }
-                if entered == 0 && adjacent_at_start && !in_zoc_at_start && pivoted + n > 1 {
+                if !moves && adjacent_at_start && !in_zoc_at_start && pivoted + n > 1 {
                     ev.push(Event::all(format!(
                         "{unit} began beside the enemy: one vertex only (5.4.1); {} dropped.",
                         rest()
@@ -947,6 +976,12 @@ fn walk(s: &mut State, unit: &str, path: &[Step], how: Walk, dice: &mut dyn Dice
                         rest()
                     )));
                     break;
+                }
+                // 10.4.2: a unit that only turns in a crossbow's front
+                // hex draws its fire too.
+                reaction_fire(s, unit, at, "reaction fire at a pivot", dice, ev);
+                if !s.unit(unit).map(|x| x.alive()).unwrap_or(false) {
+                    return entered;
                 }
                 mp -= cost;
                 pivoted += n;
@@ -983,13 +1018,12 @@ fn walk(s: &mut State, unit: &str, path: &[Step], how: Walk, dice: &mut dyn Dice
                     )));
                     break;
                 }
-                // A cavalry unit passing through a crossbow's front hex
-                // draws fire as it leaves (A40).
-                if entered > 0 {
-                    exit_fire(s, unit, at, dice, ev);
-                    if !s.unit(unit).map(|x| x.alive()).unwrap_or(false) {
-                        return entered;
-                    }
+                // Leaving a crossbow's front hex draws its fire (10.4.2,
+                // 7.2.1): a cavalry unit passing through one (A40), or
+                // one that began there.
+                exit_fire(s, unit, at, dice, ev);
+                if !s.unit(unit).map(|x| x.alive()).unwrap_or(false) {
+                    return entered;
                 }
                 mp -= cost;
                 arrive(s, unit, to, ev);
@@ -1077,6 +1111,11 @@ fn stopped(
                     ev.push(Event::all(format!(
                         "{unit}: {name} in {th} is not in its front hexes; no Attack marker (6.0.2)."
                     )));
+                } else if charge && s.unit(unit).map(|x| x.disorganized).unwrap_or(false) {
+                    ev.push(Event::all(format!(
+                        "{unit} was Disorganized on its way: no Carica!, an Attack instead (12.1.1)."
+                    )));
+                    target = Some((name, false));
                 } else if charge && entered == 0 {
                     ev.push(Event::all(format!("{unit} did not move a hex: no Carica!, an Attack instead (5.4.5).")));
                     target = Some((name, false));
@@ -1110,6 +1149,14 @@ fn stopped(
         if t.militia {
             ev.push(Event::all(format!("{tname} is militia charged by cavalry: Disorganized (12.1.4).")));
             disorganize(s, &tname, false, dice, ev);
+            // "If this Disorganization routs the unit, the charging
+            // cavalry must advance" (12.1.4).
+            if !s.unit(&tname).map(|x| x.alive()).unwrap_or(false) {
+                if let Some(th) = t.at() {
+                    super::melee::advance(s, unit, th, None, dice, ev);
+                }
+                return;
+            }
         } else if t.armour_rank() < u.armour_rank() {
             let roll = d6(dice, &format!("charge morale, {tname}"), &Serves::low(&t.side));
             ev.push(Event::all(format!(

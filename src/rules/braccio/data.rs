@@ -401,6 +401,7 @@ pub fn setup(scenario: &str) -> Result<State, String> {
                 fired: false,
                 ordered: false,
                 countered: false,
+                pivoted: false,
             });
             Ok(())
         };

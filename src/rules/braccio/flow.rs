@@ -137,7 +137,7 @@ pub fn can_confuse(s: &State, role: &str, battle: &str) -> Result<(), String> {
     if b.side == role {
         return Err(format!("{battle} is your own Captain: Confusion activates an opposing Battle (16.1)"));
     }
-    if b.removed || !b.released {
+    if b.removed || !b.released || b.off_map {
         return Err(format!("{battle}'s Battle is in reserve (16.1, A01)"));
     }
     Ok(())
@@ -314,7 +314,7 @@ pub fn validate(s: &State, role: &str, orders: &[Order]) -> Vec<(usize, Problem)
     // S2.2, A05: the forced first activation cannot pass: an order.
     if !s.first.is_empty()
         && matches!(s.pending, Pending::Activation { .. })
-        && !rest.iter().any(|o| o.unit().is_some())
+        && !split(rest).head.iter().any(|o| o.unit().is_some())
     {
         out.push((
             at[0],
@@ -468,6 +468,7 @@ fn check_plan(
             Order::Activate { .. }
             | Order::Continuum { .. }
             | Order::Interrupt { .. }
+            | Order::Confusion { .. }
             | Order::Pass
             | Order::NoInterrupt => {
                 bad(Problem::new(format!("{o}: one activation a plan; this line comes only at the head of its step")));
@@ -624,6 +625,10 @@ fn check_plan(
                 }
             }
         }
+    }
+    if waited && sp.next.is_some() {
+        let i = at.get(sp.head.len()).copied().unwrap_or(0);
+        out.push((i, Problem::new("NEXT and THEN come at the end of the activation, in the mail after the WAIT")));
     }
     if let Some(n) = &sp.next {
         if n != "pass" {
@@ -878,12 +883,13 @@ fn start(
     }
     s.op = op;
     s.activations += 1;
+    // Fired markers off (4.0 s3); one order a unit and one Countercharge
+    // a unit an activation (5.0.1, 12.2); reaction pivots counted afresh.
     for u in s.units.iter_mut() {
         u.fired = false;
         u.ordered = false;
-        if u.side == role {
-            u.countered = false;
-        }
+        u.countered = false;
+        u.pivoted = false;
     }
     for bb in s.battles.iter_mut() {
         bb.captain.moved = false;
@@ -952,9 +958,16 @@ fn run(s: &mut State, role: &str, plan: &[Order], dice: &mut dyn Dice, ev: &mut 
                 let Some(a) = s.act.clone() else { return };
                 let b = s.battle(&a.battle).cloned().expect("battle");
                 let Some(q) = b.squads.iter().find(|q| &q.leader.name == leader) else { continue };
+                // 14.2.1: the Squad Leader within the Captain's radius, by a
+                // path clear of enemy units (5.1).
                 let (cap, lh) = (Hex::parse(&b.captain.hex), Hex::parse(&q.leader.hex));
                 let within = match (cap, lh) {
-                    (Some(c), Some(l)) => s.grid().distance(l, c) <= b.captain.radius,
+                    (Some(c), Some(l)) => {
+                        let enemy = |h: Hex| s.unit_at(h).map(|u| u.side != b.side).unwrap_or(false);
+                        s.grid()
+                            .reach(l, b.captain.radius.max(0) as u32, |_, n| (!enemy(n)).then_some(1), |_| false)
+                            .contains_key(&c)
+                    }
                     _ => false,
                 };
                 let a = s.act.as_mut().expect("running");
@@ -1031,6 +1044,8 @@ fn end_activation(s: &mut State, role: &str, dice: &mut dyn Dice, ev: &mut Vec<E
     // Activation, with no Continuum segment between (16.1, A31).
     if !s.confusion.is_empty() {
         s.confusion.clear();
+        s.next.remove(role);
+        s.plans.retain(|p| p.role != role);
         s.pending = Pending::Activation { role: role.to_string() };
         return;
     }
@@ -1088,6 +1103,7 @@ fn ask_continuum(s: &mut State, role: &str, can: &[String], ev: &mut Vec<Event>)
 }
 
 fn pass_turn(s: &mut State, role: &str, ev: &mut Vec<Event>) {
+    s.confusion.clear();
     s.next.remove(role);
     s.plans.retain(|p| p.role != role);
     let o = other(role);
@@ -1138,7 +1154,7 @@ fn roll_for(
     let after = bb.cc;
     ev.push(Event::all(format!(
         "{} of {battle}: {a}+{b} = {roll} against CC {cc}: {}; CC {cc} to {after} ({}).",
-        capital(what),
+        act::capital(what),
         if ok { "success" } else { "failure" },
         if what == "continuum" { "4.1" } else { "4.2" }
     )));
@@ -1152,11 +1168,6 @@ fn roll_for(
     }
     heat(s, roll, ev);
     (ok, roll)
-}
-
-fn capital(t: &str) -> String {
-    let mut c = t.chars();
-    c.next().map(|f| f.to_uppercase().collect::<String>() + c.as_str()).unwrap_or_default()
 }
 
 /// S2.7.1: a roll at or above the Heat box's number moves the counter up
@@ -1195,7 +1206,7 @@ fn heat(s: &mut State, roll: i32, ev: &mut Vec<Event>) {
                 e.amount
             ))),
             "release" => {
-                for b in s.battles.iter_mut().filter(|b| b.side == e.side) {
+                for b in s.battles.iter_mut().filter(|b| b.side == e.side && !b.off_map) {
                     b.released = true;
                 }
                 ev.push(Event::all(format!(

@@ -93,8 +93,10 @@ pub fn take_ch(s: &mut State, name: &str, n: i32, dice: &mut dyn Dice, ev: &mut 
     s.unit_mut(name).expect("unit").ch = ch;
     ev.push(Event::all(format!("{name} takes {n} CH (now {ch} of {}).", u.cr)));
     let enemy = other(&u.side);
+    // VP for the CH the counter can take, not those past its rout (A28).
+    let taken = ch - u.ch;
     if u.cavalry() {
-        add_vp(s, enemy, n * s.tables.victory.cavalry_per_ch, &format!("{n} CH on the cavalry {name}"), ev);
+        add_vp(s, enemy, taken * s.tables.victory.cavalry_per_ch, &format!("{taken} CH on the cavalry {name}"), ev);
     }
     if ch >= u.cr {
         rout(s, name, dice, ev);
@@ -149,9 +151,7 @@ fn side_of_leader(s: &State, name: &str) -> Option<String> {
 
 /// The Captain Wounds Table (13.2.1, reconstructed). True if he lives.
 pub fn wounds_table(s: &mut State, name: &str, dice: &mut dyn Dice, ev: &mut Vec<Event>) -> bool {
-    let Some(b) =
-        s.battles.iter().find(|b| b.captain.name == name || b.squads.iter().any(|q| q.leader.name == name)).cloned()
-    else {
+    let Some(b) = s.battle_of_leader(name).cloned() else {
         return true;
     };
     let squad = b.captain.name != name;
@@ -217,7 +217,12 @@ pub fn fall(s: &mut State, battle: &str, name: &str, squad: bool, dice: &mut dyn
 
 /// Turn the counter to its Adjutant side (13.3), or take him off.
 fn replace(l: &mut Leader, ev: &mut Vec<Event>) {
-    match l.adjutant.take() {
+    // The counter stays on its Adjutant side: an Adjutant who falls is
+    // replaced again (A29).
+    match l.adjutant.clone() {
+        Some(d) if d.name == l.name => {
+            ev.push(Event::all(format!("Another {} takes command (13.3, A29).", d.name)));
+        }
         Some(d) => {
             ev.push(Event::all(format!("{} takes the place of {} (13.3).", d.name, l.name)));
             l.name = d.name;
@@ -268,12 +273,7 @@ fn seat(s: &mut State, battle: &str, squad: &str, ev: &mut Vec<Event>) {
 /// not beside one; none: captured.
 pub fn escape(s: &mut State, name: &str, from: Hex, ev: &mut Vec<Event>) {
     let Some(side) = side_of_leader(s, name) else { return };
-    let mine = s
-        .battles
-        .iter()
-        .find(|b| b.captain.name == name || b.squads.iter().any(|q| q.leader.name == name))
-        .map(|b| b.name.clone())
-        .unwrap_or_default();
+    let mine = s.battle_of_leader(name).map(|b| b.name.clone()).unwrap_or_default();
     // Never through an enemy unit, nor into an empty hex in an enemy
     // cavalry ZOC (13.1.1, 13.1.2).
     let reach = s.grid().reach(
@@ -293,12 +293,7 @@ pub fn escape(s: &mut State, name: &str, from: Hex, ev: &mut Vec<Event>) {
     };
     let dest = nearest(&|h: &Hex| s.unit_at(*h).map(|u| u.battle == mine).unwrap_or(false))
         .or_else(|| nearest(&|_: &Hex| true));
-    let battle = s
-        .battles
-        .iter()
-        .find(|b| b.captain.name == name || b.squads.iter().any(|q| q.leader.name == name))
-        .map(|b| b.name.clone())
-        .expect("leader's battle");
+    let battle = s.battle_of_leader(name).map(|b| b.name.clone()).expect("leader's battle");
     let squad = s.battle(&battle).map(|b| b.captain.name != name).unwrap_or(false);
     match dest {
         Some(h) => {
@@ -361,12 +356,7 @@ pub fn segment(s: &mut State, dice: &mut dyn Dice, ev: &mut Vec<Event>) {
 pub fn capture_pending(s: &mut State, dice: &mut dyn Dice, ev: &mut Vec<Event>) {
     let caught = std::mem::take(&mut s.captured);
     for (name, at) in caught {
-        let Some(b) = s
-            .battles
-            .iter()
-            .find(|b| b.captain.name == name || b.squads.iter().any(|q| q.leader.name == name))
-            .cloned()
-        else {
+        let Some(b) = s.battle_of_leader(&name).cloned() else {
             continue;
         };
         // Back where he was taken, so that his replacement is placed
@@ -438,8 +428,7 @@ fn one(s: &mut State, fight: &Combat, dice: &mut dyn Dice, ev: &mut Vec<Event>) 
     // A12: attacking into terrain that Disorganizes the attacker's kind.
     for a in attackers.clone() {
         let u = s.unit(&a).cloned().expect("attacker");
-        let kind = if u.militia { "militia" } else { u.kind.name() };
-        if s.terrain_at(dh).map(|t| t.disorganize.iter().any(|k| k == kind)).unwrap_or(false) && !u.disorganized {
+        if s.terrain_at(dh).map(|t| super::act::disorganizes(t, &u)).unwrap_or(false) && !u.disorganized {
             ev.push(Event::all(format!("{a} attacks into terrain that Disorganizes it (10.6.1).")));
             disorganize(s, &a, false, dice, ev);
         }
@@ -638,39 +627,43 @@ fn one(s: &mut State, fight: &Combat, dice: &mut dyn Dice, ev: &mut Vec<Event>) 
         }
     }
     // Advance (10.9): the lead unit must enter the emptied hex.
-    let empty = s.unit_at(dh).is_none();
-    let lead_now = s.unit(&lead.name).cloned().filter(|u| u.alive());
-    if empty {
-        if let Some(l) = lead_now {
-            let from = l.at().expect("alive");
-            if s.passable(dh) {
-                super::act::arrive(s, &l.name, dh, ev);
-                for who in captains_in(s, from) {
-                    if side_of_leader(s, &who).as_deref() == Some(l.side.as_str()) {
-                        move_leader(s, &who, Some(dh));
-                    }
-                }
-                ev.push(Event::all(format!("{} advances into {dh} (10.9).", l.name)));
-                if let Some(v) = fight.advance {
-                    if turns(l.facing, v) <= 1 {
-                        s.unit_mut(&l.name).expect("unit").facing = v;
-                        ev.push(Event::all(format!(
-                            "{} turns to {} as it advances (10.9.1).",
-                            l.name,
-                            orders::vertex_word(v)
-                        )));
-                    } else {
-                        ev.push(Event::all(format!(
-                            "{} may turn one vertex only on its advance (10.9.1): it keeps {}.",
-                            l.name,
-                            orders::vertex_word(l.facing)
-                        )));
-                    }
-                }
-                super::act::reaction_pivots(s, &l.name, dice, ev);
-                super::act::release_near(s, dh, &l.side, ev);
-            }
+    if s.unit_at(dh).is_none() && s.unit(&lead.name).map(|u| u.alive()).unwrap_or(false) {
+        advance(s, &lead.name, dh, fight.advance, dice, ev);
+    }
+}
+
+/// A unit advances into an emptied hex (10.9; 12.1.4 for a charger whose
+/// militia target routed before combat): no order needed, its Captains go
+/// with it, it may turn one vertex (10.9.1), the terrain may Disorganize
+/// it (8.2.4), and units it now flanks may pivot (6.2).
+pub fn advance(s: &mut State, name: &str, into: Hex, face: Option<Vertex>, dice: &mut dyn Dice, ev: &mut Vec<Event>) {
+    let Some(l) = s.unit(name).cloned() else { return };
+    let Some(from) = l.at() else { return };
+    if !s.passable(into) {
+        return;
+    }
+    super::act::arrive(s, name, into, ev);
+    for who in captains_in(s, from) {
+        if side_of_leader(s, &who).as_deref() == Some(l.side.as_str()) {
+            move_leader(s, &who, Some(into));
         }
+    }
+    ev.push(Event::all(format!("{name} advances into {into} (10.9).")));
+    if let Some(v) = face {
+        if turns(l.facing, v) <= 1 {
+            s.unit_mut(name).expect("unit").facing = v;
+            ev.push(Event::all(format!("{name} turns to {} as it advances (10.9.1).", orders::vertex_word(v))));
+        } else {
+            ev.push(Event::all(format!(
+                "{name} may turn one vertex only on its advance (10.9.1): it keeps {}.",
+                orders::vertex_word(l.facing)
+            )));
+        }
+    }
+    super::act::terrain_entry(s, name, into, dice, ev);
+    if s.unit(name).map(|u| u.alive()).unwrap_or(false) {
+        super::act::reaction_pivots(s, name, dice, ev);
+        super::act::release_near(s, into, &l.side, ev);
     }
 }
 
@@ -732,9 +725,9 @@ fn retreat(s: &mut State, name: &str, from_attacker: Hex, dice: &mut dyn Dice, e
                 }
             }
             s.marks.push(h.to_string());
-            let kind = if u.militia { "militia" } else { u.kind.name() };
-            if s.terrain_at(h).map(|t| t.disorganize.iter().any(|k| k == kind)).unwrap_or(false) {
-                disorganize(s, name, false, dice, ev);
+            super::act::terrain_entry(s, name, h, dice, ev);
+            if s.unit(name).map(|u| u.alive()).unwrap_or(false) {
+                super::act::release_near(s, h, &u.side, ev);
             }
         }
         None => {

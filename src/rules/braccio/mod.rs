@@ -169,6 +169,10 @@ pub struct Unit {
     /// Countercharged in this enemy activation (12.2).
     #[serde(default, skip_serializing_if = "is_false")]
     pub countered: bool,
+    /// Made a reaction pivot in this activation: its Reaction Fire is at
+    /// -1 (10.4.3).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub pivoted: bool,
 }
 
 impl Unit {
@@ -655,6 +659,10 @@ impl State {
     }
     pub fn option(&self, o: &str) -> bool {
         self.options.iter().any(|x| x == o)
+    }
+    /// The Battle a Captain or Squad Leader (by his current name) leads.
+    pub fn battle_of_leader(&self, name: &str) -> Option<&Battle> {
+        self.battles.iter().find(|b| b.captain.name == name || b.squads.iter().any(|q| q.leader.name == name))
     }
     /// Captains of `side` that are on the map.
     pub fn captains<'a>(&'a self, side: &'a str) -> impl Iterator<Item = &'a Battle> + 'a {

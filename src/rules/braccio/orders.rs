@@ -393,7 +393,7 @@ fn mode(t: &str, allowed: &[&str], what: &str) -> Result<(String, i32), Problem>
         .hint(format!("REACT {what} {}", allowed[0])))
 }
 
-pub fn parse(s: &State, _role: &str, text: &str) -> Result<Order, Problem> {
+pub fn parse(s: &State, role: &str, text: &str) -> Result<Order, Problem> {
     let l = Line::new(text).ok_or_else(|| Problem::new("empty line"))?;
     let rest = l.rest;
     Ok(match l.key().as_str() {
@@ -445,7 +445,9 @@ pub fn parse(s: &State, _role: &str, text: &str) -> Result<Order, Problem> {
                     };
                     if parse::word(&who) == "BEST" {
                         Order::Policy(PolicyLine::Interrupt("best".into(), min))
-                    } else if min > 0 {
+                    } else if min > 0 || !matches!(&s.pending, Pending::Interruptio { role: r, .. } if r == role) {
+                        // Outside its own interruptio step the line is a
+                        // standing policy (3.4).
                         Order::Policy(PolicyLine::Interrupt(battle_name(s, &who)?, min))
                     } else {
                         Order::Interrupt { battle: battle_name(s, &who)? }

@@ -195,7 +195,7 @@ pub fn plan_with(s: &State, battle: &str, op: i32, eager: bool, pick: &mut dyn F
             if out.iter().any(|o| matches!(o, Order::Echelon { with, .. } if *with == u.name)) {
                 continue;
             }
-            let Some(o) = unit_order(s, u, false, pick) else { continue };
+            let Some(o) = unit_order(s, u, eager, pick) else { continue };
             let cost = o.kind().map(|k| k.cost()).unwrap_or(1);
             if cost > left {
                 continue;
@@ -207,57 +207,65 @@ pub fn plan_with(s: &State, battle: &str, op: i32, eager: bool, pick: &mut dyn F
     out
 }
 
-fn nearest_enemy(s: &State, u: &Unit) -> Option<Hex> {
+/// The nearest enemy unit's hex; for the demo's horsemen (`bold`), the
+/// nearest enemy crossbowmen first: cavalry rides through foot ZOC
+/// (7.1.1) and draws their fire.
+fn nearest_enemy(s: &State, u: &Unit, bold: bool) -> Option<Hex> {
     let at = u.at()?;
     let g = s.grid();
-    s.units
-        .iter()
-        .filter(|e| e.alive() && e.side != u.side)
-        .filter_map(|e| e.at())
-        .min_by_key(|h| (g.distance(at, *h), *h))
+    let near = |xbow: bool| {
+        s.units
+            .iter()
+            .filter(|e| e.alive() && e.side != u.side && (!xbow || e.kind == Kind::Crossbowmen))
+            .filter_map(|e| e.at())
+            .min_by_key(|h| (g.distance(at, *h), *h))
+    };
+    if bold && u.cavalry() {
+        near(true).or_else(|| near(false))
+    } else {
+        near(false)
+    }
 }
 
-fn unit_order(s: &State, u: &Unit, out_of_command: bool, pick: &mut dyn FnMut(usize) -> usize) -> Option<Order> {
+fn unit_order(s: &State, u: &Unit, bold: bool, pick: &mut dyn FnMut(usize) -> usize) -> Option<Order> {
     let at = u.at()?;
     let fronts = s.front_hexes(u);
     let enemy_front: Vec<&Unit> = fronts.iter().filter_map(|h| s.unit_at(*h)).filter(|e| e.side != u.side).collect();
-    if !out_of_command {
-        if u.disorganized && !s.enemy_zoc(at, &u.side, false) && pick(2) == 0 {
-            return Some(Order::Reorganize { unit: u.name.clone() });
+    if u.disorganized && !s.enemy_zoc(at, &u.side, false) && pick(2) == 0 {
+        return Some(Order::Reorganize { unit: u.name.clone() });
+    }
+    if u.kind == Kind::Crossbowmen && !u.fired {
+        let targets: Vec<&Unit> = s
+            .units
+            .iter()
+            .filter(|e| e.alive() && e.side != u.side && super::act::can_fire(s, u, e.at().expect("alive")).is_ok())
+            .collect();
+        if let Some(t) = pick_of(&targets, pick) {
+            return Some(Order::Fire { unit: u.name.clone(), face: None, at: t.name.clone() });
         }
-        if u.kind == Kind::Crossbowmen && !u.fired {
-            let targets: Vec<&Unit> = s
-                .units
-                .iter()
-                .filter(|e| e.alive() && e.side != u.side && super::act::can_fire(s, u, e.at().expect("alive")).is_ok())
-                .collect();
-            if let Some(t) = pick_of(&targets, pick) {
-                return Some(Order::Fire { unit: u.name.clone(), face: None, at: t.name.clone() });
-            }
+    }
+    if let Some(e) = pick_of(&enemy_front, pick) {
+        return Some(Order::Move { unit: u.name.clone(), path: Vec::new(), attack: Some(e.name.clone()) });
+    }
+    if s.enemy_zoc(at, &u.side, u.cavalry()) {
+        // A School horseman may ride back to its rally point (14.3),
+        // or change places with the one behind it (5.4.6).
+        if u.cavalry() && pick(2) == 0 && super::act::rally_hex(s, u, None).is_ok() {
+            return Some(Order::Rally { unit: u.name.clone(), to: None, echelon: pick(2) == 0 });
         }
-        if let Some(e) = pick_of(&enemy_front, pick) {
-            return Some(Order::Move { unit: u.name.clone(), path: Vec::new(), attack: Some(e.name.clone()) });
+        let behind: Vec<&Unit> = s
+            .units
+            .iter()
+            .filter(|r| r.alive() && r.name != u.name && !r.ordered && super::act::echelon_problem(s, u, r).is_ok())
+            .collect();
+        if let Some(r) = pick_of(&behind, pick) {
+            return Some(Order::Echelon { unit: u.name.clone(), with: r.name.clone(), attack: None });
         }
-        if s.enemy_zoc(at, &u.side, u.cavalry()) {
-            // A School horseman may ride back to its rally point (14.3),
-            // or change places with the one behind it (5.4.6).
-            if u.cavalry() && pick(2) == 0 && super::act::rally_hex(s, u, None).is_ok() {
-                return Some(Order::Rally { unit: u.name.clone(), to: None, echelon: pick(2) == 0 });
-            }
-            let behind: Vec<&Unit> = s
-                .units
-                .iter()
-                .filter(|r| r.alive() && r.name != u.name && !r.ordered && super::act::echelon_problem(s, u, r).is_ok())
-                .collect();
-            if let Some(r) = pick_of(&behind, pick) {
-                return Some(Order::Echelon { unit: u.name.clone(), with: r.name.clone(), attack: None });
-            }
-            return (pick(3) == 0).then(|| Order::Retreat { unit: u.name.clone(), to: None });
-        }
+        return (pick(3) == 0).then(|| Order::Retreat { unit: u.name.clone(), to: None });
     }
     // Close with the nearest enemy: step by step through front hexes,
     // pivoting toward it, within the allowance.
-    let goal = nearest_enemy(s, u)?;
+    let goal = nearest_enemy(s, u, bold)?;
     let g = s.grid();
     let mut path = Vec::new();
     let (mut here, mut facing) = (at, u.facing);
@@ -305,9 +313,6 @@ fn unit_order(s: &State, u: &Unit, out_of_command: bool, pick: &mut dyn FnMut(us
                 facing = want;
             }
         }
-    }
-    if out_of_command {
-        return Some(Order::Move { unit: u.name.clone(), path, attack: None });
     }
     // Attack whatever would stand in front at the end.
     let end_front: Vec<Hex> = facing.front().iter().filter_map(|&d| g.neighbour(here, d)).collect();

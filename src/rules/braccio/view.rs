@@ -350,10 +350,11 @@ pub fn policy_text(p: &Policy) -> String {
     let min = if p.interrupt_min > 0 { format!(" MIN {}", p.interrupt_min) } else { String::new() };
     let mode = |m: &str, n: i32| if m == "min" { format!("MIN {n}") } else { m.to_uppercase() };
     format!(
-        "{interrupt}{min}; REACT FIRE {}; REACT FACE {}; REACT COUNTERCHARGE {}",
+        "{interrupt}{min}; REACT FIRE {}; REACT FACE {}; REACT COUNTERCHARGE {}; REACT RETREAT {}",
         p.fire.to_uppercase(),
         mode(&p.face, p.face_min),
-        mode(&p.counter, p.counter_min)
+        mode(&p.counter, p.counter_min),
+        p.retreat.to_uppercase()
     )
 }
 
