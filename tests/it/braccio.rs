@@ -17,8 +17,16 @@ fn random_games_of_sant_egidio_end_and_replay() {
     let rules = adjutant::rules::find("braccio").unwrap();
     // BRACCIO_GAMES=200 for a soak (scripts/bench.sh sets it).
     let games: u64 = std::env::var("BRACCIO_GAMES").ok().and_then(|v| v.parse().ok()).unwrap_or(6);
-    for seed in 0..games {
-        let scenario = if seed % 2 == 0 { "sant-egidio" } else { "sant-egidio+short" };
+    let names = [
+        "sant-egidio",
+        "sant-egidio+short",
+        "sant-egidio+free",
+        "sant-egidio+confusion",
+        "sant-egidio+carlo+perugia",
+        "sant-egidio+free+short+confusion+carlo+perugia",
+    ];
+    for seed in 0..games.max(names.len() as u64) {
+        let scenario = names[seed as usize % names.len()];
         let p = play_scenario(rules, scenario, 100 + seed, &dir);
         assert!(p.ended, "{scenario} seed {seed}: the game ends ({} steps)", p.steps);
     }

@@ -343,7 +343,13 @@ pub fn setup(scenario: &str) -> Result<State, String> {
             super::melee::cell(c).map_err(|e| format!("games/braccio/tables.toml: melee cell {c:?}: {e}"))?;
         }
     }
-    let length = if options.iter().any(|o| o == "short") { "short" } else { "long" };
+    let length = if options.iter().any(|o| o == "free") {
+        "free"
+    } else if options.iter().any(|o| o == "short") {
+        "short"
+    } else {
+        "long"
+    };
     let vp_per_vl =
         sc.vp_per_vl.get(length).cloned().ok_or_else(|| format!("scenario {base}: no vp_per_vl.{length}"))?;
     let has = |o: &str| options.iter().any(|x| x == o);
@@ -433,7 +439,7 @@ pub fn setup(scenario: &str) -> Result<State, String> {
     }
     let roles = sc.roles.clone();
     let zero: BTreeMap<String, i32> = roles.iter().map(|r| (r.clone(), 0)).collect();
-    let s = State {
+    let mut s = State {
         scenario: base.into(),
         options,
         map,
@@ -470,10 +476,14 @@ pub fn setup(scenario: &str) -> Result<State, String> {
         marks: Vec::new(),
         activations: 0,
         act: None,
+        home: BTreeMap::new(),
         captured: Vec::new(),
         outcome: None,
     };
     check(&s)?;
+    if s.option("free") {
+        super::free::begin(&mut s);
+    }
     Ok(s)
 }
 

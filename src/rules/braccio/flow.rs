@@ -38,7 +38,7 @@ pub fn can_activate(s: &State, role: &str, battle: &str) -> Result<(), String> {
     if b.removed {
         return Err(format!("{battle}'s Battle has left the game"));
     }
-    if !s.first.is_empty() && s.first != battle {
+    if !s.first.is_empty() && s.first != super::free::ANY && s.first != battle {
         return Err(format!("the game begins with {}'s activation (S2.2)", s.first));
     }
     if b.off_map {
@@ -210,6 +210,9 @@ pub fn validate(s: &State, role: &str, orders: &[Order]) -> Vec<(usize, Problem)
         }
         return out;
     }
+    if let Pending::Setup { what, .. } = &s.pending {
+        return super::free::validate(s, role, what, &acts);
+    }
     let plan: Vec<Order> = acts.iter().map(|(_, o)| (*o).clone()).collect();
     let at: Vec<usize> = acts.iter().map(|(i, _)| *i).collect();
     let head = plan.first();
@@ -306,7 +309,7 @@ pub fn validate(s: &State, role: &str, orders: &[Order]) -> Vec<(usize, Problem)
             let general = s.act.as_ref().map(|a| a.general.clone()).unwrap_or_default();
             (captain.clone(), general, op, 0)
         }
-        Pending::Over => return out,
+        Pending::Setup { .. } | Pending::Over => return out,
     };
     let rest = &plan[from..];
     let offs = &at[from..];
@@ -318,7 +321,11 @@ pub fn validate(s: &State, role: &str, orders: &[Order]) -> Vec<(usize, Problem)
     {
         out.push((
             at[0],
-            Problem::new(format!("{}'s first activation cannot pass: give at least one order (S2.2)", s.first)),
+            Problem::new(if s.first == super::free::ANY {
+                "the opening activation cannot pass: give at least one order (S3.2)".to_string()
+            } else {
+                format!("{}'s first activation cannot pass: give at least one order (S2.2)", s.first)
+            }),
         ));
     }
     out
@@ -469,6 +476,8 @@ fn check_plan(
             | Order::Continuum { .. }
             | Order::Interrupt { .. }
             | Order::Confusion { .. }
+            | Order::Place { .. }
+            | Order::RallyPoint { .. }
             | Order::Pass
             | Order::NoInterrupt => {
                 bad(Problem::new(format!("{o}: one activation a plan; this line comes only at the head of its step")));
@@ -813,6 +822,7 @@ pub fn resolve(s: &mut State, orders: &BTreeMap<String, Vec<Order>>, dice: &mut 
                 run_continuum(s, other(&role), &against, dice, &mut ev);
             }
         },
+        Pending::Setup { what, .. } => super::free::resolve(s, &role, &what, &mine, &mut ev),
         Pending::Confusion { .. } => {
             let pick = match mine.first() {
                 Some(Order::Confusion { battle }) => battle.clone(),

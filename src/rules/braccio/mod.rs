@@ -15,6 +15,7 @@ mod act;
 mod data;
 mod demo;
 mod flow;
+mod free;
 mod melee;
 mod orders;
 mod random;
@@ -392,6 +393,12 @@ impl Default for Policy {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "lowercase")]
 pub enum Pending {
+    /// The free set-up (S3.1, S3.1.1): `role` places one Captain
+    /// (`what` = "captain") or all its units (`what` = "units").
+    Setup {
+        role: String,
+        what: String,
+    },
     /// `role` makes a Basic Activation (3.0 s1).
     Activation {
         role: String,
@@ -423,7 +430,8 @@ pub enum Pending {
 impl Pending {
     pub fn role(&self) -> Option<&str> {
         match self {
-            Pending::Activation { role }
+            Pending::Setup { role, .. }
+            | Pending::Activation { role }
             | Pending::Continuum { role }
             | Pending::Interruptio { role, .. }
             | Pending::Confusion { role }
@@ -577,6 +585,10 @@ pub struct State {
     pub activations: u32,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub act: Option<Act>,
+    /// The free set-up's record: where each piece stood in the historical
+    /// set-up, the default of a silent player (S3.1).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub home: BTreeMap<String, String>,
     /// Leaders captured in an escape, whose fall is still to be scored,
     /// with the hex where they were taken (off the map meanwhile).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -697,12 +709,12 @@ impl Rules for Braccio {
                 name: "sant-egidio".into(),
                 roles: vec![BRACCIO.into(), MALATESTA.into()],
                 about: "Lord of Perugia: Sant'Egidio, 1416 (historical set-up; +short: the short game, S2.9.2; \
-                        +confusion: 16.1; +carlo: S2.10.1; +perugia: the militia of Perugia, S2.10.2)"
+                        +free: the free set-up, S3; +confusion: 16.1; +carlo: S2.10.1; +perugia: the militia of Perugia, S2.10.2)"
                     .into(),
-                variants: vec!["short".into(), "confusion".into(), "carlo".into(), "perugia".into()],
+                variants: vec!["short".into(), "free".into(), "confusion".into(), "carlo".into(), "perugia".into()],
             }],
             moderated: false,
-            step_kinds: &["activation", "continuum", "interruptio", "confusion", "orders"],
+            step_kinds: &["setup", "activation", "continuum", "interruptio", "confusion", "orders"],
             step_limit: Some(1500),
         }
     }
@@ -716,6 +728,7 @@ impl Rules for Braccio {
             None => Awaited::default(),
             Some(role) => {
                 let kind = match &s.pending {
+                    Pending::Setup { .. } => "setup",
                     Pending::Activation { .. } => "activation",
                     Pending::Continuum { .. } => "continuum",
                     Pending::Interruptio { .. } => "interruptio",

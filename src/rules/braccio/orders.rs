@@ -15,6 +15,8 @@ pub const VERBS: &[&str] = &[
     "INTERRUPT",
     "NO",
     "CONFUSION",
+    "PLACE",
+    "RALLY",
     "MOVE",
     "CHARGE",
     "CARICA",
@@ -126,6 +128,18 @@ pub enum Order {
         advance: Option<Vertex>,
     },
     Wait,
+    /// The free set-up (S3.1): a Captain (by his Battle's name), a Squad
+    /// Leader or a unit, with a unit's facing.
+    Place {
+        who: String,
+        hex: String,
+        face: Option<Vertex>,
+    },
+    /// The free set-up: a Braccesca Battle's rally point (S3.1.1).
+    RallyPoint {
+        battle: String,
+        hex: String,
+    },
     /// `NEXT CONTINUUM <battle>` or `NEXT PASS` (`pass`).
     Next {
         what: String,
@@ -255,6 +269,11 @@ impl fmt::Display for Order {
                 advance.map(|v| format!("ADVANCE FACE {}", vertex_word(v))).unwrap_or_default(),
             ]),
             Order::Wait => "WAIT".into(),
+            Order::Place { who, hex, face } => join(&[
+                format!("PLACE {who} AT {hex}"),
+                face.map(|v| format!("FACE {}", vertex_word(v))).unwrap_or_default(),
+            ]),
+            Order::RallyPoint { battle, hex } => format!("RALLY {battle} AT {hex}"),
             Order::Next { what } if what == "pass" => "NEXT PASS".into(),
             Order::Next { what } => format!("NEXT CONTINUUM {what}"),
             Order::Then => "THEN".into(),
@@ -300,6 +319,19 @@ fn battle_name(s: &State, text: &str) -> Result<String, Problem> {
 fn unit_name(s: &State, text: &str) -> Result<String, Problem> {
     let names: Vec<&str> = s.units.iter().map(|u| u.name.as_str()).collect();
     names::find(&names, text, "unit").map(|i| names[i].to_string())
+}
+
+/// A piece to place: a unit, a Squad Leader, or a Captain (his Battle's
+/// name).
+fn piece_name(s: &State, text: &str) -> Result<String, Problem> {
+    let mut names: Vec<&str> = s.units.iter().map(|u| u.name.as_str()).collect();
+    names.extend(s.battles.iter().flat_map(|b| b.squads.iter().map(|q| q.leader.name.as_str())));
+    let folded = names::fold(text);
+    if let Some(b) = s.battles.iter().find(|b| names::fold(&b.name) == folded || names::fold(&b.captain.name) == folded)
+    {
+        return Ok(b.name.clone());
+    }
+    names::find(&names, text, "piece").map(|i| names[i].to_string())
 }
 
 fn leader_name(s: &State, text: &str) -> Result<String, Problem> {
@@ -538,6 +570,19 @@ pub fn parse(s: &State, role: &str, text: &str) -> Result<Order, Problem> {
             }
         }
         "WAIT" if rest.is_empty() => Order::Wait,
+        "PLACE" => {
+            let (body, face) = match parse::split(rest, "FACE") {
+                Some((b, v)) => (b, Some(vertex(v).ok_or_else(|| Problem::new("FACE needs a vertex: NE E SE SW W NW"))?)),
+                None => (rest, None),
+            };
+            let (who, h) = parse::split(body, "AT")
+                .ok_or_else(|| Problem::new("PLACE <piece> AT <hex>").hint("PLACE Pergola AT 2319, PLACE Pergola-1 AT 2419 FACE W"))?;
+            Order::Place { who: piece_name(s, who)?, hex: hex_id(s, h)?, face }
+        }
+        "RALLY" => {
+            let (b, h) = parse::split(rest, "AT").ok_or_else(|| Problem::new("RALLY <battle> AT <hex>").hint("RALLY Tartaglia AT 1114"))?;
+            Order::RallyPoint { battle: battle_name(s, b)?, hex: hex_id(s, h)? }
+        }
         "THEN" if rest.is_empty() => Order::Then,
         "NEXT" => {
             if parse::word(rest) == "PASS" {

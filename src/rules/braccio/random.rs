@@ -35,6 +35,7 @@ pub fn defaults(s: &State, role: &str) -> Vec<Order> {
             }
             v
         }
+        Pending::Setup { role: r, what } if r == role => super::free::defaults(s, role, what),
         Pending::Continuum { role: r } if r == role => vec![Order::Pass],
         Pending::Interruptio { role: r, .. } if r == role => vec![Order::NoInterrupt],
         Pending::Confusion { role: r } if r == role => {
@@ -75,6 +76,7 @@ pub fn orders(s: &State, role: &str, pick: &mut dyn FnMut(usize) -> usize) -> Ve
         return out;
     }
     match s.pending.clone() {
+        Pending::Setup { what, .. } => out.extend(super::free::defaults(s, role, &what)),
         Pending::Activation { .. } => {
             let can = eligible(s, role, can_activate);
             let Some(b) = pick_of(&can, pick).cloned() else { return out };

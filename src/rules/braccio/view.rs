@@ -47,6 +47,10 @@ pub fn chance(n: i32) -> i32 {
 
 fn step_line(s: &State) -> String {
     match &s.pending {
+        Pending::Setup { role, what } if what == "captain" => {
+            format!("Free set-up: {} places a Captain (S3.1).", side_name(role))
+        }
+        Pending::Setup { role, .. } => format!("Free set-up: {} places its units (S3.1.1).", side_name(role)),
         Pending::Activation { role } => format!("{} makes a Basic Activation.", side_name(role)),
         Pending::Continuum { role } => format!("{} may attempt a Continuum or pass.", side_name(role)),
         Pending::Interruptio { role, against } => {
@@ -282,6 +286,8 @@ fn units_table(s: &State, side: &str) -> Table {
             let mut state = Vec::new();
             if s.battle(&u.battle).map(|b| b.off_map).unwrap_or(false) {
                 state.push("off the map");
+            } else if !u.alive() && !s.home.is_empty() {
+                state.push("to place");
             } else if !u.alive() {
                 state.push("routed");
             } else {
@@ -403,6 +409,8 @@ pub fn prompt(s: &State, role: &str) -> Prompt {
                 format!(" Confusion (16.1): the enemy chose {}'s Battle for this activation.", s.confusion)
             } else if s.first.is_empty() {
                 String::new()
+            } else if s.first == super::free::ANY {
+                " The battle opens with the Battle you choose, which must give at least one order (S3.2).".to_string()
             } else {
                 format!(" The battle opens with {}'s activation, which must give at least one order (S2.2).", s.first)
             };
@@ -426,6 +434,29 @@ pub fn prompt(s: &State, role: &str) -> Prompt {
                 "{against}'s Continuum succeeded. You may attempt one Interruptio (4.2): {}. Or NO INTERRUPT.",
                 captain_list(s, role, can_interrupt, 1)
             )
+        }
+        Pending::Setup { role: r, what } if r == role => {
+            if what == "captain" {
+                syntax.insert(0, "PLACE <captain> AT <hex>".into());
+                format!(
+                    "Free set-up (S3.1): place one Captain, then the other side places one. Still to place: {}.",
+                    s.battles
+                        .iter()
+                        .filter(|b| b.side == role && !b.off_map && b.captain.hex.is_empty())
+                        .map(|b| b.name.clone())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            } else {
+                syntax.insert(
+                    0,
+                    "PLACE <unit> AT <hex> FACE <v>   PLACE <squad leader> AT <hex>   RALLY <battle> AT <hex>".into(),
+                );
+                format!(
+                    "Free set-up (S3.1.1): place every {} in one mail, each within its commander's radius and out of enemy ZOC (A42).",
+                    if role == BRACCIO { "Squad Leader and rally point within his Captain's radius, then every unit within its Squad Leader's" } else { "unit within its Captain's radius" }
+                )
+            }
         }
         Pending::Confusion { role: r } if r == role => {
             syntax.insert(0, "CONFUSION <enemy captain>".into());
