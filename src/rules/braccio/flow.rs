@@ -765,6 +765,12 @@ fn set_policies(s: &mut State, role: &str, orders: &[Order], ev: &mut Vec<Event>
             }
             PolicyLine::Fire(m) => p.fire = m.clone(),
             PolicyLine::Retreat(m) => p.retreat = m.clone(),
+            PolicyLine::Adjutant(b, u) => {
+                p.adjutant.insert(b.clone(), u.clone());
+            }
+            PolicyLine::Escape(b, h) => {
+                p.escape.insert(b.clone(), h.clone());
+            }
             PolicyLine::Face(m, n) => {
                 p.face = m.clone();
                 p.face_min = *n;

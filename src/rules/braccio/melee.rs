@@ -247,12 +247,20 @@ fn seat(s: &mut State, battle: &str, squad: &str, ev: &mut Vec<Event>) {
     };
     let Some(was) = Hex::parse(&l.hex) else { return };
     let g = s.grid();
-    let best = s
-        .units
-        .iter()
-        .filter(|u| u.alive() && u.battle == battle && (squad.is_empty() || u.squad == squad))
-        .filter_map(|u| u.at())
-        .min_by_key(|h| (g.distance(was, *h), *h));
+    // The owner's ADJUTANT line, if its unit stands (13.3: "of your
+    // choice"); else the nearest unit of the Battle (brief 3.6).
+    let chosen = squad
+        .is_empty()
+        .then(|| s.policies.get(&b.side).and_then(|p| p.adjutant.get(battle)).cloned())
+        .flatten()
+        .and_then(|u| s.unit(&u).filter(|u| u.battle == battle).and_then(|u| u.at()));
+    let best = chosen.or_else(|| {
+        s.units
+            .iter()
+            .filter(|u| u.alive() && u.battle == battle && (squad.is_empty() || u.squad == squad))
+            .filter_map(|u| u.at())
+            .min_by_key(|h| (g.distance(was, *h), *h))
+    });
     let bb = s.battle_mut(battle).expect("battle");
     let l = if squad.is_empty() {
         &mut bb.captain
@@ -291,8 +299,19 @@ pub fn escape(s: &mut State, name: &str, from: Hex, ev: &mut Vec<Event>) {
     let nearest = |ok: &dyn Fn(&Hex) -> bool| {
         reach.iter().filter(|(h, _)| safe(h) && ok(h)).min_by_key(|(h, r)| (r.cost, **h)).map(|(h, _)| *h)
     };
-    let dest = nearest(&|h: &Hex| s.unit_at(*h).map(|u| u.battle == mine).unwrap_or(false))
-        .or_else(|| nearest(&|_: &Hex| true));
+    // The owner's ESCAPE line, where it is reachable and safe; else the
+    // nearest unit of his Battle, else the nearest safe hex (brief 3.6).
+    let wish = s
+        .policies
+        .get(&side)
+        .filter(|_| s.battle(&mine).map(|b| b.captain.name == name).unwrap_or(false))
+        .and_then(|p| p.escape.get(&mine))
+        .and_then(|h| Hex::parse(h))
+        .filter(|h| reach.contains_key(h) && safe(h));
+    let dest = wish.or_else(|| {
+        nearest(&|h: &Hex| s.unit_at(*h).map(|u| u.battle == mine).unwrap_or(false))
+            .or_else(|| nearest(&|_: &Hex| true))
+    });
     let battle = s.battle_of_leader(name).map(|b| b.name.clone()).expect("leader's battle");
     let squad = s.battle(&battle).map(|b| b.captain.name != name).unwrap_or(false);
     match dest {

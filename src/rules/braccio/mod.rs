@@ -368,6 +368,13 @@ pub struct Policy {
     /// the lead attacker (10.7.1).
     #[serde(default = "keep")]
     pub retreat: String,
+    /// Where a fallen Captain's Adjutant goes: Battle -> unit (13.3).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub adjutant: BTreeMap<String, String>,
+    /// Where a Captain escapes to if he can: Battle -> hex (13.2.2,
+    /// 13.2.5).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub escape: BTreeMap<String, String>,
 }
 
 fn keep() -> String {
@@ -385,6 +392,8 @@ impl Default for Policy {
             counter: "min".into(),
             counter_min: 4,
             retreat: keep(),
+            adjutant: BTreeMap::new(),
+            escape: BTreeMap::new(),
         }
     }
 }

@@ -32,6 +32,8 @@ pub const VERBS: &[&str] = &[
     "THEN",
     "WAIT",
     "REACT",
+    "ADJUTANT",
+    "ESCAPE",
 ];
 
 /// One step of a path: a hex entered or a pivot to a facing.
@@ -51,6 +53,10 @@ pub enum PolicyLine {
     Counter(String, i32),
     /// `keep` or `turn` after a retreat (10.7.1).
     Retreat(String),
+    /// A Battle's Adjutant goes to this unit when its Captain falls (13.3).
+    Adjutant(String, String),
+    /// A Battle's Captain escapes to this hex if he can (13.2.2, 13.2.5).
+    Escape(String, String),
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -293,6 +299,8 @@ impl fmt::Display for Order {
                 }
                 PolicyLine::Fire(m) => format!("REACT FIRE {}", m.to_uppercase()),
                 PolicyLine::Retreat(m) => format!("REACT RETREAT {}", m.to_uppercase()),
+                PolicyLine::Adjutant(b, u) => format!("ADJUTANT {b} WITH {u}"),
+                PolicyLine::Escape(b, h) => format!("ESCAPE {b} TO {h}"),
                 PolicyLine::Face(m, n) | PolicyLine::Counter(m, n) => {
                     let what = if matches!(p, PolicyLine::Face(..)) { "FACE" } else { "COUNTERCHARGE" };
                     if m == "min" {
@@ -570,6 +578,15 @@ pub fn parse(s: &State, role: &str, text: &str) -> Result<Order, Problem> {
             }
         }
         "WAIT" if rest.is_empty() => Order::Wait,
+        "ADJUTANT" => {
+            let (b, u) = parse::split(rest, "WITH")
+                .ok_or_else(|| Problem::new("ADJUTANT <captain> WITH <unit of his Battle>").hint("ADJUTANT Tartaglia WITH Tartaglia-A2"))?;
+            Order::Policy(PolicyLine::Adjutant(battle_name(s, b)?, unit_name(s, u)?))
+        }
+        "ESCAPE" => {
+            let (b, h) = parse::split(rest, "TO").ok_or_else(|| Problem::new("ESCAPE <captain> TO <hex>").hint("ESCAPE Braccio TO 1418"))?;
+            Order::Policy(PolicyLine::Escape(battle_name(s, b)?, hex_id(s, h)?))
+        }
         "PLACE" => {
             let (body, face) = match parse::split(rest, "FACE") {
                 Some((b, v)) => (b, Some(vertex(v).ok_or_else(|| Problem::new("FACE needs a vertex: NE E SE SW W NW"))?)),

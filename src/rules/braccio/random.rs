@@ -60,6 +60,19 @@ fn pick_of<'a, T>(v: &'a [T], pick: &mut dyn FnMut(usize) -> usize) -> Option<&'
 pub fn orders(s: &State, role: &str, pick: &mut dyn FnMut(usize) -> usize) -> Vec<Order> {
     let mut out = Vec::new();
     // Now and then a policy line, from either role.
+    let mine: Vec<&Battle> = s.battles.iter().filter(|b| b.side == role && !b.removed && !b.off_map).collect();
+    if pick(8) == 0 {
+        if let Some(b) = pick_of(&mine, pick) {
+            let units: Vec<&Unit> = s.units.iter().filter(|u| u.battle == b.name && u.alive()).collect();
+            if let Some(u) = pick_of(&units, pick) {
+                out.push(Order::Policy(if pick(2) == 0 {
+                    PolicyLine::Adjutant(b.name.clone(), u.name.clone())
+                } else {
+                    PolicyLine::Escape(b.name.clone(), u.hex.clone())
+                }));
+            }
+        }
+    }
     if pick(6) == 0 {
         out.push(Order::Policy(match pick(4) {
             0 => match pick(3) {

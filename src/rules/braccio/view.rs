@@ -361,7 +361,8 @@ pub fn policy_text(p: &Policy) -> String {
         mode(&p.face, p.face_min),
         mode(&p.counter, p.counter_min),
         p.retreat.to_uppercase()
-    )
+    ) + &p.adjutant.iter().map(|(b, u)| format!("; ADJUTANT {b} WITH {u}")).collect::<String>()
+        + &p.escape.iter().map(|(b, h)| format!("; ESCAPE {b} TO {h}")).collect::<String>()
 }
 
 fn captain_list(s: &State, role: &str, test: fn(&State, &str, &str) -> Result<(), String>, after: i32) -> String {
@@ -389,6 +390,7 @@ pub fn prompt(s: &State, role: &str) -> Prompt {
         "REACT FIRE ALWAYS | NEVER | ATTACKERS".to_string(),
         "REACT FACE ALWAYS | NEVER | MIN n".to_string(),
         "REACT COUNTERCHARGE ALWAYS | NEVER | MIN n".to_string(),
+        "ADJUTANT <captain> WITH <unit>   ESCAPE <captain> TO <hex>".to_string(),
     ];
     let plan = [
         "MOVE <unit> [<hex> | FACE <NE E SE SW W NW>]... [ATTACK <unit or hex>]",
