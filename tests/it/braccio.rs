@@ -98,8 +98,8 @@ fn the_demo_runs_through_the_desk_and_audits() {
 
 /// Over the dice, the demo shows what the issue asks of it: a Continuum,
 /// an Interruptio attempt, Reaction Fire, a melee with a retreat, a rout.
-/// All five come together in half the battles (24 of 48 seeds with
-/// `BRACCIO_DEMO_RUNS=48`; each alone in 34 to 48); a third is required.
+/// All five come together in 38 of 48 seeds (`BRACCIO_DEMO_RUNS=48`; each
+/// alone in 40 or more); half is required.
 #[test]
 fn the_demo_shows_continuum_interruptio_fire_retreat_and_rout() {
     let rules = adjutant::rules::find("braccio").unwrap();
@@ -116,7 +116,7 @@ fn the_demo_shows_continuum_interruptio_fire_retreat_and_rout() {
         all += usize::from(shown.iter().all(|x| *x));
     }
     eprintln!("demo battles showing all of {wanted:?}: {all} of {runs}; each: {each:?}");
-    assert!(all * 3 >= runs, "only {all} of {runs} demo battles showed all of {wanted:?}; each: {each:?}");
+    assert!(all * 2 >= runs, "only {all} of {runs} demo battles showed all of {wanted:?}; each: {each:?}");
 }
 
 /// Mails per player per turn (a player's Basic Activation and the
@@ -128,7 +128,6 @@ fn the_demo_shows_continuum_interruptio_fire_retreat_and_rout() {
 /// the number of games (the README's figures: 40 in release).
 #[test]
 fn mails_per_turn_with_policies_and_when_every_decision_is_asked() {
-    use adjutant::dice::{self, Committed};
     use adjutant::engine::Game;
     let rules = adjutant::rules::find("braccio").unwrap();
     let games: u64 = std::env::var("BRACCIO_MAILS_GAMES").ok().and_then(|v| v.parse().ok()).unwrap_or(4);
@@ -185,16 +184,7 @@ fn mails_per_turn_with_policies_and_when_every_decision_is_asked() {
                     game.accept(role, canon);
                     mails += 1;
                 }
-                let k = game.step;
-                let salts = game.salts_for_seed();
-                let seeds = dice::stream_names(&game.roles)
-                    .iter()
-                    .map(|s| {
-                        let link = dice::sha256(format!("{id}/{s}/{k}").as_bytes());
-                        (s.clone(), dice::seed(&id, k, s, &link, &salts))
-                    })
-                    .collect();
-                game.resolve(&mut Committed::new(seeds)).unwrap();
+                crate::conformance::resolve_seeded(&mut game, &id);
             }
             assert!(game.outcome().is_some(), "{id}: the battle ends");
         }

@@ -398,19 +398,25 @@ pub(crate) fn play_demo(rules: &'static dyn adjutant::engine::Ruleset, scenario:
             break;
         }
         if game.complete() {
-            let k = game.step;
-            let salts = game.salts_for_seed();
-            let seeds = dice::stream_names(&game.roles)
-                .iter()
-                .map(|s| {
-                    let link = dice::sha256(format!("{seed}/{s}/{k}").as_bytes());
-                    (s.clone(), dice::seed(&id, k, s, &link, &salts))
-                })
-                .collect();
-            let r = game.resolve(&mut Committed::new(seeds)).unwrap();
+            let r = resolve_seeded(&mut game, &seed.to_string());
             events.extend(r.events.into_iter().map(|e| e.text));
         }
         pass += 1;
     }
     events
+}
+
+/// Resolve the open step with committed dice whose links are derived from
+/// `key`, the step and the stream: a random game that replays the same.
+pub(crate) fn resolve_seeded(game: &mut Game, key: &str) -> adjutant::engine::Resolution {
+    let k = game.step;
+    let salts = game.salts_for_seed();
+    let seeds = dice::stream_names(&game.roles)
+        .iter()
+        .map(|s| {
+            let link = dice::sha256(format!("{key}/{s}/{k}").as_bytes());
+            (s.clone(), dice::seed(&game.id, k, s, &link, &salts))
+        })
+        .collect();
+    game.resolve(&mut Committed::new(seeds)).unwrap()
 }

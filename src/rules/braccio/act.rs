@@ -145,47 +145,13 @@ pub fn can_fire(s: &State, f: &Unit, to: Hex) -> Result<i32, String> {
     Ok(range)
 }
 
-/// A hex's centre on the flat-topped grid (x right, y down, a hex two
-/// units across).
-fn centre(g: Grid, h: Hex) -> (f64, f64) {
-    let low = match g.offset {
-        Offset::EvenQ => h.col % 2 == 0,
-        Offset::OddQ => h.col % 2 == 1,
-    };
-    (h.col as f64 * 1.5, (h.row as f64 + if low { 0.5 } else { 0.0 }) * 3f64.sqrt())
-}
-
-/// The direction a vertex points, in degrees (y down: NE is -60).
-fn vertex_angle(v: Vertex) -> f64 {
-    match v {
-        Vertex::NE => -60.0,
-        Vertex::E => 0.0,
-        Vertex::SE => 60.0,
-        Vertex::SW => 120.0,
-        Vertex::W => 180.0,
-        Vertex::NW => -120.0,
-    }
-}
-
-/// Degrees between a vertex's direction and the line from `a` to `b`.
-fn off_line(g: Grid, a: Hex, b: Hex, v: Vertex) -> f64 {
-    let ((x0, y0), (x1, y1)) = (centre(g, a), centre(g, b));
-    let t = (y1 - y0).atan2(x1 - x0).to_degrees();
-    let d = (t - vertex_angle(v)).abs() % 360.0;
-    if d > 180.0 {
-        360.0 - d
-    } else {
-        d
-    }
-}
-
 /// The facing one vertex at most from `facing` that points most nearly
 /// from `at` toward `to`.
 pub fn toward(s: &State, at: Hex, to: Hex, facing: Vertex) -> Vertex {
     let g = s.grid();
     [facing, facing.turn(1), facing.turn(-1)]
         .into_iter()
-        .min_by(|a, b| off_line(g, at, to, *a).total_cmp(&off_line(g, at, to, *b)))
+        .min_by(|a, b| g.off_vertex(at, to, *a).total_cmp(&g.off_vertex(at, to, *b)))
         .unwrap_or(facing)
 }
 
@@ -194,7 +160,7 @@ pub fn toward(s: &State, at: Hex, to: Hex, facing: Vertex) -> Vertex {
 fn in_arc(s: &State, f: &Unit, to: Hex) -> bool {
     let Some(a) = f.at() else { return false };
     let half = if s.tables.fire.arc == "wide" { 60.0 } else { 30.0 };
-    off_line(s.grid(), a, to, f.facing) <= half + 1e-6
+    s.grid().off_vertex(a, to, f.facing) <= half + 1e-6
 }
 
 /// One fire (10.3): 2d6 + current CR + modifiers against the table.
@@ -570,9 +536,6 @@ pub fn line(s: &mut State, o: &Order, dice: &mut dyn Dice, ev: &mut Vec<Event>) 
             if let Err(why) = give(s, unit, OrderKind::Charge, dice, ev) {
                 return skip(ev, why);
             }
-            if let Some(a) = s.act.as_mut() {
-                a.charges += 1;
-            }
             let target = resolve_target(s, attack, &u.as_ref().map(|u| u.side.clone()).unwrap_or_default())
                 .and_then(|t| s.unit(&t).and_then(|x| x.at()));
             let moved = walk(s, unit, path, Walk { charge: Some(target), out_of_command: false }, dice, ev);
@@ -591,7 +554,7 @@ pub fn line(s: &mut State, o: &Order, dice: &mut dyn Dice, ev: &mut Vec<Event>) 
             };
             let mut extra = 0;
             if let Some(v) = face {
-                if turns(u.facing, *v) > 1 {
+                if u.facing.turns(*v) > 1 {
                     return skip(ev, "a unit with a Fire order may pivot one vertex only (5.4.2)".into());
                 }
             }
@@ -935,7 +898,7 @@ fn walk(s: &mut State, unit: &str, path: &[Step], how: Walk, dice: &mut dyn Dice
         };
         match st {
             Step::Face(v) => {
-                let n = turns(u.facing, *v);
+                let n = u.facing.turns(*v);
                 if n == 0 {
                     continue;
                 }
@@ -1319,7 +1282,7 @@ pub fn reachable(s: &State, u: &Unit, no_enemy_beside: bool) -> BTreeSet<Hex> {
         }
         if !in_zoc(h) && s.unit_at(h).map(|x| x.name == u.name).unwrap_or(true) {
             for w in Vertex::ALL.into_iter().filter(|w| *w != v) {
-                let cost = if u.cavalry() { 1 } else { turns(v, w) };
+                let cost = if u.cavalry() { 1 } else { v.turns(w) };
                 if cost <= mp {
                     queue.push((h, w, mp - cost));
                 }

@@ -15,6 +15,9 @@ pub struct Cat {
     pub provenance: String,
     pub min: i32,
     pub max: i32,
+    /// A Continuum or Interruptio roll: 2d6 at or under the CC, a 12
+    /// always failing (4.1, 4.2, 4.4.1).
+    pub roll: crate::rules::shared::table::Threshold,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -335,8 +338,16 @@ pub fn setup(scenario: &str) -> Result<State, String> {
     let t: TablesFile = read("tables.toml", TABLES)?;
     let terrain: TerrainFile = read("terrain.toml", TERRAIN)?;
     let map = map_file(&sc.map)?;
-    if t.melee.cells.len() != 11 || t.melee.cells.iter().any(|r| r.len() != 11) {
-        return Err("games/braccio/tables.toml: the melee table needs 11 rows of 11 cells".into());
+    let (rows, cols) = (t.melee.roll_max - t.melee.roll_min + 1, t.melee.column_max - t.melee.column_min + 1);
+    if rows < 1
+        || cols < 1
+        || t.melee.cells.len() != rows as usize
+        || t.melee.cells.iter().any(|r| r.len() != cols as usize)
+    {
+        return Err(format!(
+            "games/braccio/tables.toml: the melee table needs {rows} rows (rolls {} to {}) of {cols} cells (columns {} to {})",
+            t.melee.roll_min, t.melee.roll_max, t.melee.column_min, t.melee.column_max
+        ));
     }
     for row in &t.melee.cells {
         for c in row {
@@ -377,7 +388,6 @@ pub fn setup(scenario: &str) -> Result<State, String> {
             battle: b.name.clone(),
             enemy_vl_min: p.enemy_vl_min,
             vl_cost: p.vl_cost,
-            cc_from_vl: true,
             lines: p.lines.clone(),
         });
         sc.battle.push(b);

@@ -26,16 +26,6 @@ fn chooser(seed: u64) -> impl FnMut(usize) -> usize {
     }
 }
 
-/// The Battle a step's first line names.
-fn header_battle(o: &Order) -> Option<String> {
-    match o {
-        Order::Activate { battle, .. } | Order::Continuum { battle } | Order::Interrupt { battle } => {
-            Some(battle.clone())
-        }
-        _ => None,
-    }
-}
-
 fn text(o: &[Order]) -> String {
     o.iter().map(|x| x.to_string()).collect::<Vec<_>>().join("\n")
 }
@@ -52,18 +42,11 @@ pub fn mails(s: &State, pass: usize) -> Option<Vec<DemoMail>> {
         ]);
     }
     let mut pick = chooser(s.activations as u64 * 7919 + pass as u64);
-    let mut orders: Vec<Order> = super::random::orders(s, &role, &mut pick)
-        .into_iter()
-        .filter(|o| !o.is_policy() && !matches!(o, Order::Next { .. }))
-        .collect();
-    // Every unit acts: a header and the eager plan of its Captain.
-    if let Some(b) = orders.first().and_then(header_battle) {
-        let op = match &s.pending {
-            Pending::Activation { .. } => s.battle(&b).map(|x| x.cc).unwrap_or(1),
-            _ => s.battle(&b).map(|x| x.cc - 1).unwrap_or(1),
-        };
-        orders.truncate(1);
-        orders.extend(super::random::plan_with(s, &b, op, true, &mut pick));
+    // The step's decision with every unit acting; its own NEXT is the
+    // demo's to choose, below.
+    let mut orders = super::random::decision(s, &role, true, &mut pick);
+    if let Some(i) = orders.iter().position(|o| matches!(o, Order::Next { .. } | Order::Then)) {
+        orders.truncate(i);
     }
     // A Braccesca Basic Activation pre-commits a Continuum with its plan.
     if role == BRACCIO && matches!(s.pending, Pending::Activation { .. }) {

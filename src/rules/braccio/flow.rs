@@ -263,18 +263,10 @@ pub fn validate(s: &State, role: &str, orders: &[Order]) -> Vec<(usize, Problem)
                 return out;
             }
         },
-        Pending::Continuum { .. } => {
-            match header(s, role, head, plan.len(), at.first().copied().unwrap_or(0), Attempt::Continuum) {
-                Ok(Some(x)) => x,
-                Ok(None) => return out,
-                Err(p) => {
-                    out.push(p);
-                    return out;
-                }
-            }
-        }
-        Pending::Interruptio { .. } => {
-            match header(s, role, head, plan.len(), at.first().copied().unwrap_or(0), Attempt::Interruptio) {
+        Pending::Continuum { .. } | Pending::Interruptio { .. } => {
+            let what =
+                if matches!(s.pending, Pending::Continuum { .. }) { Attempt::Continuum } else { Attempt::Interruptio };
+            match header(s, role, head, plan.len(), at.first().copied().unwrap_or(0), what) {
                 Ok(Some(x)) => x,
                 Ok(None) => return out,
                 Err(p) => {
@@ -939,7 +931,6 @@ fn start(
         attacks: Vec::new(),
         carica: Vec::new(),
         combats: Vec::new(),
-        charges: 0,
     });
     if general == [OrderKind::Recover] {
         let roll = act::d6(dice, &format!("recovery, {battle}"), &Serves::high(role));
@@ -1164,7 +1155,7 @@ fn roll_for(
             return (false, roll);
         }
     }
-    let ok = roll <= cc && roll != 12;
+    let ok = s.tables.cat.roll.at_most(roll, cc);
     let bb = s.battle_mut(battle).expect("battle");
     bb.cc = (bb.cc - 1).max(1);
     let after = bb.cc;

@@ -541,7 +541,7 @@ fn one(s: &mut State, fight: &Combat, dice: &mut dyn Dice, ev: &mut Vec<Event>) 
     let drm_total = drm_raw.clamp(-t.melee.drm_max, t.melee.drm_max);
     let (r1, r2) = d2(dice, &format!("melee on {dh}, lead {}", lead.name), &Serves::high(&lead.side));
     let roll = (r1 + r2 + drm_total).clamp(t.melee.roll_min, t.melee.roll_max);
-    let c = &t.melee.cells[(roll - 2) as usize][(col + 5) as usize];
+    let c = &t.melee.cells[(roll - t.melee.roll_min) as usize][(col - t.melee.column_min) as usize];
     let (ra, rd) = cell(c).expect("checked at set-up");
     let show = |v: &[(String, i32)]| v.iter().map(|(n, x)| format!("{x:+} {n}")).collect::<Vec<_>>().join(", ");
     ev.push(Event::all(format!(
@@ -669,7 +669,7 @@ pub fn advance(s: &mut State, name: &str, into: Hex, face: Option<Vertex>, dice:
     }
     ev.push(Event::all(format!("{name} advances into {into} (10.9).")));
     if let Some(v) = face {
-        if turns(l.facing, v) <= 1 {
+        if l.facing.turns(v) <= 1 {
             s.unit_mut(name).expect("unit").facing = v;
             ev.push(Event::all(format!("{name} turns to {} as it advances (10.9.1).", orders::vertex_word(v))));
         } else {

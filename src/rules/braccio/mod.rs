@@ -308,8 +308,6 @@ impl OrderKind {
         }
     }
 
-    pub const GENERAL: [OrderKind; 5] =
-        [OrderKind::Move, OrderKind::Charge, OrderKind::Fire, OrderKind::Retreat, OrderKind::Echelon];
     pub fn word(self) -> &'static str {
         match self {
             OrderKind::Move => "MOVE",
@@ -462,7 +460,7 @@ pub struct Plan {
 
 /// How a Battle off the map enters (S2.10.2): at its side's Basic
 /// Activation, for `vl_cost` VL once the enemy's VL is `enemy_vl_min`,
-/// with its CC on its side's VL, placed on one of `lines`.
+/// with its CC on its side's VL (A24), placed on one of `lines`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Entry {
@@ -471,8 +469,6 @@ pub struct Entry {
     pub enemy_vl_min: i32,
     #[serde(default)]
     pub vl_cost: i32,
-    #[serde(default)]
-    pub cc_from_vl: bool,
     #[serde(default)]
     pub lines: Vec<String>,
 }
@@ -535,9 +531,6 @@ pub struct Act {
     /// COMBAT lines: the order of resolution (10.5.2) and its choices.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub combats: Vec<Combat>,
-    /// Carica! orders given (S4.2's count; A35).
-    #[serde(default, skip_serializing_if = "is_zero")]
-    pub charges: i32,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -675,9 +668,6 @@ impl State {
             b.squads.iter().find(|q| q.letter == u.squad).map(|q| &q.leader)
         }
     }
-    pub fn roles(&self) -> [&'static str; 2] {
-        [BRACCIO, MALATESTA]
-    }
     pub fn option(&self, o: &str) -> bool {
         self.options.iter().any(|x| x == o)
     }
@@ -689,19 +679,6 @@ impl State {
     pub fn captains<'a>(&'a self, side: &'a str) -> impl Iterator<Item = &'a Battle> + 'a {
         self.battles.iter().filter(move |b| b.side == side && !b.removed)
     }
-}
-
-/// The direction one vertex of rotation at a time, for a pivot from
-/// `from` to face `to`: the vertices between, clockwise or back.
-pub fn turns(from: Vertex, to: Vertex) -> i32 {
-    let d = (to as i32 - from as i32).rem_euclid(6);
-    d.min(6 - d)
-}
-
-/// The vertex that brings neighbour direction `d` into a unit's front.
-pub fn facing_towards(d: Dir) -> [Vertex; 2] {
-    // Vertex v's front is Dir v and Dir v+1 (hex::Vertex::front).
-    [Vertex::ALL[d.index()], Vertex::ALL[(d.index() + 5) % 6]]
 }
 
 pub struct Braccio;

@@ -419,18 +419,19 @@ fn hexes(s: &State, text: &str) -> Result<Vec<String>, Problem> {
     Ok(v)
 }
 
-fn mode(t: &str, allowed: &[&str], what: &str) -> Result<(String, i32), Problem> {
+/// A policy's mode: one of `allowed`, or `MIN <n>` where `min` allows it.
+fn mode(t: &str, allowed: &[&str], min: bool, what: &str) -> Result<(String, i32), Problem> {
     let words: Vec<&str> = t.split_whitespace().collect();
     let first = words.first().map(|w| parse::word(w)).unwrap_or_default();
-    if first == "MIN" {
+    if min && first == "MIN" {
         let n = parse::number(words.get(1).copied().unwrap_or(""), 0..=12, "MIN")?;
         return Ok(("min".into(), n));
     }
     if allowed.iter().any(|a| a.eq_ignore_ascii_case(&first)) && words.len() == 1 {
         return Ok((first.to_lowercase(), 0));
     }
-    Err(Problem::new(format!("{what} takes {} or MIN <n>", allowed.join(", ")))
-        .hint(format!("REACT {what} {}", allowed[0])))
+    let takes = if min { format!("{} or MIN <n>", allowed.join(", ")) } else { allowed.join(" or ") };
+    Err(Problem::new(format!("REACT {what} takes {takes}")).hint(format!("REACT {what} {}", allowed[0])))
 }
 
 pub fn parse(s: &State, role: &str, text: &str) -> Result<Order, Problem> {
@@ -615,26 +616,14 @@ pub fn parse(s: &State, role: &str, text: &str) -> Result<Order, Problem> {
             let what = words.first().map(|w| parse::word(w)).unwrap_or_default();
             let tail = words.get(1..).unwrap_or(&[]).join(" ");
             match what.as_str() {
-                "FIRE" => {
-                    let (m, _) = mode(&tail, &["ALWAYS", "NEVER", "ATTACKERS"], "FIRE")?;
-                    if m == "min" {
-                        return Err(Problem::new("REACT FIRE takes ALWAYS, NEVER or ATTACKERS"));
-                    }
-                    Order::Policy(PolicyLine::Fire(m))
-                }
+                "FIRE" => Order::Policy(PolicyLine::Fire(mode(&tail, &["ALWAYS", "NEVER", "ATTACKERS"], false, "FIRE")?.0)),
                 "FACE" => {
-                    let (m, n) = mode(&tail, &["ALWAYS", "NEVER"], "FACE")?;
+                    let (m, n) = mode(&tail, &["ALWAYS", "NEVER"], true, "FACE")?;
                     Order::Policy(PolicyLine::Face(m, n))
                 }
-                "RETREAT" => {
-                    let (m, _) = mode(&tail, &["KEEP", "TURN"], "RETREAT")?;
-                    if m == "min" {
-                        return Err(Problem::new("REACT RETREAT takes KEEP or TURN"));
-                    }
-                    Order::Policy(PolicyLine::Retreat(m))
-                }
+                "RETREAT" => Order::Policy(PolicyLine::Retreat(mode(&tail, &["KEEP", "TURN"], false, "RETREAT")?.0)),
                 "COUNTERCHARGE" => {
-                    let (m, n) = mode(&tail, &["ALWAYS", "NEVER"], "COUNTERCHARGE")?;
+                    let (m, n) = mode(&tail, &["ALWAYS", "NEVER"], true, "COUNTERCHARGE")?;
                     Order::Policy(PolicyLine::Counter(m, n))
                 }
                 _ => {

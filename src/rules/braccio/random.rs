@@ -57,7 +57,16 @@ fn pick_of<'a, T>(v: &'a [T], pick: &mut dyn FnMut(usize) -> usize) -> Option<&'
     (!v.is_empty()).then(|| &v[pick(v.len())])
 }
 
+/// A random legal mail: now and then a policy line, and the decision the
+/// step asks of `role` if it is awaited.
 pub fn orders(s: &State, role: &str, pick: &mut dyn FnMut(usize) -> usize) -> Vec<Order> {
+    let mut out = policies(s, role, pick);
+    out.extend(decision(s, role, false, pick));
+    out
+}
+
+/// Now and then a standing policy line (3.4).
+fn policies(s: &State, role: &str, pick: &mut dyn FnMut(usize) -> usize) -> Vec<Order> {
     let mut out = Vec::new();
     // Now and then a policy line, from either role.
     let mine: Vec<&Battle> = s.battles.iter().filter(|b| b.side == role && !b.removed && !b.off_map).collect();
@@ -85,6 +94,13 @@ pub fn orders(s: &State, role: &str, pick: &mut dyn FnMut(usize) -> usize) -> Ve
             _ => PolicyLine::Counter(["always", "never", "min"][pick(3)].into(), 4),
         }));
     }
+    out
+}
+
+/// What the step asks of `role`, chosen at random: a Captain, his plan
+/// (`eager`: every unit that can acts, the demo's player), a `NEXT`.
+pub fn decision(s: &State, role: &str, eager: bool, pick: &mut dyn FnMut(usize) -> usize) -> Vec<Order> {
+    let mut out = Vec::new();
     if s.pending.role() != Some(role) {
         return out;
     }
@@ -100,7 +116,7 @@ pub fn orders(s: &State, role: &str, pick: &mut dyn FnMut(usize) -> usize) -> Ve
             });
             out.push(Order::Activate { battle: b.clone(), general: Vec::new(), at, face: None });
             let cc = s.battle(&b).map(|x| x.cc).unwrap_or(1);
-            let mut lines = plan(s, &b, cc, pick);
+            let mut lines = plan_with(s, &b, cc, eager, pick);
             if !s.first.is_empty() && !lines.iter().any(|o| o.unit().is_some()) {
                 lines = defaults(s, role).split_off(1);
             }
@@ -113,7 +129,7 @@ pub fn orders(s: &State, role: &str, pick: &mut dyn FnMut(usize) -> usize) -> Ve
                 Some(b) if pick(4) > 0 => {
                     out.push(Order::Continuum { battle: b.clone() });
                     let cc = s.battle(&b).map(|x| x.cc).unwrap_or(2);
-                    out.extend(plan(s, &b, cc - 1, pick));
+                    out.extend(plan_with(s, &b, cc - 1, eager, pick));
                 }
                 _ => out.push(Order::Pass),
             }
@@ -124,7 +140,7 @@ pub fn orders(s: &State, role: &str, pick: &mut dyn FnMut(usize) -> usize) -> Ve
                 Some(b) if pick(2) == 0 => {
                     out.push(Order::Interrupt { battle: b.clone() });
                     let cc = s.battle(&b).map(|x| x.cc).unwrap_or(2);
-                    out.extend(plan(s, &b, cc - 1, pick));
+                    out.extend(plan_with(s, &b, cc - 1, eager, pick));
                 }
                 _ => out.push(Order::NoInterrupt),
             }
@@ -137,7 +153,7 @@ pub fn orders(s: &State, role: &str, pick: &mut dyn FnMut(usize) -> usize) -> Ve
         }
         Pending::Orders { captain, .. } => {
             let op = if s.act.is_some() { s.op } else { s.battle(&captain).map(|b| b.cc).unwrap_or(1) };
-            out.extend(plan(s, &captain, op, pick));
+            out.extend(plan_with(s, &captain, op, eager, pick));
         }
         Pending::Over => {}
     }
@@ -317,8 +333,8 @@ fn unit_order(s: &State, u: &Unit, bold: bool, pick: &mut dyn FnMut(usize) -> us
                 else {
                     break;
                 };
-                let want = facing_towards(d)[0];
-                let n = turns(facing, want);
+                let want = Vertex::facing(d)[0];
+                let n = facing.turns(want);
                 let cost = if u.cavalry() { 1 } else { n };
                 if n == 0 || cost > mp || path.iter().any(|x| matches!(x, Step::Face(_))) {
                     break;

@@ -118,6 +118,18 @@ impl Vertex {
         Vertex::ALL[(self as i32 + n).rem_euclid(6) as usize]
     }
 
+    /// Vertices of rotation from `self` to `to`, the short way round.
+    pub fn turns(self, to: Vertex) -> i32 {
+        let d = (to as i32 - self as i32).rem_euclid(6);
+        d.min(6 - d)
+    }
+
+    /// The two vertices whose front holds direction `d`.
+    pub fn facing(d: Dir) -> [Vertex; 2] {
+        // Vertex v's front is Dir v and Dir v+1 (see `front`).
+        [Vertex::ALL[d.index()], Vertex::ALL[(d.index() + 5) % 6]]
+    }
+
     /// The two hexside directions sharing this vertex: the front hexes.
     pub fn front(self) -> [Dir; 2] {
         let d = Dir::ALL[self as usize];
@@ -280,6 +292,37 @@ impl Grid {
         })
     }
 
+    /// A hex's centre, in units where a hex is two across (x right, y
+    /// down).
+    fn centre(&self, h: Hex) -> (f64, f64) {
+        let low = match self.offset {
+            Offset::EvenQ => h.col % 2 == 0,
+            Offset::OddQ => h.col % 2 == 1,
+        };
+        (h.col as f64 * 1.5, (h.row as f64 + if low { 0.5 } else { 0.0 }) * 3f64.sqrt())
+    }
+
+    /// Degrees between the direction vertex `v` points from `a` and the
+    /// line from `a`'s centre to `b`'s: 0 dead ahead, 180 behind (a fire
+    /// arc is the hexes within some angle, Braccio 10.1.2).
+    pub fn off_vertex(&self, a: Hex, b: Hex, v: Vertex) -> f64 {
+        let ((x0, y0), (x1, y1)) = (self.centre(a), self.centre(b));
+        let ahead = match v {
+            Vertex::NE => -60.0f64,
+            Vertex::E => 0.0,
+            Vertex::SE => 60.0,
+            Vertex::SW => 120.0,
+            Vertex::W => 180.0,
+            Vertex::NW => -120.0,
+        };
+        let d = ((y1 - y0).atan2(x1 - x0).to_degrees() - ahead).abs() % 360.0;
+        if d > 180.0 {
+            360.0 - d
+        } else {
+            d
+        }
+    }
+
     /// Every hex a piece at `from` can reach with `budget` (in whatever
     /// unit the game counts: half points for Ducs), at its least cost, and
     /// the hex it comes from. `enter(from, to)` is the cost of a step, or
@@ -436,6 +479,22 @@ mod tests {
                 assert_eq!(arcs.iter().filter(|&&x| x == a).count(), 2, "{v:?}");
             }
         }
+    }
+
+    #[test]
+    fn angles_off_a_facing() {
+        let g = Grid { columns: 34, rows: 30, offset: Offset::EvenQ };
+        // 1727 facing W: 1527, two columns straight west, is dead ahead;
+        // 1725, straight north, is 90 degrees off; 1927 behind.
+        assert!(g.off_vertex(h("1727"), h("1527"), Vertex::W) < 1e-9);
+        assert!((g.off_vertex(h("1727"), h("1725"), Vertex::W) - 90.0).abs() < 1e-9);
+        assert!((g.off_vertex(h("1727"), h("1927"), Vertex::W) - 180.0).abs() < 1e-9);
+        // A front neighbour lies 30 degrees off its vertex.
+        let n = g.neighbour(h("1727"), Dir::NE).unwrap();
+        assert!((g.off_vertex(h("1727"), n, Vertex::NE) - 30.0).abs() < 1e-9);
+        assert_eq!(Vertex::E.turns(Vertex::W), 3);
+        assert_eq!(Vertex::NE.turns(Vertex::NW), 1);
+        assert!(Vertex::facing(Dir::N).iter().all(|v| v.front().contains(&Dir::N)));
     }
 
     #[test]
