@@ -211,6 +211,10 @@ pub struct Limits {
     /// Games a running daemon keeps in memory between passes (0: none);
     /// past it the least recently committed is read from disk again.
     pub games_in_memory: usize,
+    /// Inbound messages of the local Maildir one group commit covers (at
+    /// most 4,096): the journals are synced and the messages marked once a
+    /// group, the snapshots written once a pass.
+    pub group_messages: usize,
 }
 
 impl Default for Limits {
@@ -225,6 +229,7 @@ impl Default for Limits {
             replies_per_hour: 60,
             chain_length: crate::dice::CHAIN_LEN,
             games_in_memory: 1000,
+            group_messages: crate::desk::pass::GROUP,
         }
     }
 }

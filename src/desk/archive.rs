@@ -12,7 +12,7 @@
 //! The player's own file (the inbox) is never written through.
 
 use chrono::{DateTime, Utc};
-use std::collections::HashSet;
+use std::collections::{HashSet, VecDeque};
 use std::fs;
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::Path;
@@ -81,27 +81,44 @@ pub struct Archive {
 
 #[derive(Debug)]
 struct Tail {
-    /// The journal entry the messages of the open batch come before, and
-    /// the digests of those archived for it.
-    seq: u64,
+    /// The digests of the messages archived last (those the index's tail
+    /// lists, then those appended since), at most [`RECENT`]: a message
+    /// handled again after a crash is among them, whichever journal entry
+    /// it now comes before (a later group of the same pass may have been
+    /// committed first).
     shas: HashSet<String>,
+    order: VecDeque<String>,
     /// Where the archive ends, as the index vouches.
     end: u64,
 }
 
+/// How many recent digests an archive remembers: twice the messages one
+/// commit covers, as many as a crash can send back.
+const RECENT: usize = 2 * super::pass::GROUP;
+
+impl Tail {
+    fn remember(&mut self, sha: &str) {
+        if self.shas.insert(sha.to_string()) {
+            self.order.push_back(sha.to_string());
+            if self.order.len() > RECENT {
+                if let Some(old) = self.order.pop_front() {
+                    self.shas.remove(&old);
+                }
+            }
+        }
+    }
+}
+
 impl Archive {
     /// Archive `raw` (digest `sha`, handled before journal entry `seq`) in
-    /// the game folder `dir`, once: a message already archived for the same
-    /// entry (handled again after a crash) is not written twice.
+    /// the game folder `dir`, once: a message archived lately (handled
+    /// again after a crash) is not written twice. The same bytes are the
+    /// same message, so one copy serves every time it came.
     pub fn append(&mut self, dir: &Path, seq: u64, sha: &str, raw: &[u8], now: DateTime<Utc>) -> std::io::Result<()> {
         let t = match &mut self.tail {
             Some(t) => t,
-            None => self.tail.insert(Tail::read(dir, seq)?),
+            None => self.tail.insert(Tail::read(dir)?),
         };
-        if t.seq != seq {
-            t.seq = seq;
-            t.shas.clear();
-        }
         if t.shas.contains(sha) {
             return Ok(());
         }
@@ -120,7 +137,7 @@ impl Archive {
         let mut idx = fs::OpenOptions::new().create(true).append(true).open(dir.join(INDEX))?;
         idx.write_all(line.as_bytes())?;
         t.end += block.len() as u64;
-        t.shas.insert(sha.to_string());
+        t.remember(sha);
         Ok(())
     }
 }
@@ -129,7 +146,7 @@ impl Tail {
     /// The index's end, and the mbox cut to it: anything after what the
     /// index vouches for is a torn append. (An index ahead of the file is
     /// a write the power took: messages then go at the file's end.)
-    fn read(dir: &Path, seq: u64) -> std::io::Result<Tail> {
+    fn read(dir: &Path) -> std::io::Result<Tail> {
         let lines = tail(dir)?;
         // A torn last line of the index is closed, so the next one starts
         // on a line of its own.
@@ -164,8 +181,11 @@ impl Tail {
             // No index to go by: nothing is cut.
             _ => len,
         };
-        let shas = lines.iter().filter(|l| l.seq == seq).map(|l| l.sha.clone()).collect();
-        Ok(Tail { seq, shas, end })
+        let mut t = Tail { shas: HashSet::new(), order: VecDeque::new(), end };
+        for l in lines {
+            t.remember(&l.sha);
+        }
+        Ok(t)
     }
 }
 
@@ -237,8 +257,11 @@ mod tests {
         let mut arc = Archive::default();
         arc.append(&dir, 2, &sa, &a, now).unwrap();
         arc.append(&dir, 2, &sa, &a, now).unwrap();
-        // Handled again after a crash: a new pass, the archive read afresh.
+        // Handled again after a crash: a new pass, the archive read afresh,
+        // before the same entry or a later one (another group of the pass
+        // was committed first).
         Archive::default().append(&dir, 2, &sa, &a, now).unwrap();
+        Archive::default().append(&dir, 7, &sa, &a, now).unwrap();
         arc.append(&dir, 2, &sb, &b, now).unwrap();
         let mbox = fs::read_to_string(dir.join(MBOX)).unwrap();
         assert_eq!(mbox.matches("\nFrom ").count() + usize::from(mbox.starts_with("From ")), 2, "{mbox}");

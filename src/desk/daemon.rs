@@ -55,7 +55,7 @@ impl Desk {
             Inbound::Maildir { .. } => {
                 let mut failing = Retry::new(60);
                 while !stop.load(Ordering::SeqCst) {
-                    let r = MaildirInbox::open(&self.inbox_path())
+                    let r = MaildirInbox::open(&self.inbox_path(), self.cfg.limits.group_messages)
                         .and_then(|mut inbox| self.pass(&mut inbox, &Utc::now, stop));
                     match r {
                         Ok(r) => {

@@ -103,6 +103,20 @@ pub struct Open {
     pub games: BTreeMap<String, (Loaded, Batch)>,
     /// The hourly reply and refusal counts, written with the commit.
     pub counts: Option<hourly::Counts>,
+    /// Games committed by an earlier group of this pass whose snapshot,
+    /// `seen` keys and tip are not written yet: they are written once, when
+    /// the pass ends ([`Desk::settle`]), not once a group.
+    pub unsaved: std::collections::BTreeSet<String>,
+}
+
+impl Open {
+    /// Forget a game whose handling failed: what it holds in memory may be
+    /// half done. Its committed groups are in its journal, from which it
+    /// is rebuilt when next loaded (its tip is behind the journal).
+    fn drop_game(&mut self, id: &str) {
+        self.games.remove(id);
+        self.unsaved.remove(id);
+    }
 }
 
 /// What became of one message.
@@ -809,6 +823,14 @@ impl Desk {
     /// journal gets its entries (naming those letters), made durable; then
     /// the letters are released and the snapshots and tips written.
     pub fn commit_all(&self, games: Vec<(&mut Loaded, Batch)>, now: DateTime<Utc>) -> Result<(), Error> {
+        self.commit_batches(games, now, true)
+    }
+
+    /// [`Desk::commit_all`], with the snapshots and tips written (`save`)
+    /// or left to the end of the pass. Those are caches of the journal, not
+    /// synced: a tip behind the journal (a crash before the pass ends) only
+    /// means the game is rebuilt from its journal when next loaded.
+    fn commit_batches(&self, games: Vec<(&mut Loaded, Batch)>, now: DateTime<Utc>, save: bool) -> Result<(), Error> {
         let mut staged = Vec::new();
         for (l, batch) in games {
             if batch.is_empty() {
@@ -838,10 +860,12 @@ impl Desk {
                 fs::rename(&a, &b).map_err(io("release", &a))?;
             }
             crash_point("released");
-            l.save()?;
+            if save {
+                l.save()?;
+            }
         }
-        // Read these tips afresh next time: a file's inode may be reused
-        // within one tick of the clock that stamps it.
+        // Read these tips afresh next time, unless [`Desk::keep`] records
+        // the key of the one this desk writes.
         let mut tips = self.tips.lock().unwrap_or_else(|e| e.into_inner());
         for (l, _) in &staged {
             tips.remove(&l.game.id);
@@ -1145,7 +1169,7 @@ impl Desk {
                 self.attempted();
                 warn!(game = ?game, error = %e, "message quarantined");
                 if let Some(g) = &game {
-                    open.games.remove(g);
+                    open.drop_game(g);
                 }
                 report.quarantined += 1;
                 Ok(Handled::Failed(game, e.to_string()))
@@ -1154,7 +1178,7 @@ impl Desk {
                 self.attempted();
                 warn!(game = ?game, "handling the message panicked; quarantined");
                 if let Some(g) = &game {
-                    open.games.remove(g);
+                    open.drop_game(g);
                 }
                 report.quarantined += 1;
                 Ok(Handled::Failed(game, "handling it hit a bug in adjutant (a panic)".into()))
@@ -1209,16 +1233,38 @@ impl Desk {
         Ok(DeskLock { _file: f })
     }
 
-    /// Commit every open game's batch (journal, then replies), in game order.
+    /// Commit every open game's batch (journal, then replies), in game
+    /// order. The games stay open for the pass's next group, their
+    /// snapshots and tips unwritten until [`Desk::settle`], unless the pass
+    /// holds more games than the desk keeps in memory.
     pub fn flush(&self, open: &mut Open, now: DateTime<Utc>) -> Result<(), Error> {
         let committed: Vec<String> =
             open.games.iter().filter(|(_, (_, b))| !b.is_empty()).map(|(id, _)| id.clone()).collect();
         let games = open.games.values_mut().map(|(l, batch)| (l, std::mem::take(batch))).collect();
-        self.commit_all(games, now)?;
+        self.commit_batches(games, now, false)?;
+        open.unsaved.extend(committed);
         if let Some(mut c) = open.counts.take() {
             c.save();
         }
-        self.keep(committed.iter().filter_map(|id| open.games.remove(id)).map(|(l, _)| l));
+        if open.games.len() > self.cfg.limits.games_in_memory {
+            self.settle(open)?;
+        }
+        Ok(())
+    }
+
+    /// The end of a pass's groups: write the snapshot, `seen` keys and tip
+    /// of every game committed since the last settle, and keep those games
+    /// for the next pass. The others open are as their files say; dropped.
+    pub fn settle(&self, open: &mut Open) -> Result<(), Error> {
+        let games = std::mem::take(&mut open.games);
+        let mut saved = Vec::new();
+        for (id, (mut l, _)) in games {
+            if open.unsaved.remove(&id) {
+                l.save()?;
+                saved.push(l);
+            }
+        }
+        self.keep(saved);
         Ok(())
     }
 
@@ -1343,6 +1389,10 @@ impl Desk {
             // Taken just after this desk's own commit, under the desk lock
             // that every writer takes: the key of what this game wrote.
             let Some(key) = self.tip_key(&l.game.id) else { continue };
+            // The deadline facts its tip now holds, under the same key: the
+            // pass's deadline scan need not read back the tip just written.
+            let due = Some(store::Due::of(&l));
+            self.tips.lock().unwrap_or_else(|e| e.into_inner()).insert(l.game.id.clone(), (key, due));
             // What this desk just wrote, when it wrote the snapshot itself.
             let snapshot = l.saved.or_else(|| snapshot_digest(&l));
             if cap == 0 {

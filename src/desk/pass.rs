@@ -41,11 +41,13 @@ pub trait Inbox {
 /// The local Maildir: handled messages move from `new/` to `cur/`.
 pub struct MaildirInbox {
     md: Maildir,
+    group: usize,
 }
 
 impl MaildirInbox {
-    pub fn open(path: &Path) -> Result<Self, Error> {
-        Ok(MaildirInbox { md: Maildir::open(path).map_err(io("open inbox", path))? })
+    /// The Maildir at `path`, read `group` messages a commit.
+    pub fn open(path: &Path, group: usize) -> Result<Self, Error> {
+        Ok(MaildirInbox { md: Maildir::open(path).map_err(io("open inbox", path))?, group: group.clamp(1, GROUP) })
     }
 }
 
@@ -55,7 +57,7 @@ impl Inbox for MaildirInbox {
         self.md.list_new().map_err(io("read inbox", &self.md.root))
     }
     fn batch(&self) -> usize {
-        GROUP
+        self.group
     }
     fn fetch(&mut self, ids: &[PathBuf]) -> Result<Fetched<PathBuf>, Error> {
         Ok(ids
@@ -128,8 +130,11 @@ impl Desk {
         let mut report = PassReport::default();
         self.recover_spool()?;
         let ids = inbox.pending()?;
+        // One set of open games for the whole pass: each group is committed
+        // (journals synced) before its messages are marked, but a game's
+        // snapshot and tip are written once, at the end.
+        let mut open = Open::default();
         for chunk in ids.chunks(inbox.batch().max(1)) {
-            let mut open = Open::default();
             let mut done: Vec<(I::Id, Option<String>)> = Vec::new();
             let mut failed = Vec::new();
             for (id, raw) in inbox.fetch(chunk)? {
@@ -160,6 +165,7 @@ impl Desk {
                 break;
             }
         }
+        self.settle(&mut open)?;
         self.deadlines(now(), &mut report)?;
         report.sent += self.deliver()?;
         Ok(report)
@@ -168,7 +174,7 @@ impl Desk {
     /// One pass over the local Maildir at the time `now` (tests and the
     /// simulated clock use a fixed time).
     pub fn run_once(&self, now: DateTime<Utc>) -> Result<PassReport, Error> {
-        let mut inbox = MaildirInbox::open(&self.inbox_path())?;
+        let mut inbox = MaildirInbox::open(&self.inbox_path(), self.cfg.limits.group_messages)?;
         self.pass(&mut inbox, &|| now, &AtomicBool::new(false))
     }
 }

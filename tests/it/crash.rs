@@ -145,7 +145,9 @@ fn raw_files(dir: &std::path::Path) -> Vec<Vec<u8>> {
 /// archived and before its commit, with replies spooled but not journaled,
 /// after the journal and before the replies are released, after the commit
 /// and before the inbox is marked, mid-delivery — several times, and twice
-/// in a row at the same point, over two hundred mails: every mail ends
+/// in a row at the same point, over two hundred mails, in groups of three
+/// mails (a crash in a later group finds the earlier groups journaled and
+/// marked, their snapshots not yet written): every mail ends
 /// journaled once with exactly one reply, or quarantined with none (a mail
 /// in hand when the daemon died twice is set aside by design); every
 /// stranger gets one refusal; the journal audits.
@@ -158,7 +160,7 @@ fn crashes_injected_at_every_point_lose_and_repeat_nothing() {
     // One player sends two hundred mails in minutes: the hourly reply
     // limit is not what this test is about.
     let cfg = t.dir.join("adjutant.toml");
-    std::fs::write(&cfg, "[limits]\nreplies_per_hour = 100000\n").unwrap();
+    std::fs::write(&cfg, "[limits]\nreplies_per_hour = 100000\ngroup_messages = 3\n").unwrap();
     let run = |crash: Option<String>| {
         let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_adjutant"));
         c.arg("--config").arg(&cfg).arg("--data").arg(&t.dir).arg("run").arg("--once");
@@ -196,7 +198,7 @@ fn crashes_injected_at_every_point_lose_and_repeat_nothing() {
         // Each point twice in a row; a mail's archiving at a depth of one
         // to five mails into the pass.
         let point = points[(round / 2) % points.len()];
-        let n = if point == "archived" { 1 + (round * 7) % 5 } else { 1 };
+        let n = if point == "archived" { 1 + (round * 7) % 5 } else { 1 + round % 3 };
         if !run(Some(format!("{point}:{n}"))).success() {
             crashes += 1;
         }
