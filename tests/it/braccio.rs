@@ -12,7 +12,7 @@ fn state(t: &Table) -> State {
 }
 
 #[test]
-fn random_games_of_sant_egidio_end_and_replay() {
+fn random_games_of_both_battles_end_and_replay() {
     let dir = temp_dir("braccio-random");
     let rules = adjutant::rules::find("braccio").unwrap();
     // BRACCIO_GAMES=200 for a soak (scripts/bench.sh sets it).
@@ -24,6 +24,8 @@ fn random_games_of_sant_egidio_end_and_replay() {
         "sant-egidio+confusion",
         "sant-egidio+carlo+perugia",
         "sant-egidio+free+short+confusion+carlo+perugia",
+        "laquila",
+        "laquila+short+confusion",
     ];
     for seed in 0..games.max(names.len() as u64) {
         let scenario = names[seed as usize % names.len()];

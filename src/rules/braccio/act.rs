@@ -93,25 +93,28 @@ pub fn disorganize(s: &mut State, name: &str, no_minimum: bool, dice: &mut dyn D
     ch
 }
 
-/// Entering a hex whose terrain Disorganizes this kind (8.2.4).
-pub fn terrain_entry(s: &mut State, name: &str, h: Hex, dice: &mut dyn Dice, ev: &mut Vec<Event>) -> bool {
+/// Entering a hex (from `from`) whose terrain, or the hexside crossed,
+/// Disorganizes this kind (8.2.4, S4.7.4).
+pub fn terrain_entry(s: &mut State, name: &str, from: Hex, h: Hex, dice: &mut dyn Dice, ev: &mut Vec<Event>) -> bool {
     let Some(u) = s.unit(name).cloned() else { return false };
-    let t = s.terrain_at(h).cloned();
-    if let Some(t) = t {
-        if disorganizes(&t, &u) {
-            ev.push(Event::all(format!("{name} enters {} at {h} (8.2.4).", t.name)));
-            disorganize(s, name, false, dice, ev);
-            return true;
+    let why = match (s.terrain_at(h), s.hexside(from, h)) {
+        (Some(t), _) if disorganizes(&t.disorganize, &u) => format!("{name} enters {} at {h} (8.2.4).", t.name),
+        (_, Some(k)) if disorganizes(&k.disorganize, &u) => {
+            format!("{name} crosses the {} from {from} into {h} (S4.7.4).", k.name)
         }
-    }
-    false
+        _ => return false,
+    };
+    ev.push(Event::all(why));
+    disorganize(s, name, false, dice, ev);
+    true
 }
 
-/// Does this terrain Disorganize this unit on entry (8.2.4)? Its kinds
-/// are `cavalry`, `infantry` (foot, crossbowmen included) and `militia`.
-pub fn disorganizes(t: &Terrain, u: &Unit) -> bool {
+/// Does terrain (or a hexside) that Disorganizes these kinds Disorganize
+/// this unit (8.2.4)? The kinds are `cavalry`, `infantry` (foot,
+/// crossbowmen included) and `militia`.
+pub fn disorganizes(kinds: &[String], u: &Unit) -> bool {
     let kind = if u.militia { "militia" } else { u.kind.name() };
-    t.disorganize.iter().any(|k| k == kind || (k == "infantry" && kind == "crossbowmen"))
+    kinds.iter().any(|k| k == kind || (k == "infantry" && kind == "crossbowmen"))
 }
 
 /// Is `to` within range, arc and line of sight of the crossbow `f`
@@ -426,7 +429,10 @@ fn step_cost(s: &State, u: &Unit, from: Hex, to: Hex) -> Result<i32, String> {
             f.join(", ")
         ));
     }
-    let Some(mut cost) = s.cost(to, u.cavalry()) else {
+    let Some(mut cost) = s.step(from, to, u.cavalry()) else {
+        if let Some(k) = s.hexside(from, to).filter(|_| s.cost(to, u.cavalry()).is_some()) {
+            return Err(format!("{} may not cross the {} between {from} and {to} (TEC)", u.name, k.name));
+        }
         return Err(format!(
             "{to} is {}: no unit may enter (TEC)",
             s.terrain_at(to).map(|t| t.name.as_str()).unwrap_or("off the map")
@@ -642,7 +648,7 @@ pub fn line(s: &mut State, o: &Order, dice: &mut dyn Dice, ev: &mut Vec<Event>) 
             }
             arrive(s, unit, dest, ev);
             ev.push(Event::all(format!("{unit} falls back from {at} to {dest}, keeping its facing (5.4.4).")));
-            terrain_entry(s, unit, dest, dice, ev);
+            terrain_entry(s, unit, at, dest, dice, ev);
             if s.unit(unit).map(|u| u.alive()).unwrap_or(false) {
                 reaction_pivots(s, unit, dice, ev);
                 let side = u.side.clone();
@@ -685,7 +691,7 @@ pub fn line(s: &mut State, o: &Order, dice: &mut dyn Dice, ev: &mut Vec<Event>) 
             for n in [with.as_str(), unit.as_str()] {
                 if alive(s, n) {
                     let h = s.unit(n).and_then(|u| u.at()).expect("alive");
-                    terrain_entry(s, n, h, dice, ev);
+                    terrain_entry(s, n, if h == fh { rh } else { fh }, h, dice, ev);
                 }
             }
             if alive(s, with) {
@@ -838,7 +844,8 @@ pub fn arrive(s: &mut State, unit: &str, to: Hex, ev: &mut Vec<Event>) {
     s.unit_mut(unit).expect("unit").hex = to.to_string();
     s.marks.push(to.to_string());
     let id = to.to_string();
-    for b in s.battles.iter_mut().filter(|b| b.side != side && b.rally == id) {
+    let standards = s.rally_standards;
+    for b in s.battles.iter_mut().filter(|b| standards && b.side != side && b.rally == id) {
         b.rally = String::new();
         ev.push(Event::all(format!(
             "{unit} enters {id}: {}'s standard is taken, and its Battle can no longer rally (S2.5).",
@@ -992,7 +999,7 @@ fn walk(s: &mut State, unit: &str, path: &[Step], how: Walk, dice: &mut dyn Dice
                 arrive(s, unit, to, ev);
                 entered += 1;
                 trail.push(to.to_string());
-                if terrain_entry(s, unit, to, dice, ev) && charge {
+                if terrain_entry(s, unit, at, to, dice, ev) && charge {
                     lose_carica(s, unit, ev);
                 }
                 if !s.unit(unit).map(|x| x.alive()).unwrap_or(false) {
@@ -1171,9 +1178,10 @@ fn stopped(
     }
 }
 
-/// The TEC's Carica! column for both hexes (12.1).
+/// The TEC's Carica! column for both hexes and the hexside between (12.1).
 fn carica_terrain(s: &State, a: Hex, b: Hex) -> bool {
     [a, b].iter().all(|h| s.terrain_at(*h).map(|t| t.carica).unwrap_or(false))
+        && s.hexside(a, b).map(|k| k.carica).unwrap_or(true)
 }
 
 /// A Captain's or Squad Leader's one move (13.1, 13.1.1, 13.1.2).
@@ -1212,8 +1220,8 @@ fn leader_walk(
         } else if s.enemy_zoc(to, &b.side, true) && s.unit_at(to).is_none() {
             Some(format!("{to} is in an enemy cavalry ZOC with no friendly unit there (13.1.2)"))
         } else {
-            match s.cost(to, true) {
-                None => Some(format!("{to} is impassable")),
+            match s.step(at, to, true) {
+                None => Some(format!("{to} is impassable from {at}")),
                 Some(c) if c > mp => Some(format!("{mp} MP left, {to} costs {c}")),
                 Some(c) => {
                     mp -= c;

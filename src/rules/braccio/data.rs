@@ -8,6 +8,8 @@ const TABLES: &str = include_str!("../../../games/braccio/tables.toml");
 const TERRAIN: &str = include_str!("../../../games/braccio/terrain.toml");
 const MAP_SANT_EGIDIO: &str = include_str!("../../../games/braccio/map-sant-egidio.toml");
 const SANT_EGIDIO: &str = include_str!("../../../games/braccio/scenario-sant-egidio.toml");
+const MAP_LAQUILA: &str = include_str!("../../../games/braccio/map-laquila.toml");
+const LAQUILA: &str = include_str!("../../../games/braccio/scenario-laquila.toml");
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Cat {
@@ -129,6 +131,8 @@ struct TerrainFile {
     #[allow(dead_code)]
     note: String,
     terrain: Vec<Terrain>,
+    #[serde(default)]
+    hexside: Vec<HexsideKind>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -148,6 +152,8 @@ struct MapFile {
     place: Vec<Place>,
     #[serde(default)]
     line: Vec<MapLine>,
+    #[serde(default)]
+    hexside: Vec<MapHexside>,
 }
 
 /// A Heat box's event (S2.7.2, reconstructed: A22).
@@ -250,6 +256,9 @@ struct PerugiaFile {
 struct FirstFile {
     role: String,
     battle: String,
+    /// Carica! orders the first activation must give (S4.2).
+    #[serde(default)]
+    caricas: i32,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -279,9 +288,16 @@ struct ScenarioFile {
     carlo: Option<CarloFile>,
     #[serde(default)]
     perugia: Option<PerugiaFile>,
+    /// Battles that enter later, or begin inactive (S4.6).
+    #[serde(default)]
+    entry: Vec<Entry>,
+    /// Are the rally points standards the enemy takes (S2.5)?
+    #[serde(default = "yes")]
+    rally_standards: bool,
 }
 
-static SCENARIOS: LazyLock<Vec<(&'static str, &'static str)>> = LazyLock::new(|| vec![("sant-egidio", SANT_EGIDIO)]);
+static SCENARIOS: LazyLock<Vec<(&'static str, &'static str)>> =
+    LazyLock::new(|| vec![("sant-egidio", SANT_EGIDIO), ("laquila", LAQUILA)]);
 
 fn read<T: serde::de::DeserializeOwned>(what: &str, text: &str) -> Result<T, String> {
     toml::from_str(text).map_err(|e| format!("games/braccio/{what}: {e}"))
@@ -290,6 +306,7 @@ fn read<T: serde::de::DeserializeOwned>(what: &str, text: &str) -> Result<T, Str
 fn map_file(name: &str) -> Result<MapData, String> {
     let text = match name {
         "sant-egidio" => MAP_SANT_EGIDIO,
+        "laquila" => MAP_LAQUILA,
         _ => return Err(format!("no map {name:?} in games/braccio")),
     };
     let m: MapFile = read(&format!("map-{name}.toml"), text)?;
@@ -310,6 +327,7 @@ fn map_file(name: &str) -> Result<MapData, String> {
         level: m.level,
         place: m.place,
         line: m.line,
+        hexside: m.hexside,
     })
 }
 
@@ -364,7 +382,17 @@ pub fn setup(scenario: &str) -> Result<State, String> {
     let vp_per_vl =
         sc.vp_per_vl.get(length).cloned().ok_or_else(|| format!("scenario {base}: no vp_per_vl.{length}"))?;
     let has = |o: &str| options.iter().any(|x| x == o);
-    let mut entries = Vec::new();
+    let mut entries = sc.entry.clone();
+    for e in &entries {
+        if !sc.battle.iter().any(|b| b.name == e.battle)
+            || (!e.after.is_empty() && !sc.battle.iter().any(|b| b.name == e.after))
+        {
+            return Err(format!(
+                "scenario {base}: an entry names a Battle it lacks ({} after {:?})",
+                e.battle, e.after
+            ));
+        }
+    }
     let mut automatic_defeat = sc.automatic_defeat.clone();
     // S2.10.1: Carlo leads Galeazzo's Battle; Galeazzo then leads the
     // Perugia militia (S2.10.2).
@@ -389,6 +417,11 @@ pub fn setup(scenario: &str) -> Result<State, String> {
             enemy_vl_min: p.enemy_vl_min,
             vl_cost: p.vl_cost,
             lines: p.lines.clone(),
+            hexes: Vec::new(),
+            own_vl_min: 0,
+            after: String::new(),
+            target: 0,
+            per_two_enemy_vl: 0,
         });
         sc.battle.push(b);
     }
@@ -448,12 +481,17 @@ pub fn setup(scenario: &str) -> Result<State, String> {
         });
     }
     let roles = sc.roles.clone();
+    let foe = match roles.as_slice() {
+        [b, f] if b == BRACCIO && (f == MALATESTA || f == LEAGUE) => f.clone(),
+        _ => return Err(format!("scenario {base}: roles must be braccio and malatesta or league, not {roles:?}")),
+    };
     let zero: BTreeMap<String, i32> = roles.iter().map(|r| (r.clone(), 0)).collect();
     let mut s = State {
         scenario: base.into(),
         options,
         map,
         terrain: terrain.terrain,
+        hexsides: terrain.hexside,
         tables: Tables {
             cat: t.cat,
             movement: t.movement,
@@ -489,6 +527,9 @@ pub fn setup(scenario: &str) -> Result<State, String> {
         home: BTreeMap::new(),
         captured: Vec::new(),
         outcome: None,
+        foe,
+        first_caricas: sc.first.caricas,
+        rally_standards: sc.rally_standards,
     };
     check(&s)?;
     if s.option("free") {

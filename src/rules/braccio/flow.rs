@@ -41,13 +41,22 @@ pub fn can_activate(s: &State, role: &str, battle: &str) -> Result<(), String> {
     if !s.first.is_empty() && s.first != super::free::ANY && s.first != battle {
         return Err(format!("the game begins with {}'s activation (S2.2)", s.first));
     }
+    let entry = s.entries.iter().find(|e| e.battle == battle);
+    if let Some(e) = entry.filter(|e| b.off_map || (!b.released && e.target > 0)) {
+        let own = s.vl.get(role).copied().unwrap_or(0);
+        if own < e.own_vl_min {
+            return Err(format!(
+                "{battle}'s Battle {} only once the {} VL is {} or more; it is {own} ({})",
+                if b.off_map { "enters" } else { "can be activated" },
+                side_name(role),
+                e.own_vl_min,
+                if b.off_map { "A43" } else { "S4.6.1" }
+            ));
+        }
+    }
     if b.off_map {
-        let e = s
-            .entries
-            .iter()
-            .find(|e| e.battle == battle)
-            .ok_or_else(|| format!("{battle}'s Battle is not on the map"))?;
-        let o = other(role);
+        let e = entry.ok_or_else(|| format!("{battle}'s Battle is not on the map"))?;
+        let o = s.other(role);
         let enemy_vl = s.vl.get(o).copied().unwrap_or(0);
         if enemy_vl < e.enemy_vl_min {
             return Err(format!(
@@ -56,8 +65,11 @@ pub fn can_activate(s: &State, role: &str, battle: &str) -> Result<(), String> {
                 e.enemy_vl_min
             ));
         }
+        if !e.after.is_empty() && s.battle(&e.after).map(|x| x.off_map).unwrap_or(true) {
+            return Err(format!("{battle}'s Battle enters only after {}'s (A43)", e.after));
+        }
         let own = s.vl.get(role).copied().unwrap_or(0);
-        if own < e.vl_cost.max(1) {
+        if e.vl_cost > 0 && own < e.vl_cost {
             return Err(format!(
                 "its entry costs {} VL and the {} VL is {own} (S2.10.2, A24)",
                 e.vl_cost,
@@ -65,9 +77,11 @@ pub fn can_activate(s: &State, role: &str, battle: &str) -> Result<(), String> {
             ));
         }
         if open_lines(s, role, e).is_empty() {
-            return Err(format!(
-                "an enemy unit stands in or beside every line {battle}'s Battle may enter on (S2.10.2)"
-            ));
+            return Err(if e.hexes.is_empty() {
+                format!("an enemy unit stands in or beside every line {battle}'s Battle may enter on (S2.10.2)")
+            } else {
+                format!("too few of {battle}'s entry hexes are free and clear of enemy units (A43)")
+            });
         }
     }
     if !s.confusion.is_empty() && s.confusion != battle {
@@ -82,6 +96,17 @@ pub fn can_activate(s: &State, role: &str, battle: &str) -> Result<(), String> {
 pub fn open_lines(s: &State, role: &str, e: &Entry) -> Vec<(String, Vec<Hex>)> {
     let g = s.grid();
     let need = s.units.iter().filter(|u| u.battle == e.battle).count();
+    if !e.hexes.is_empty() {
+        // Hexes, not a line (A43): those free and clear of the enemy.
+        let enemy = |h: Hex| s.unit_at(h).map(|u| u.side != role).unwrap_or(false);
+        let ok: Vec<Hex> = e
+            .hexes
+            .iter()
+            .filter_map(|h| Hex::parse(h))
+            .filter(|h| s.passable(*h) && s.unit_at(*h).is_none() && !g.neighbours(*h).into_iter().any(enemy))
+            .collect();
+        return if ok.len() >= need { vec![(String::new(), ok)] } else { Vec::new() };
+    }
     e.lines
         .iter()
         .filter_map(|name| {
@@ -99,6 +124,34 @@ pub fn open_lines(s: &State, role: &str, e: &Entry) -> Vec<(String, Vec<Hex>)> {
         .collect()
 }
 
+/// A Battle that begins inactive and is released by a roll (Testa,
+/// S4.6.1): 2d6 of at least its target plus one for every two (or
+/// fraction) enemy VL (A06). A failure is a pass: no CC spent, no VL
+/// Acceleration, no Continuum (A07). True when the activation goes on.
+fn activation_roll(s: &mut State, role: &str, battle: &str, dice: &mut dyn Dice, ev: &mut Vec<Event>) -> bool {
+    let Some(b) = s.battle(battle) else { return true };
+    let Some(e) = s.entries.iter().find(|e| e.battle == battle && e.target > 0 && !b.released) else { return true };
+    let enemy_vl = s.vl.get(s.other(role)).copied().unwrap_or(0);
+    let need = e.need(enemy_vl);
+    let (a, b) = d2(dice, &format!("{battle}'s activation roll (needs {need})"), &Serves::high(role));
+    if a + b >= need {
+        ev.push(Event::all(format!(
+            "{battle}'s activation roll: {a} + {b} = {} against {need} ({} + 1 for every two {} VL, {enemy_vl}): his Battle is activated (S4.6.1, A06).",
+            a + b,
+            e.target,
+            side_name(s.other(role))
+        )));
+        true
+    } else {
+        ev.push(Event::all(format!(
+            "{battle}'s activation roll: {a} + {b} = {} against {need}: it fails, and the {} player is considered to have passed (S4.6.1, A07).",
+            a + b,
+            side_name(role)
+        )));
+        false
+    }
+}
+
 /// A Battle enters the map (S2.10.2): its VL cost paid, its CC on its
 /// side's VL before the payment (A24), its units on the line in order.
 fn enter(s: &mut State, role: &str, battle: &str, line: &str, face: Option<Vertex>, ev: &mut Vec<Event>) {
@@ -106,28 +159,38 @@ fn enter(s: &mut State, role: &str, battle: &str, line: &str, face: Option<Verte
     let Some((_, hexes)) = open_lines(s, role, &e).into_iter().find(|(n, _)| n == line) else { return };
     let vl = s.vl.get(role).copied().unwrap_or(0);
     *s.vl.entry(role.to_string()).or_insert(0) -= e.vl_cost;
-    let facing = face.unwrap_or(Vertex::W);
     let free: Vec<Hex> = hexes.into_iter().filter(|h| s.passable(*h) && s.unit_at(*h).is_none()).collect();
     let names: Vec<String> = s.units.iter().filter(|u| u.battle == battle).map(|u| u.name.clone()).collect();
+    // On a line, one facing for all (west unless named); on hexes, each
+    // unit its own unless one is named.
+    let lined = e.hexes.is_empty();
     for (n, h) in names.iter().zip(&free) {
         let u = s.unit_mut(n).expect("unit");
         u.hex = h.to_string();
-        u.facing = facing;
+        if let Some(v) = face.or(lined.then_some(Vertex::W)) {
+            u.facing = v;
+        }
     }
-    let cc = vl.clamp(s.tables.cat.min, s.tables.cat.max);
+    let (lo, hi) = (s.tables.cat.min, s.tables.cat.max);
     let b = s.battle_mut(battle).expect("battle");
     b.off_map = false;
     b.released = true;
-    b.cc = cc;
-    b.cc0 = cc;
     b.captain.hex = free.first().map(|h| h.to_string()).unwrap_or_default();
-    ev.push(Event::all(format!(
-        "{battle}'s Battle enters on the {line} line ({}), facing {}: {} VL paid, its CC on box {cc}, the {} VL before it (S2.10.2, A24).",
-        free.iter().map(|h| h.to_string()).collect::<Vec<_>>().join(" "),
-        orders::vertex_word(facing),
-        e.vl_cost,
-        side_name(role)
-    )));
+    let at = free.iter().map(|h| h.to_string()).collect::<Vec<_>>().join(" ");
+    if lined {
+        let cc = vl.clamp(lo, hi);
+        b.cc = cc;
+        b.cc0 = cc;
+        ev.push(Event::all(format!(
+            "{battle}'s Battle enters on the {line} line ({at}), facing {}: {} VL paid, its CC on box {cc}, the {} VL before it (S2.10.2, A24).",
+            orders::vertex_word(face.unwrap_or(Vertex::W)),
+            e.vl_cost,
+            side_name(role)
+        )));
+    } else {
+        let cc = b.cc;
+        ev.push(Event::all(format!("{battle}'s Battle enters the map at {at}, its CC {cc} (S4.6, A43).")));
+    }
 }
 
 /// Why `battle` may not be the enemy Battle a Confusion activates (16.1,
@@ -229,7 +292,12 @@ pub fn validate(s: &State, role: &str, orders: &[Order]) -> Vec<(usize, Problem)
                         .find(|e| &e.battle == battle)
                         .map(|e| open_lines(s, role, e).into_iter().map(|x| x.0).collect())
                         .unwrap_or_default();
+                    let on_hexes = s.entries.iter().any(|e| &e.battle == battle && !e.hexes.is_empty());
                     bad = match (b.off_map, line) {
+                        (true, Some(_)) if on_hexes => Some(format!(
+                            "{battle}'s Battle enters on its own hexes (A43): write ACTIVATE {battle} [FACE <v>] without AT"
+                        )),
+                        (true, None) if on_hexes => None,
                         (true, None) => Some(format!(
                             "{battle}'s Battle enters the map: name its line, ACTIVATE {battle} AT <line> [FACE <v>]; open: {}",
                             open.join(", ")
@@ -250,7 +318,8 @@ pub fn validate(s: &State, role: &str, orders: &[Order]) -> Vec<(usize, Problem)
                     return out;
                 }
                 // An entering Battle's CC will be its side's VL (S2.10.2).
-                let cc = if b.off_map { s.vl.get(role).copied().unwrap_or(0).max(1) } else { b.cc };
+                let on_line = s.entries.iter().any(|e| &e.battle == battle && e.hexes.is_empty());
+                let cc = if b.off_map && on_line { s.vl.get(role).copied().unwrap_or(0).max(1) } else { b.cc };
                 let op = if general.is_empty() { cc } else { 0 };
                 (battle.clone(), general.clone(), op, 1)
             }
@@ -306,6 +375,20 @@ pub fn validate(s: &State, role: &str, orders: &[Order]) -> Vec<(usize, Problem)
     let rest = &plan[from..];
     let offs = &at[from..];
     check_plan(s, role, &battle, &general, op, rest, offs, &mut out);
+    // S4.2, A35: the opening activation gives this many Carica! orders.
+    if !s.first.is_empty() && s.first_caricas > 0 && matches!(s.pending, Pending::Activation { .. }) {
+        let n = split(rest).head.iter().filter(|o| o.kind() == Some(OrderKind::Charge)).count() as i32;
+        if n < s.first_caricas {
+            out.push((
+                at[0],
+                Problem::new(format!(
+                    "{}'s opening activation must give at least {} Carica! orders; this plan gives {n} (S4.2, A35)",
+                    s.first, s.first_caricas
+                ))
+                .hint("CHARGE <unit> <hex>… [ATTACK <target>]"),
+            ));
+        }
+    }
     // S2.2, A05: the forced first activation cannot pass: an order.
     if !s.first.is_empty()
         && matches!(s.pending, Pending::Activation { .. })
@@ -795,8 +878,13 @@ pub fn resolve(s: &mut State, orders: &BTreeMap<String, Vec<Order>>, dice: &mut 
                 return ev;
             };
             s.first.clear();
-            if let Some(line) = at {
-                enter(s, &role, &battle, &line, face, &mut ev);
+            s.first_caricas = 0;
+            if s.battle(&battle).map(|b| b.off_map).unwrap_or(false) {
+                enter(s, &role, &battle, at.as_deref().unwrap_or(""), face, &mut ev);
+            }
+            if !activation_roll(s, &role, &battle, dice, &mut ev) {
+                pass_turn(s, &role, &mut ev);
+                return ev;
             }
             start(s, &role, &battle, Via::Basic, general, &mine[1..], dice, &mut ev);
         }
@@ -817,7 +905,7 @@ pub fn resolve(s: &mut State, orders: &BTreeMap<String, Vec<Order>>, dice: &mut 
             }
             _ => {
                 ev.push(Event::all(format!("{} makes no Interruptio.", side_name(&role))));
-                run_continuum(s, other(&role), &against, dice, &mut ev);
+                run_continuum(s, s.other(&role), &against, dice, &mut ev);
             }
         },
         Pending::Setup { what, .. } => super::free::resolve(s, &role, &what, &mine, &mut ev),
@@ -826,7 +914,7 @@ pub fn resolve(s: &mut State, orders: &BTreeMap<String, Vec<Order>>, dice: &mut 
                 Some(Order::Confusion { battle }) => battle.clone(),
                 _ => super::random::confusion_default(s, &role).unwrap_or_default(),
             };
-            let owner = s.battle(&pick).map(|b| b.side.clone()).unwrap_or_else(|| other(&role).to_string());
+            let owner = s.battle(&pick).map(|b| b.side.clone()).unwrap_or_else(|| s.other(&role).to_string());
             ev.push(Event::all(format!(
                 "{} chooses {pick}'s Battle: {} activates it, then makes its own Basic Activation (16.1).",
                 side_name(&role),
@@ -1024,8 +1112,9 @@ fn end_activation(s: &mut State, role: &str, dice: &mut dyn Dice, ev: &mut Vec<E
         if heat_end && a + b >= 11 {
             let why =
                 format!("the Heat is in its last box and the VL Acceleration roll is {}: the day ends (S2.7.3)", a + b);
-            ev.push(Event::all(format!("{why}: Malatestan victory.")));
-            s.outcome = Some(Outcome { winner: Some(MALATESTA.into()), reason: why, also: Vec::new() });
+            let foe = s.other(BRACCIO);
+            ev.push(Event::all(format!("{why}: {} victory.", side_name(foe))));
+            s.outcome = Some(Outcome { winner: Some(foe.into()), reason: why, also: Vec::new() });
             s.pending = Pending::Over;
             return;
         }
@@ -1064,11 +1153,11 @@ fn ends(s: &mut State, ev: &mut Vec<Event>) {
     if s.outcome.is_some() {
         return;
     }
-    for side in [BRACCIO, MALATESTA] {
+    for side in s.roles() {
         if !s.units.iter().any(|u| u.side == side && u.alive()) {
             let why = format!("{} has no combat unit left on the field (A64)", side_name(side));
-            ev.push(Event::all(format!("{why}: {} wins.", side_name(other(side)))));
-            s.outcome = Some(Outcome { winner: Some(other(side).to_string()), reason: why, also: Vec::new() });
+            ev.push(Event::all(format!("{why}: {} wins.", side_name(s.other(side)))));
+            s.outcome = Some(Outcome { winner: Some(s.other(side).to_string()), reason: why, also: Vec::new() });
             return;
         }
     }
@@ -1113,7 +1202,7 @@ fn pass_turn(s: &mut State, role: &str, ev: &mut Vec<Event>) {
     s.confusion.clear();
     s.next.remove(role);
     s.plans.retain(|p| p.role != role);
-    let o = other(role);
+    let o = s.other(role);
     if eligible(s, o, can_activate).is_empty() {
         if eligible(s, role, can_activate).is_empty() {
             let why = "neither side has a Captain left to activate (A64)".to_string();
@@ -1146,7 +1235,7 @@ fn roll_for(
     // 15.3 with the CCs as they stand (A03), only while both sides have a
     // released Captain (A02).
     let best = |side: &str| s.captains(side).filter(|b| b.released).map(|b| b.cc).max();
-    if let (Some(x), Some(y)) = (best(BRACCIO), best(MALATESTA)) {
+    if let (Some(x), Some(y)) = (best(BRACCIO), best(s.other(BRACCIO))) {
         if roll > x + y {
             let why = format!("Sudden End (15.3): the {what} roll {roll} exceeds {x} + {y}, the best released CCs");
             ev.push(Event::all(format!("{why}: the battle is a draw.")));
@@ -1256,7 +1345,7 @@ fn attempt_continuum(
         return;
     }
     // 3.a: the other side may answer with one Interruptio (4.2.2).
-    let q = other(role);
+    let q = s.other(role);
     let can = eligible(s, q, can_interrupt);
     let p = s.policies.get(q).cloned().unwrap_or_default();
     if let Some(pl) = &plan {
@@ -1302,7 +1391,7 @@ fn attempt_interrupt(
     dice: &mut dyn Dice,
     ev: &mut Vec<Event>,
 ) {
-    let active = other(role);
+    let active = s.other(role);
     if !roll_for(s, role, battle, "interruptio", dice, ev).0 {
         if s.outcome.is_none() {
             run_continuum(s, active, against, dice, ev);

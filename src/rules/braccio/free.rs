@@ -26,7 +26,7 @@ pub fn begin(s: &mut State) {
         if !b.rally.is_empty() {
             home.insert(format!("rally:{}", b.name), std::mem::take(&mut b.rally));
         }
-        if b.side == MALATESTA {
+        if b.side != BRACCIO {
             b.released = true;
         }
     }
@@ -37,7 +37,7 @@ pub fn begin(s: &mut State) {
     }
     s.home = home;
     s.first = ANY.into();
-    s.pending = Pending::Setup { role: MALATESTA.into(), what: "captain".into() };
+    s.pending = Pending::Setup { role: s.other(BRACCIO).into(), what: "captain".into() };
 }
 
 fn unplaced_captains<'a>(s: &'a State, role: &'a str) -> impl Iterator<Item = &'a Battle> + 'a {
@@ -251,16 +251,16 @@ pub fn resolve(s: &mut State, role: &str, what: &str, orders: &[Order], ev: &mut
         }
     }
     ev.push(Event::all(format!("{} places {} (S3.1).", side_name(role), placed.join(", "))));
-    let o = other(role);
+    let o = s.other(role);
     s.pending = if what == "captain" {
         if unplaced_captains(s, o).next().is_some() {
             Pending::Setup { role: o.into(), what: "captain".into() }
         } else if unplaced_captains(s, role).next().is_some() {
             Pending::Setup { role: role.into(), what: "captain".into() }
         } else {
-            Pending::Setup { role: MALATESTA.into(), what: "units".into() }
+            Pending::Setup { role: s.other(BRACCIO).into(), what: "units".into() }
         }
-    } else if role == MALATESTA {
+    } else if role != BRACCIO {
         Pending::Setup { role: BRACCIO.into(), what: "units".into() }
     } else {
         s.home.clear();

@@ -92,7 +92,7 @@ pub fn take_ch(s: &mut State, name: &str, n: i32, dice: &mut dyn Dice, ev: &mut 
     let ch = (u.ch + n).min(u.cr);
     s.unit_mut(name).expect("unit").ch = ch;
     ev.push(Event::all(format!("{name} takes {n} CH (now {ch} of {}).", u.cr)));
-    let enemy = other(&u.side);
+    let enemy = s.other(&u.side);
     // VP for the CH the counter can take, not those past its rout (A28).
     let taken = ch - u.ch;
     if u.cavalry() {
@@ -112,7 +112,7 @@ pub fn rout(s: &mut State, name: &str, dice: &mut dyn Dice, ev: &mut Vec<Event>)
     let Some(at) = u.at() else { return };
     s.unit_mut(name).expect("unit").hex = String::new();
     ev.push(Event::all(format!("{name} routs and leaves the field (10.8).")));
-    let enemy = other(&u.side);
+    let enemy = s.other(&u.side);
     let vp = if u.cavalry() { s.tables.victory.cavalry_rout } else { s.tables.victory.foot_rout };
     add_vp(s, enemy, vp, &format!("{name} routed"), ev);
     if let Some(a) = s.act.as_mut() {
@@ -156,7 +156,7 @@ pub fn wounds_table(s: &mut State, name: &str, dice: &mut dyn Dice, ev: &mut Vec
     };
     let squad = b.captain.name != name;
     let wounded_cc = s.tables.wounds.wounded_cc;
-    let roll = d6(dice, &format!("wounds table, {name}"), &Serves::high(other(&b.side)));
+    let roll = d6(dice, &format!("wounds table, {name}"), &Serves::high(s.other(&b.side)));
     let face = s.tables.wounds.faces.get((roll - 1) as usize).cloned().unwrap_or_else(|| "unhurt".into());
     match face.as_str() {
         "killed" => {
@@ -185,7 +185,7 @@ pub fn wounds_table(s: &mut State, name: &str, dice: &mut dyn Dice, ev: &mut Vec
 /// 15.1.1, A66).
 pub fn fall(s: &mut State, battle: &str, name: &str, squad: bool, dice: &mut dyn Dice, ev: &mut Vec<Event>) {
     let Some(b) = s.battle(battle).cloned() else { return };
-    let enemy = other(&b.side);
+    let enemy = s.other(&b.side);
     if squad {
         add_vp(s, enemy, s.tables.victory.squad_leader, &format!("the Squad Leader {name} fell"), ev);
         let bb = s.battle_mut(battle).expect("battle");
@@ -287,10 +287,10 @@ pub fn escape(s: &mut State, name: &str, from: Hex, ev: &mut Vec<Event>) {
     let reach = s.grid().reach(
         from,
         s.tables.movement.captain as u32,
-        |_, n| match s.unit_at(n) {
+        |f, n| match s.unit_at(n) {
             Some(u) if u.side != side => None,
             None if s.enemy_zoc(n, &side, true) => None,
-            _ => s.cost(n, true).map(|c| c as u32),
+            _ => s.step(f, n, true).map(|c| c as u32),
         },
         |_| false,
     );
@@ -447,8 +447,12 @@ fn one(s: &mut State, fight: &Combat, dice: &mut dyn Dice, ev: &mut Vec<Event>) 
     // A12: attacking into terrain that Disorganizes the attacker's kind.
     for a in attackers.clone() {
         let u = s.unit(&a).cloned().expect("attacker");
-        if s.terrain_at(dh).map(|t| super::act::disorganizes(t, &u)).unwrap_or(false) && !u.disorganized {
-            ev.push(Event::all(format!("{a} attacks into terrain that Disorganizes it (10.6.1).")));
+        let across = u.at().and_then(|ah| s.hexside(ah, dh)).map(|k| super::act::disorganizes(&k.disorganize, &u));
+        if (s.terrain_at(dh).map(|t| super::act::disorganizes(&t.disorganize, &u)).unwrap_or(false)
+            || across.unwrap_or(false))
+            && !u.disorganized
+        {
+            ev.push(Event::all(format!("{a} attacks into terrain that Disorganizes it (10.6.1, S4.7.4).")));
             disorganize(s, &a, false, dice, ev);
         }
     }
@@ -505,6 +509,14 @@ fn one(s: &mut State, fight: &Combat, dice: &mut dyn Dice, ev: &mut Vec<Event>) 
     if let Some(tr) = s.terrain_at(dh).filter(|x| x.uphill_shift != 0) {
         if attackers.iter().all(|a| height_of(a) < dh_height) {
             shifts.push((format!("attacking up onto {}", tr.name), tr.uphill_shift));
+        }
+    }
+    // Every attacker across one special hexside (S4.7.4's escarpment).
+    let across: Vec<Option<&HexsideKind>> =
+        attackers.iter().map(|a| s.unit(a).and_then(|u| u.at()).and_then(|ah| s.hexside(ah, dh))).collect();
+    if let Some(Some(k)) = across.first() {
+        if k.across_shift != 0 && across.iter().all(|x| x.map(|y| y.kind == k.kind).unwrap_or(false)) {
+            shifts.push((format!("attacking across the {}", k.name), k.across_shift));
         }
     }
     let raw: i32 = shifts.iter().map(|x| x.1).sum();
@@ -631,7 +643,7 @@ fn one(s: &mut State, fight: &Combat, dice: &mut dyn Dice, ev: &mut Vec<Event>) 
         if let Some(x) = s.unit(u).cloned().filter(|x| x.alive()) {
             let h = x.at().expect("alive");
             for c in captains_in(s, h) {
-                let roll = d6(dice, &format!("wound check, {c} (+{} CH)", x.ch), &Serves::high(other(&x.side)));
+                let roll = d6(dice, &format!("wound check, {c} (+{} CH)", x.ch), &Serves::high(s.other(&x.side)));
                 let total = roll + x.ch;
                 let wounded = total >= s.tables.wounds.threshold;
                 ev.push(Event::all(format!(
@@ -658,7 +670,7 @@ fn one(s: &mut State, fight: &Combat, dice: &mut dyn Dice, ev: &mut Vec<Event>) 
 pub fn advance(s: &mut State, name: &str, into: Hex, face: Option<Vertex>, dice: &mut dyn Dice, ev: &mut Vec<Event>) {
     let Some(l) = s.unit(name).cloned() else { return };
     let Some(from) = l.at() else { return };
-    if !s.passable(into) {
+    if s.step(from, into, l.cavalry()).is_none() {
         return;
     }
     super::act::arrive(s, name, into, ev);
@@ -679,7 +691,7 @@ pub fn advance(s: &mut State, name: &str, into: Hex, face: Option<Vertex>, dice:
             )));
         }
     }
-    super::act::terrain_entry(s, name, into, dice, ev);
+    super::act::terrain_entry(s, name, from, into, dice, ev);
     if s.unit(name).map(|u| u.alive()).unwrap_or(false) {
         super::act::reaction_pivots(s, name, dice, ev);
         super::act::release_near(s, into, &l.side, ev);
@@ -717,7 +729,7 @@ fn retreat(s: &mut State, name: &str, from_attacker: Hex, dice: &mut dyn Dice, e
     let Some(d) = g.direction(at, from_attacker) else { return };
     let away = d.turn(3);
     let candidates: Vec<Hex> = [away, away.turn(-1), away.turn(1)].iter().filter_map(|&x| g.neighbour(at, x)).collect();
-    let free = |h: &Hex| s.passable(*h) && s.unit_at(*h).is_none();
+    let free = |h: &Hex| s.step(at, *h, u.cavalry()).is_some() && s.unit_at(*h).is_none();
     let pick = if candidates.first().map(free).unwrap_or(false) {
         candidates.first().copied()
     } else {
@@ -744,7 +756,7 @@ fn retreat(s: &mut State, name: &str, from_attacker: Hex, dice: &mut dyn Dice, e
                 }
             }
             s.marks.push(h.to_string());
-            super::act::terrain_entry(s, name, h, dice, ev);
+            super::act::terrain_entry(s, name, at, h, dice, ev);
             if s.unit(name).map(|u| u.alive()).unwrap_or(false) {
                 super::act::release_near(s, h, &u.side, ev);
             }

@@ -26,21 +26,24 @@ use crate::engine::{
     Awaited, Event, LeakProbes, Outcome, Problem, Prompt, Rules, RulesetInfo, ScenarioInfo, View, Viewer, Vocabulary,
 };
 use crate::rules::shared::hex::{Arc, Dir, Grid, Hex, Offset, Vertex};
-use crate::rules::shared::sides::TwoSides;
 pub use orders::Order;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 pub const BRACCIO: &str = "braccio";
 pub const MALATESTA: &str = "malatesta";
-const TWO: TwoSides = TwoSides { first: (BRACCIO, "Braccesca"), second: (MALATESTA, "Malatestan") };
+pub const LEAGUE: &str = "league";
 
-pub fn other(side: &str) -> &'static str {
-    TWO.other(side)
-}
+/// Every role a scenario may give the Braccesca's enemy, with its name:
+/// the Malatestans at Sant'Egidio, the League (the Collegati) at L'Aquila.
+const FOES: [(&str, &str); 2] = [(MALATESTA, "Malatestan"), (LEAGUE, "League")];
 
+/// A side's name in the text ("Braccesca", "Malatestan", "League").
 pub fn side_name(side: &str) -> &'static str {
-    TWO.name(side)
+    if side == BRACCIO {
+        return "Braccesca";
+    }
+    FOES.iter().find(|(r, _)| *r == side).map(|(_, n)| *n).unwrap_or("unknown side")
 }
 
 fn is_false(b: &bool) -> bool {
@@ -245,6 +248,42 @@ pub struct MapData {
     pub place: Vec<Place>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub line: Vec<MapLine>,
+    /// Hexsides of a special kind (L'Aquila's escarpment, S4.7.4).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hexside: Vec<MapHexside>,
+}
+
+/// One hexside of the map, between two neighbouring hexes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MapHexside {
+    pub a: String,
+    pub b: String,
+    pub kind: String,
+}
+
+/// What crossing a kind of hexside does (the TEC's hexside rows).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HexsideKind {
+    pub kind: String,
+    pub name: String,
+    /// Kinds that may not cross: `cavalry` (Captains with it), `infantry`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub prohibited: Vec<String>,
+    /// Movement points added to the hex entered across it.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cost_add: i32,
+    /// Kinds Disorganized on crossing (as 8.2.4 for terrain).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub disorganize: Vec<String>,
+    /// May a Carica! cross it?
+    #[serde(default)]
+    pub carica: bool,
+    /// Columns added when every attacker attacks across it.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub across_shift: i32,
+    pub colour: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -469,8 +508,34 @@ pub struct Entry {
     pub enemy_vl_min: i32,
     #[serde(default)]
     pub vl_cost: i32,
+    /// Map lines it may enter on, all of one (S2.10.2) ...
     #[serde(default)]
     pub lines: Vec<String>,
+    /// ... or hexes it enters on, those with no enemy unit in or beside
+    /// them (L'Aquila's reconstructed entries, A43).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hexes: Vec<String>,
+    /// Its side's VL needed to enter or activate (S4.6.1, A43).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub own_vl_min: i32,
+    /// A Battle that must have entered first (A43).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub after: String,
+    /// A Battle that begins inactive and is released only by an
+    /// activation roll: 2d6 of at least `target`, plus `per_two_enemy_vl`
+    /// for every two (or fraction) enemy VL (S4.6.1, A06); a failure is a
+    /// pass (A07).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub target: i32,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub per_two_enemy_vl: i32,
+}
+
+impl Entry {
+    /// The roll an activation roll must reach against this enemy VL.
+    pub fn need(&self, enemy_vl: i32) -> i32 {
+        self.target + self.per_two_enemy_vl * ((enemy_vl.max(0) + 1) / 2)
+    }
 }
 
 /// Numbers copied from tables.toml.
@@ -540,6 +605,8 @@ pub struct State {
     pub options: Vec<String>,
     pub map: MapData,
     pub terrain: Vec<Terrain>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hexsides: Vec<HexsideKind>,
     pub tables: Tables,
     pub battles: Vec<Battle>,
     pub units: Vec<Unit>,
@@ -597,9 +664,41 @@ pub struct State {
     pub captured: Vec<(String, String)>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub outcome: Option<Outcome>,
+    /// The Braccesca's enemy in this scenario (`malatesta`, `league`).
+    #[serde(default = "malatesta")]
+    pub foe: String,
+    /// Carica! orders the forced first activation must give (S4.2, A35).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub first_caricas: i32,
+    /// Is a rally point a standard the enemy takes by entering it (S2.5),
+    /// or only a place (L'Aquila's Bazzano, S4.5)?
+    #[serde(default = "yes", skip_serializing_if = "Clone::clone")]
+    pub rally_standards: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+fn malatesta() -> String {
+    MALATESTA.into()
 }
 
 impl State {
+    /// The two roles, the Braccesca first.
+    pub fn roles(&self) -> [&'static str; 2] {
+        [BRACCIO, self.other(BRACCIO)]
+    }
+
+    /// The enemy of `side`.
+    pub fn other(&self, side: &str) -> &'static str {
+        if side == BRACCIO {
+            FOES.iter().find(|(r, _)| *r == self.foe).map(|(r, _)| *r).unwrap_or(MALATESTA)
+        } else {
+            BRACCIO
+        }
+    }
+
     pub fn grid(&self) -> Grid {
         self.map.grid()
     }
@@ -629,6 +728,22 @@ impl State {
         let t = self.terrain_at(h)?;
         let c = if cavalry { &t.cavalry } else { &t.foot };
         c.parse().ok()
+    }
+    /// The special hexside between two neighbours, if any.
+    pub fn hexside(&self, a: Hex, b: Hex) -> Option<&HexsideKind> {
+        let (a, b) = (a.to_string(), b.to_string());
+        let m = self.map.hexside.iter().find(|x| (x.a == a && x.b == b) || (x.a == b && x.b == a))?;
+        self.hexsides.iter().find(|k| k.kind == m.kind)
+    }
+    /// Movement points to step from `from` into its neighbour `to`: the
+    /// terrain entered and the hexside crossed (None: prohibited).
+    pub fn step(&self, from: Hex, to: Hex, cavalry: bool) -> Option<i32> {
+        let c = self.cost(to, cavalry)?;
+        match self.hexside(from, to) {
+            Some(k) if k.prohibited.iter().any(|p| p == if cavalry { "cavalry" } else { "infantry" }) => None,
+            Some(k) => Some(c + k.cost_add),
+            None => Some(c),
+        }
     }
     pub fn passable(&self, h: Hex) -> bool {
         self.grid().contains(h) && self.cost(h, false).is_some()
@@ -698,6 +813,13 @@ impl Rules for Braccio {
                         +free: the free set-up, S3; +confusion: 16.1; +carlo: S2.10.1; +perugia: the militia of Perugia, S2.10.2)"
                     .into(),
                 variants: vec!["short".into(), "free".into(), "confusion".into(), "carlo".into(), "perugia".into()],
+            }, ScenarioInfo {
+                name: "laquila".into(),
+                roles: vec![BRACCIO.into(), LEAGUE.into()],
+                about: "The Death of a Condottiero: L'Aquila, 1424 (historical set-up; +short: the short game, S4.8.2; \
+                        +confusion: 16.1)"
+                    .into(),
+                variants: vec!["short".into(), "confusion".into()],
             }],
             moderated: false,
             step_kinds: &["setup", "activation", "continuum", "interruptio", "confusion", "orders"],
@@ -723,7 +845,7 @@ impl Rules for Braccio {
                 };
                 let mut a = Awaited::new(kind, &[role]);
                 // The other side may set its policies at any time (3.4).
-                a.optional = vec![other(role).to_string()];
+                a.optional = vec![s.other(role).to_string()];
                 a
             }
         }

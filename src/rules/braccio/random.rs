@@ -21,7 +21,11 @@ pub fn defaults(s: &State, role: &str) -> Vec<Order> {
                 return Vec::new();
             };
             let mut v = vec![Order::Activate { battle: b.clone(), general: Vec::new(), at: None, face: None }];
-            if !s.first.is_empty() {
+            if !s.first.is_empty() && s.first_caricas > 0 {
+                // S4.2, A35: the Carica! orders are given, each at the
+                // nearest enemy unit; one that cannot reach it does nothing.
+                v.extend(opening_charges(s, &b));
+            } else if !s.first.is_empty() {
                 // S2.2: the first activation cannot pass: one unit is
                 // ordered to stand (a Move order with no movement).
                 let bt = s.battle(&b).expect("battle");
@@ -43,6 +47,27 @@ pub fn defaults(s: &State, role: &str) -> Vec<Order> {
         }
         _ => Vec::new(),
     }
+}
+
+/// Carica! orders for the opening activation that must give them (S4.2):
+/// the first eligible cavalry, each at its nearest enemy unit.
+fn opening_charges(s: &State, battle: &str) -> Vec<Order> {
+    let g = s.grid();
+    s.units
+        .iter()
+        .filter(|u| u.battle == battle && u.alive() && super::act::may_charge(s, u).is_ok())
+        .take(s.first_caricas.max(0) as usize)
+        .filter_map(|u| {
+            let at = u.at()?;
+            let t = s
+                .units
+                .iter()
+                .filter(|e| e.alive() && e.side != u.side)
+                .filter_map(|e| e.at())
+                .min_by_key(|h| (g.distance(at, *h), *h))?;
+            Some(Order::Charge { unit: u.name.clone(), path: Vec::new(), attack: t.to_string() })
+        })
+        .collect()
 }
 
 /// The Confusion's default (brief 3.6): the opposing Battle, not in
@@ -112,12 +137,13 @@ pub fn decision(s: &State, role: &str, eager: bool, pick: &mut dyn FnMut(usize) 
             // A Battle entering the map names an open line (S2.10.2).
             let at = s.battle(&b).filter(|x| x.off_map).and_then(|_| {
                 let e = s.entries.iter().find(|e| e.battle == b)?;
-                super::flow::open_lines(s, role, e).first().map(|x| x.0.clone())
+                super::flow::open_lines(s, role, e).first().map(|x| x.0.clone()).filter(|l| !l.is_empty())
             });
             out.push(Order::Activate { battle: b.clone(), general: Vec::new(), at, face: None });
             let cc = s.battle(&b).map(|x| x.cc).unwrap_or(1);
             let mut lines = plan_with(s, &b, cc, eager, pick);
-            if !s.first.is_empty() && !lines.iter().any(|o| o.unit().is_some()) {
+            let charges = lines.iter().filter(|o| o.kind() == Some(OrderKind::Charge)).count() as i32;
+            if !s.first.is_empty() && (!lines.iter().any(|o| o.unit().is_some()) || charges < s.first_caricas) {
                 lines = defaults(s, role).split_off(1);
             }
             out.extend(lines);
@@ -308,7 +334,7 @@ fn unit_order(s: &State, u: &Unit, bold: bool, pick: &mut dyn FnMut(usize) -> us
             .iter()
             .copied()
             .filter(|h| {
-                s.cost(*h, u.cavalry()).map(|c| c <= mp).unwrap_or(false)
+                s.step(here, *h, u.cavalry()).map(|c| c <= mp).unwrap_or(false)
                     && s.unit_at(*h).is_none()
                     && !taken.contains(h)
             })
@@ -316,7 +342,7 @@ fn unit_order(s: &State, u: &Unit, bold: bool, pick: &mut dyn FnMut(usize) -> us
             .min_by_key(|h| (g.distance(*h, goal), *h));
         match best {
             Some(h) => {
-                mp -= s.cost(h, u.cavalry()).unwrap_or(1);
+                mp -= s.step(here, h, u.cavalry()).unwrap_or(1);
                 path.push(Step::Hex(h.to_string()));
                 taken.push(h);
                 here = h;

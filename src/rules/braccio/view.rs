@@ -9,7 +9,7 @@ use super::*;
 use crate::engine::view::{HexBoard, HexCell};
 use crate::engine::{Board, Piece, Table};
 
-const COLOURS: [(&str, &str); 2] = [(BRACCIO, "#2b5fa8"), (MALATESTA, "#b0302a")];
+const COLOURS: [(&str, &str); 3] = [(BRACCIO, "#2b5fa8"), (MALATESTA, "#b0302a"), (LEAGUE, "#b0302a")];
 /// The flat levels as the map shows them (8.2.5).
 const LEVELS: [(char, &str, &str); 4] = [
     ('1', "flat level 1", "#f3eedc"),
@@ -172,7 +172,7 @@ pub fn view(s: &State, viewer: &Viewer) -> View {
             None => format!("A draw: {}.", o.reason),
         });
     }
-    for role in [BRACCIO, MALATESTA] {
+    for role in s.roles() {
         v.lines.push(format!(
             "{}: VL {} of {}, VP {} (a level every {} VP).",
             side_name(role),
@@ -203,7 +203,7 @@ pub fn view(s: &State, viewer: &Viewer) -> View {
     if let Some(a) = &s.act {
         v.lines.push(format!("{} is active with {} OP left.", a.battle, s.op));
     }
-    for role in [BRACCIO, MALATESTA] {
+    for role in s.roles() {
         if !sees(viewer, role) {
             continue;
         }
@@ -223,10 +223,10 @@ pub fn view(s: &State, viewer: &Viewer) -> View {
             v.lines.extend(p.lines.iter().map(|l| format!("  {l}")));
         }
     }
-    for side in [BRACCIO, MALATESTA] {
+    for side in s.roles() {
         v.tables.push(captains_table(s, side));
     }
-    for side in [BRACCIO, MALATESTA] {
+    for side in s.roles() {
         v.tables.push(units_table(s, side));
     }
     v.boards.push(Board::Hex(board(s, format!("{} — {}", scenario_title(s), s.map.name))));
@@ -489,7 +489,7 @@ pub fn prompt(s: &State, role: &str) -> Prompt {
 /// The other role's secrets: its stored plans and its NEXT line, and the
 /// line that shows its policies (brief 3.8).
 pub fn leak_probes(s: &State, role: &str) -> LeakProbes {
-    let o = other(role);
+    let o = s.other(role);
     let mut hidden =
         vec![format!("Standing policies of {o}"), format!("Pending plan of {o}"), format!("Pending for {o}")];
     for p in s.plans.iter().filter(|p| p.role == o) {
