@@ -448,6 +448,7 @@ fn hexes(b: &HexBoard) -> String {
         let style = match kind.as_str() {
             "river" => "stroke=\"#3a7bd5\" stroke-width=\"4\"",
             "bridge" => "stroke=\"#777\" stroke-width=\"6\"",
+            "escarpment" => "stroke=\"#6b4a2b\" stroke-width=\"4\"",
             _ => "stroke=\"#7a5a2f\" stroke-width=\"2\" stroke-dasharray=\"3 2\"",
         };
         s.push_str(&format!(

@@ -347,6 +347,14 @@ pub fn setup(scenario: &str) -> Result<State, String> {
     let mut parts = scenario.split('+');
     let base = parts.next().unwrap_or(scenario);
     let options: Vec<String> = parts.map(String::from).collect();
+    // Only the options the scenario offers: L'Aquila's free set-up (S5)
+    // and its standards (16.2) are not built.
+    let info = <Braccio as Rules>::info(&Braccio);
+    if let Some(sc) = info.scenarios.iter().find(|x| x.name == base) {
+        if let Some(o) = options.iter().find(|o| !sc.variants.contains(o)) {
+            return Err(format!("scenario {base} has no option {o:?}; it has: {}", sc.variants.join(", ")));
+        }
+    }
     let text =
         SCENARIOS.iter().find(|(n, _)| *n == base).map(|x| x.1).ok_or_else(|| format!("no scenario {base:?}"))?;
     let mut sc: ScenarioFile = read(&format!("scenario-{base}.toml"), text)?;
@@ -568,6 +576,40 @@ fn check(s: &State) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn laquila_reads_and_keeps_the_printed_facts() {
+        let s = setup("laquila").unwrap();
+        assert_eq!(s.roles(), [BRACCIO, LEAGUE]);
+        // S4.2: Colonna opens, with three Carica! orders.
+        assert_eq!((s.first.as_str(), s.first_caricas), ("Colonna", 3));
+        assert_eq!(s.pending, Pending::Activation { role: LEAGUE.into() });
+        // S4.3: the double General Orders.
+        let dg = |b: &str| s.battle(b).unwrap().double_general.clone();
+        assert_eq!(dg("Sforza"), ["charge", "move"]);
+        assert_eq!(dg("Camponeschi"), ["fire", "move"]);
+        // S4.4, S4.5: the School rallies at Bazzano, 0717-0718, a village.
+        for b in ["Braccio", "Gattamelata", "Baglioni"] {
+            assert!(s.battle(b).unwrap().school);
+            assert_eq!(s.battle(b).unwrap().rally, "0717");
+        }
+        assert!(!s.rally_standards);
+        let bazzano = s.map.place.iter().find(|p| p.name == "Bazzano").unwrap();
+        assert_eq!(bazzano.hexes, ["0717", "0718"]);
+        assert!(bazzano.hexes.iter().all(|h| s.map.glyph(Hex::parse(h).unwrap()) == 'v'));
+        // S4.6: Testa inactive, Piccinino and Camponeschi off the map.
+        assert!(!s.battle("Testa").unwrap().released && !s.battle("Testa").unwrap().off_map);
+        assert!(s.battle("Piccinino").unwrap().off_map && s.battle("Camponeschi").unwrap().off_map);
+        // S4.6.1's example: League VL 5, success on 10 or more (A06).
+        let testa = s.entries.iter().find(|e| e.battle == "Testa").unwrap();
+        assert_eq!((testa.own_vl_min, testa.need(5), testa.need(0), testa.need(6)), (7, 10, 7, 10));
+        // S4.8: Braccio's elimination is an automatic defeat.
+        assert_eq!(s.automatic_defeat, ["Braccio"]);
+        // The escarpment (S4.7.4) is on the map.
+        assert!(!s.map.hexside.is_empty() && s.map.hexside.iter().all(|h| h.kind == "escarpment"));
+        assert!(setup("laquila+free").unwrap_err().contains("no option"));
+        assert!(setup("laquila+short").is_ok());
+    }
 
     #[test]
     fn sant_egidio_reads_and_keeps_the_printed_facts() {

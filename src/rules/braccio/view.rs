@@ -129,22 +129,37 @@ pub fn board(s: &State, title: String) -> HexBoard {
         rows: s.map.rows,
         even_low: s.map.offset == Offset::EvenQ,
         hexes,
-        hexsides: Vec::new(),
+        hexsides: s.map.hexside.iter().map(|x| (x.a.clone(), x.b.clone(), x.kind.clone())).collect(),
         terrain: LEVELS
             .iter()
             .map(|(g, n, c)| (*g, n.to_string(), c.to_string()))
             .chain(
                 s.terrain
                     .iter()
-                    .filter(|t| t.glyph != ".")
+                    .filter(|t| t.glyph != "." && s.map.terrain.iter().any(|r| r.contains(t.glyph.as_str())))
                     .map(|t| (t.glyph.chars().next().unwrap_or('?'), t.name.clone(), t.colour.clone())),
             )
             .collect(),
         roads: Vec::new(),
         areas: Vec::new(),
-        sides: COLOURS.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect(),
+        sides: COLOURS
+            .iter()
+            .filter(|(a, _)| s.roles().contains(a))
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect(),
         legend: vec![
-            "bTA1> = Braccesca, Tartaglia's squad A unit 1, facing E; *T = a Captain alone".into(),
+            // The key names a unit of the scenario's first squad.
+            match s.units.iter().find(|u| !u.squad.is_empty()) {
+                Some(u) => format!(
+                    "b{}> = Braccesca, {}'s squad {} unit {}, facing E; *{} = a Captain alone",
+                    u.code,
+                    u.battle,
+                    u.squad,
+                    u.code.trim_start_matches(|c: char| !c.is_ascii_digit()),
+                    &u.code[..1]
+                ),
+                None => "b code> = a Braccesca unit facing E; *code = a Captain alone".into(),
+            },
             "Facing: / NE, > E, \\ SE, , SW, < W, ` NW; 1-4: flat levels, / between two".into(),
         ],
         window: Some([c0, c1, r0, r1]),
