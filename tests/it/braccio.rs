@@ -26,6 +26,7 @@ fn random_games_of_both_battles_end_and_replay() {
         "sant-egidio+free+short+confusion+carlo+perugia",
         "laquila",
         "laquila+short+confusion",
+        "laquila+free",
     ];
     for seed in 0..games.max(names.len() as u64) {
         let scenario = names[seed as usize % names.len()];

@@ -384,7 +384,9 @@ pub fn reaction_pivots(s: &mut State, name: &str, dice: &mut dyn Dice, ev: &mut 
 pub fn release_near(s: &mut State, h: Hex, side: &str, ev: &mut Vec<Event>) {
     let near: BTreeSet<Hex> = s.grid().neighbours(h).into_iter().collect();
     let mut woken = Vec::new();
-    for b in s.battles.iter().filter(|b| b.side != side && !b.released && !b.removed) {
+    // A Battle released only by its own roll (Testa, S4.6.1) is not woken.
+    let by_roll = |b: &Battle| s.entries.iter().any(|e| e.battle == b.name && e.target > 0);
+    for b in s.battles.iter().filter(|b| b.side != side && !b.released && !b.removed && !by_roll(b)) {
         let unit_near =
             s.units.iter().any(|u| u.battle == b.name && u.at().map(|x| near.contains(&x)).unwrap_or(false));
         let capt_near = Hex::parse(&b.captain.hex).map(|x| near.contains(&x)).unwrap_or(false);
@@ -793,11 +795,22 @@ pub fn rally_hex(s: &State, u: &Unit, to: Option<&str>) -> Result<Hex, String> {
         return Err(format!("{} is completely surrounded (14.4)", u.name));
     }
     let free = |h: Hex| s.passable(h) && s.unit_at(h).map(|x| x.name == u.name).unwrap_or(true);
-    let mut allowed: Vec<Hex> = Vec::new();
-    if free(point) {
-        allowed.push(point);
+    // A rally point that is a place is every hex of it (Bazzano, S4.5).
+    let points: Vec<Hex> = s
+        .map
+        .place
+        .iter()
+        .find(|p| !s.rally_standards && p.hexes.contains(&b.rally))
+        .map(|p| p.hexes.iter().filter_map(|h| Hex::parse(h)).collect())
+        .unwrap_or_else(|| vec![point]);
+    let mut allowed: Vec<Hex> = points.iter().copied().filter(|h| free(*h)).collect();
+    for p in &points {
+        for h in g.neighbours(*p) {
+            if !points.contains(&h) && !allowed.contains(&h) && free(h) && !s.enemy_zoc(h, &u.side, true) {
+                allowed.push(h);
+            }
+        }
     }
-    allowed.extend(g.neighbours(point).into_iter().filter(|h| free(*h) && !s.enemy_zoc(*h, &u.side, true)));
     match to {
         Some(t) => {
             let h = Hex::parse(t).ok_or("not a hex")?;

@@ -294,6 +294,9 @@ struct ScenarioFile {
     /// Are the rally points standards the enemy takes (S2.5)?
     #[serde(default = "yes")]
     rally_standards: bool,
+    /// The free set-up's zones (S5.1.2).
+    #[serde(default)]
+    zones: Option<Zones>,
 }
 
 static SCENARIOS: LazyLock<Vec<(&'static str, &'static str)>> =
@@ -538,6 +541,8 @@ pub fn setup(scenario: &str) -> Result<State, String> {
         foe,
         first_caricas: sc.first.caricas,
         rally_standards: sc.rally_standards,
+        zones: sc.zones.clone(),
+        zone_rows: Vec::new(),
     };
     check(&s)?;
     if s.option("free") {
@@ -607,7 +612,16 @@ mod tests {
         assert_eq!(s.automatic_defeat, ["Braccio"]);
         // The escarpment (S4.7.4) is on the map.
         assert!(!s.map.hexside.is_empty() && s.map.hexside.iter().all(|h| h.kind == "escarpment"));
-        assert!(setup("laquila+free").unwrap_err().contains("no option"));
+        assert!(setup("laquila+carlo").unwrap_err().contains("no option"));
+        // S5.1.2: the zones of the free set-up.
+        let f = setup("laquila+free").unwrap();
+        let z = |h: &str| super::super::free::zone(&f, Hex::parse(h).unwrap());
+        assert_eq!((z("0622"), z("2911"), z("0101"), z("3226")), ('s', 'n', 'w', 's'));
+        assert_eq!((z("0621"), z("3210")), ('w', 'n'));
+        // Testa keeps his historical hexes; Bazzano stays the rally point.
+        assert_eq!(f.battle("Testa").unwrap().captain.hex, "1603");
+        assert_eq!(f.battle("Braccio").unwrap().rally, "0717");
+        assert_eq!(f.pending, Pending::Setup { role: LEAGUE.into(), what: "captain".into() });
         assert!(setup("laquila+short").is_ok());
     }
 

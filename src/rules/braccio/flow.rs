@@ -29,6 +29,16 @@ pub fn split(plan: &[Order]) -> Split<'_> {
     Split { head: &plan[..n], next, then: &plan[t.min(plan.len())..] }
 }
 
+/// The rule of the forced first activation: S4.2 at L'Aquila (with its
+/// Carica! orders), else S2.2.
+fn opening_rule(s: &State) -> &'static str {
+    if s.first_caricas > 0 {
+        "S4.2"
+    } else {
+        "S2.2"
+    }
+}
+
 /// Why `battle` may not be activated by `role` in a Basic Activation.
 pub fn can_activate(s: &State, role: &str, battle: &str) -> Result<(), String> {
     let b = s.battle(battle).ok_or("no such Battle")?;
@@ -39,7 +49,7 @@ pub fn can_activate(s: &State, role: &str, battle: &str) -> Result<(), String> {
         return Err(format!("{battle}'s Battle has left the game"));
     }
     if !s.first.is_empty() && s.first != super::free::ANY && s.first != battle {
-        return Err(format!("the game begins with {}'s activation (S2.2)", s.first));
+        return Err(format!("the game begins with {}'s activation ({})", s.first, opening_rule(s)));
     }
     let entry = s.entries.iter().find(|e| e.battle == battle);
     if let Some(e) = entry.filter(|e| b.off_map || (!b.released && e.target > 0)) {
@@ -159,8 +169,9 @@ fn enter(s: &mut State, role: &str, battle: &str, line: &str, face: Option<Verte
     let Some((_, hexes)) = open_lines(s, role, &e).into_iter().find(|(n, _)| n == line) else { return };
     let vl = s.vl.get(role).copied().unwrap_or(0);
     *s.vl.entry(role.to_string()).or_insert(0) -= e.vl_cost;
-    let free: Vec<Hex> = hexes.into_iter().filter(|h| s.passable(*h) && s.unit_at(*h).is_none()).collect();
     let names: Vec<String> = s.units.iter().filter(|u| u.battle == battle).map(|u| u.name.clone()).collect();
+    let free: Vec<Hex> =
+        hexes.into_iter().filter(|h| s.passable(*h) && s.unit_at(*h).is_none()).take(names.len()).collect();
     // On a line, one facing for all (west unless named); on hexes, each
     // unit its own unless one is named.
     let lined = e.hexes.is_empty();
@@ -188,6 +199,8 @@ fn enter(s: &mut State, role: &str, battle: &str, line: &str, face: Option<Verte
             side_name(role)
         )));
     } else {
+        // At its initial value, whatever War Fortune did to it off the map.
+        b.cc = b.cc0;
         let cc = b.cc;
         ev.push(Event::all(format!("{battle}'s Battle enters the map at {at}, its CC {cc} (S4.6, A43).")));
     }
@@ -399,7 +412,7 @@ pub fn validate(s: &State, role: &str, orders: &[Order]) -> Vec<(usize, Problem)
             Problem::new(if s.first == super::free::ANY {
                 "the opening activation cannot pass: give at least one order (S3.2)".to_string()
             } else {
-                format!("{}'s first activation cannot pass: give at least one order (S2.2)", s.first)
+                format!("{}'s first activation cannot pass: give at least one order ({})", s.first, opening_rule(s))
             }),
         ));
     }

@@ -1,4 +1,6 @@
-//! The free set-up of Sant'Egidio (option `+free`, S3): the Captains
+//! The free set-up (option `+free`) of Sant'Egidio (S3) and L'Aquila
+//! (S5, where the zones of S5.1.2 and S5.1.3 apply, the League placing
+//! first). At Sant'Egidio (S3): the Captains
 //! placed one at a time, the Malatestan first, alternately (S3.1); then the
 //! Malatestan units within their Captains' radius; then the Braccesca
 //! Squad Leaders and rally points within their Captains' radius and the
@@ -15,29 +17,177 @@ use std::collections::BTreeSet;
 /// `first` for an opening of the player's choice that cannot pass (S3.2).
 pub const ANY: &str = "any";
 
+/// A section of the scenario's free set-up: S3 at Sant'Egidio, S5 at
+/// L'Aquila (the one with zones).
+fn sec(s: &State, sub: &str) -> String {
+    format!("S{}.{sub}", if s.zones.is_some() { 5 } else { 3 })
+}
+
+/// Does this Battle keep its historical set-up (S5.1.3's Testa)?
+fn keeps(s: &State, battle: &str) -> bool {
+    s.zones.as_ref().map(|z| z.keeps == battle).unwrap_or(false)
+}
+
 /// Record every piece's historical place and clear the map.
 pub fn begin(s: &mut State) {
     let mut home = BTreeMap::new();
-    for b in s.battles.iter_mut().filter(|b| !b.off_map) {
+    let kept = s.zones.as_ref().map(|z| z.keeps.clone()).unwrap_or_default();
+    let standards = s.rally_standards;
+    for b in s.battles.iter_mut().filter(|b| !b.off_map && b.name != kept) {
         home.insert(format!("captain:{}", b.name), std::mem::take(&mut b.captain.hex));
         for q in b.squads.iter_mut() {
             home.insert(format!("leader:{}", q.leader.name), std::mem::take(&mut q.leader.hex));
         }
-        if !b.rally.is_empty() {
+        // A rally point that is a place, not a standard, stays (S4.5).
+        if !b.rally.is_empty() && standards {
             home.insert(format!("rally:{}", b.name), std::mem::take(&mut b.rally));
         }
         if b.side != BRACCIO {
             b.released = true;
         }
     }
-    let off: BTreeSet<String> = s.battles.iter().filter(|b| b.off_map).map(|b| b.name.clone()).collect();
+    let off: BTreeSet<String> =
+        s.battles.iter().filter(|b| b.off_map || b.name == kept).map(|b| b.name.clone()).collect();
     for u in s.units.iter_mut().filter(|u| !off.contains(&u.battle)) {
         let facing = orders::vertex_word(u.facing);
         home.insert(format!("unit:{}", u.name), format!("{} {facing}", std::mem::take(&mut u.hex)));
     }
     s.home = home;
+    if let Some(z) = s.zones.clone() {
+        s.zone_rows = zone_rows(s, &z);
+    }
     s.first = ANY.into();
+    // The historical opening's Carica! orders are not the free one's (S5.2).
+    s.first_caricas = 0;
     s.pending = Pending::Setup { role: s.other(BRACCIO).into(), what: "captain".into() };
+}
+
+/// The zones of S5.1.2 as a picture (see [`State::zone_rows`]). The line
+/// is the straight line through the centres of its end hexes, the hexes
+/// it crosses on it; north is what the river does not cut off from the
+/// `north` hex.
+fn zone_rows(s: &State, z: &Zones) -> Vec<String> {
+    let g = s.grid();
+    let p = |x: &str| Hex::parse(x);
+    let (Some(a), Some(b), Some(east), Some(north)) = (p(&z.line[0]), p(&z.line[1]), p(&z.east), p(&z.north)) else {
+        return Vec::new();
+    };
+    let line = line_hexes(s, z);
+    let centre = |h: Hex| {
+        let low = (h.col % 2 == 0) == (s.map.offset == Offset::EvenQ);
+        (1.5 * h.col as f64, 3f64.sqrt() * (h.row as f64 + if low { 0.5 } else { 0.0 }))
+    };
+    let side = |h: Hex| {
+        let ((ax, ay), (bx, by), (x, y)) = (centre(a), centre(b), centre(h));
+        ((bx - ax) * (y - ay) - (by - ay) * (x - ax)).signum()
+    };
+    let east_side = side(east);
+    let river = |h: Hex| z.river.iter().any(|r| r.starts_with(s.map.glyph(h)));
+    let mut north_of = BTreeSet::new();
+    let mut stack = vec![north];
+    while let Some(h) = stack.pop() {
+        if river(h) || !north_of.insert(h) {
+            continue;
+        }
+        stack.extend(g.neighbours(h).into_iter().filter(|n| !north_of.contains(n)));
+    }
+    (1..=s.map.rows)
+        .map(|r| {
+            (1..=s.map.columns)
+                .map(|c| {
+                    let h = Hex::new(c, r);
+                    if !s.passable(h) {
+                        'x'
+                    } else if line.contains(&h) || side(h) == east_side {
+                        if north_of.contains(&h) {
+                            'n'
+                        } else {
+                            's'
+                        }
+                    } else {
+                        'w'
+                    }
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// The hexes of the set-up line (both, where it runs between two).
+fn line_hexes(s: &State, z: &Zones) -> BTreeSet<Hex> {
+    let (Some(a), Some(b)) = (Hex::parse(&z.line[0]), Hex::parse(&z.line[1])) else { return BTreeSet::new() };
+    s.grid()
+        .line(a, b)
+        .into_iter()
+        .flat_map(|c| match c {
+            crate::rules::shared::hex::Crossing::One(x) => vec![x],
+            crate::rules::shared::hex::Crossing::Two(x, y) => vec![x, y],
+        })
+        .collect()
+}
+
+/// A hex's zone: `w`, `n`, `s` or `x` (see [`State::zone_rows`]).
+pub fn zone(s: &State, h: Hex) -> char {
+    s.zone_rows.get((h.row - 1) as usize).and_then(|r| r.chars().nth((h.col - 1) as usize)).unwrap_or('x')
+}
+
+/// The side of the river (`n`, `s`) the pieces `role` has placed stand
+/// on, if any.
+fn region(s: &State, role: &str) -> Option<char> {
+    let placed = s
+        .battles
+        .iter()
+        .filter(|b| b.side == role && !keeps(s, &b.name))
+        .filter_map(|b| Hex::parse(&b.captain.hex))
+        .chain(s.units.iter().filter(|u| u.side == role && !keeps(s, &u.battle)).filter_map(|u| u.at()));
+    placed.map(|h| zone(s, h)).find(|c| matches!(c, 'n' | 's'))
+}
+
+/// Why `h` is outside `role`'s zone of the free set-up (S5.1.2); none
+/// where the scenario has no zones.
+fn zone_problem(s: &State, role: &str, h: Hex, region: Option<char>) -> Option<String> {
+    let z = s.zones.as_ref()?;
+    let line = format!("{}-{}", z.line[0], z.line[1]);
+    let word = |c: char| if c == 'n' { "north" } else { "south" };
+    match zone(s, h) {
+        'w' if role == BRACCIO => s
+            .units
+            .iter()
+            .any(|e| e.alive() && e.side != role && e.at().map(|x| s.grid().distance(x, h) <= 1).unwrap_or(false))
+            .then(|| format!("{h} is beside an enemy unit (S5.1.2)")),
+        _ if role == BRACCIO => Some(format!("{h} is not west of the line {line} (S5.1.2)")),
+        c @ ('n' | 's') => match region {
+            Some(r) if r != c => Some(format!(
+                "{h} is {} of the Aterno and your army stands {} of it: all on one side (S5.1.2)",
+                word(c),
+                word(r)
+            )),
+            _ => None,
+        },
+        _ => Some(format!("{h} is not on or east of the line {line} (S5.1.2)")),
+    }
+}
+
+/// Why a unit of the Battle that keeps its set-up may not stand on `h`
+/// (S5.1.3): only with the enemy north of the river, on a flat hex of
+/// level 2-4 or a hill, far enough from the line.
+fn kept_problem(s: &State, h: Hex) -> Option<String> {
+    let z = s.zones.as_ref()?;
+    if region(s, s.other(BRACCIO)) != Some('n') {
+        return Some(format!(
+            "{}'s Battle keeps its historical set-up: the enemy is not north of the Aterno (S5.1.3)",
+            z.keeps
+        ));
+    }
+    let g = s.grid();
+    let ground = (s.map.glyph(h) == '.' && (4..=8).contains(&s.map.height(h)) && s.map.height(h) % 2 == 0)
+        || s.map.glyph(h) == 'h';
+    if !ground {
+        return Some(format!("{h} is neither a flat hex of level 2, 3 or 4 nor a hill (S5.1.3)"));
+    }
+    let near = line_hexes(s, z).into_iter().map(|x| g.distance(x, h)).min().unwrap_or(i32::MAX);
+    (near < z.keeps_distance)
+        .then(|| format!("{h} is {near} hexes from the set-up line; at least {} (S5.1.3)", z.keeps_distance))
 }
 
 fn unplaced_captains<'a>(s: &'a State, role: &'a str) -> impl Iterator<Item = &'a Battle> + 'a {
@@ -83,7 +233,7 @@ pub fn validate(s: &State, role: &str, what: &str, orders: &[(usize, &Order)]) -
                 match s.battle(who).filter(|b| b.side == role && b.captain.hex.is_empty() && !b.off_map) {
                     None => out.push((
                         *i,
-                        Problem::new(format!("{who} is not one of your Captains still to place (S3.1)"))
+                        Problem::new(format!("{who} is not one of your Captains still to place ({})", sec(s, "1")))
                             .hint(hint_captain()),
                     )),
                     Some(_) => {
@@ -93,14 +243,19 @@ pub fn validate(s: &State, role: &str, what: &str, orders: &[(usize, &Order)]) -
                                 *i,
                                 Problem::new(format!("{h} is no place for a Captain (impassable or a unit there)")),
                             ));
+                        } else if let Some(why) = zone_problem(s, role, h, region(s, role)) {
+                            out.push((*i, Problem::new(why)));
                         }
                     }
                 }
             }
             _ => out.push((
                 orders.first().map(|x| x.0).unwrap_or(0),
-                Problem::new("this step places one Captain, one line: PLACE <captain> AT <hex> (S3.1)")
-                    .hint(hint_captain()),
+                Problem::new(format!(
+                    "this step places one Captain, one line: PLACE <captain> AT <hex> ({})",
+                    sec(s, "1")
+                ))
+                .hint(hint_captain()),
             )),
         }
         return out;
@@ -132,13 +287,18 @@ pub fn validate(s: &State, role: &str, what: &str, orders: &[(usize, &Order)]) -
                     }
                     match placed_at(s, &BTreeMap::new(), &b.captain.name) {
                         Some(c) if s.grid().distance(h, c) <= b.captain.radius && s.passable(h) => {
+                            if let Some(why) = zone_problem(s, role, h, region(s, role)) {
+                                out.push((*i, Problem::new(why)));
+                            }
                             leaders.insert(who.clone(), h);
                         }
                         _ => out.push((
                             *i,
                             Problem::new(format!(
-                                "{who} must stand within {}'s command radius ({}) (S3.1.1)",
-                                b.captain.name, b.captain.radius
+                                "{who} must stand within {}'s command radius ({}) ({})",
+                                b.captain.name,
+                                b.captain.radius,
+                                sec(s, "1.1")
                             )),
                         )),
                     }
@@ -182,7 +342,7 @@ pub fn validate(s: &State, role: &str, what: &str, orders: &[(usize, &Order)]) -
             if !leaders.contains_key(&q.leader.name) {
                 out.push((
                     at0,
-                    Problem::new(format!("{} is not placed (S3.1.1)", q.leader.name))
+                    Problem::new(format!("{} is not placed ({})", q.leader.name, sec(s, "1.1")))
                         .hint(format!("PLACE {} AT <hex>", q.leader.name)),
                 ));
             }
@@ -196,12 +356,23 @@ pub fn validate(s: &State, role: &str, what: &str, orders: &[(usize, &Order)]) -
         }
     }
     let mut taken = BTreeSet::new();
+    let home_region = region(s, role);
     for u in s.units.iter().filter(|u| u.side == role && !s.battle(&u.battle).map(|b| b.off_map).unwrap_or(true)) {
+        let kept = keeps(s, &u.battle);
         let Some((i, h)) = units.get(&u.name).copied() else {
-            out.push((at0, Problem::new(format!("{} is not placed: every unit in one mail (S3.1.1)", u.name))));
+            // S5.1.3: the Battle that keeps its set-up may stay as it is.
+            if !kept {
+                out.push((
+                    at0,
+                    Problem::new(format!("{} is not placed: every unit in one mail ({})", u.name, sec(s, "1.1"))),
+                ));
+            }
             continue;
         };
-        if let Some(why) = unit_hex_problem(s, role, h, &taken) {
+        if let Some(why) = unit_hex_problem(s, role, h, &taken)
+            .or_else(|| zone_problem(s, role, h, home_region))
+            .or_else(|| if kept { kept_problem(s, h) } else { None })
+        {
             out.push((i, Problem::new(format!("{}: {why}", u.name))));
         }
         taken.insert(h);
@@ -211,7 +382,11 @@ pub fn validate(s: &State, role: &str, what: &str, orders: &[(usize, &Order)]) -
                 Some(c) if s.grid().distance(h, c) <= radius => {}
                 _ => out.push((
                     i,
-                    Problem::new(format!("{} must stand within {name}'s command radius ({radius}) (S3.1.1)", u.name)),
+                    Problem::new(format!(
+                        "{} must stand within {name}'s command radius ({radius}) ({})",
+                        u.name,
+                        sec(s, "1.1")
+                    )),
                 )),
             }
         }
@@ -250,7 +425,7 @@ pub fn resolve(s: &mut State, role: &str, what: &str, orders: &[Order], ev: &mut
             _ => {}
         }
     }
-    ev.push(Event::all(format!("{} places {} (S3.1).", side_name(role), placed.join(", "))));
+    ev.push(Event::all(format!("{} places {} ({}).", side_name(role), placed.join(", "), sec(s, "1"))));
     let o = s.other(role);
     s.pending = if what == "captain" {
         if unplaced_captains(s, o).next().is_some() {
@@ -264,10 +439,10 @@ pub fn resolve(s: &mut State, role: &str, what: &str, orders: &[Order], ev: &mut
         Pending::Setup { role: BRACCIO.into(), what: "units".into() }
     } else {
         s.home.clear();
-        ev.push(Event::all(
-            "Every piece is placed: the Braccesca player opens with the Battle he chooses, and cannot pass (S3.2)."
-                .to_string(),
-        ));
+        ev.push(Event::all(format!(
+            "Every piece is placed: the Braccesca player opens with the Battle he chooses, and cannot pass ({}).",
+            sec(s, "2")
+        )));
         Pending::Activation { role: BRACCIO.into() }
     };
 }
@@ -284,7 +459,8 @@ pub fn defaults(s: &State, role: &str, what: &str) -> Vec<Order> {
     if what == "captain" {
         let Some(b) = unplaced_captains(s, role).next() else { return Vec::new() };
         let want = Hex::parse(&home(&format!("captain:{}", b.name)));
-        let ok = |h: Hex| s.passable(h) && s.unit_at(h).is_none();
+        let region = region(s, role);
+        let ok = |h: Hex| s.passable(h) && s.unit_at(h).is_none() && zone_problem(s, role, h, region).is_none();
         let h = want.filter(|h| ok(*h)).or_else(|| nearest(want.unwrap_or(Hex::new(1, 1)), &ok));
         return h
             .map(|h| vec![Order::Place { who: b.name.clone(), hex: h.to_string(), face: None }])
@@ -294,7 +470,10 @@ pub fn defaults(s: &State, role: &str, what: &str) -> Vec<Order> {
     let mut leaders: BTreeMap<String, Hex> = BTreeMap::new();
     for b in s.battles.iter().filter(|b| b.side == role && !b.off_map && !b.removed) {
         let Some(c) = Hex::parse(&b.captain.hex) else { continue };
-        let within = |h: Hex| s.passable(h) && g.distance(h, c) <= b.captain.radius;
+        let region = region(s, role);
+        let within = |h: Hex| {
+            s.passable(h) && g.distance(h, c) <= b.captain.radius && zone_problem(s, role, h, region).is_none()
+        };
         for q in &b.squads {
             let want = Hex::parse(&home(&format!("leader:{}", q.leader.name)));
             if let Some(h) = want.filter(|h| within(*h)).or_else(|| nearest(c, &within)) {
@@ -310,7 +489,11 @@ pub fn defaults(s: &State, role: &str, what: &str) -> Vec<Order> {
         }
     }
     let mut taken = BTreeSet::new();
+    let region = region(s, role);
     for u in s.units.iter().filter(|u| u.side == role && !s.battle(&u.battle).map(|b| b.off_map).unwrap_or(true)) {
+        if keeps(s, &u.battle) {
+            continue;
+        }
         let Some((cname, radius)) = s.commander_of(u).map(|l| (l.name.clone(), l.radius)) else { continue };
         let Some(c) = placed_at(s, &leaders, &cname) else { continue };
         let (want, facing) = {
@@ -318,7 +501,11 @@ pub fn defaults(s: &State, role: &str, what: &str) -> Vec<Order> {
             let mut it = h.split_whitespace();
             (it.next().and_then(Hex::parse), it.next().and_then(orders::vertex).unwrap_or(u.facing))
         };
-        let ok = |h: Hex| g.distance(h, c) <= radius && unit_hex_problem(s, role, h, &taken).is_none();
+        let ok = |h: Hex| {
+            g.distance(h, c) <= radius
+                && unit_hex_problem(s, role, h, &taken).is_none()
+                && zone_problem(s, role, h, region).is_none()
+        };
         if let Some(h) = want.filter(|h| ok(*h)).or_else(|| nearest(c, &ok)) {
             taken.insert(h);
             out.push(Order::Place { who: u.name.clone(), hex: h.to_string(), face: Some(facing) });

@@ -253,6 +253,26 @@ pub struct MapData {
     pub hexside: Vec<MapHexside>,
 }
 
+/// The free set-up's zones of a scenario that has them (L'Aquila, S5.1.2,
+/// S5.1.3).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Zones {
+    /// The set-up line's two ends: the Braccesca deploy west of it, the
+    /// enemy on it or east of it.
+    pub line: [String; 2],
+    /// A hex east of the line.
+    pub east: String,
+    /// A hex north of the river, and the terrain glyphs of the river that
+    /// divides north from south (the Aterno and its fords).
+    pub north: String,
+    pub river: Vec<String>,
+    /// The Battle that keeps its historical set-up if the enemy deploys
+    /// south, and may redeploy at a distance from the line if north.
+    pub keeps: String,
+    pub keeps_distance: i32,
+}
+
 /// One hexside of the map, between two neighbouring hexes.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -670,6 +690,13 @@ pub struct State {
     /// Carica! orders the forced first activation must give (S4.2, A35).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub first_caricas: i32,
+    /// The free set-up's zones (L'Aquila, S5.1.2), and the map of them
+    /// while it runs: a row a map row, `w` west of the line, `n` or `s`
+    /// on or east of it, north or south of the river, `x` neither.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zones: Option<Zones>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub zone_rows: Vec<String>,
     /// Is a rally point a standard the enemy takes by entering it (S2.5),
     /// or only a place (L'Aquila's Bazzano, S4.5)?
     #[serde(default = "yes", skip_serializing_if = "Clone::clone")]
@@ -817,9 +844,9 @@ impl Rules for Braccio {
                 name: "laquila".into(),
                 roles: vec![BRACCIO.into(), LEAGUE.into()],
                 about: "The Death of a Condottiero: L'Aquila, 1424 (historical set-up; +short: the short game, S4.8.2; \
-                        +confusion: 16.1)"
+                        +free: the free set-up, S5; +confusion: 16.1)"
                     .into(),
-                variants: vec!["short".into(), "confusion".into()],
+                variants: vec!["short".into(), "free".into(), "confusion".into()],
             }],
             moderated: false,
             step_kinds: &["setup", "activation", "continuum", "interruptio", "confusion", "orders"],

@@ -21,21 +21,8 @@ pub fn defaults(s: &State, role: &str) -> Vec<Order> {
                 return Vec::new();
             };
             let mut v = vec![Order::Activate { battle: b.clone(), general: Vec::new(), at: None, face: None }];
-            if !s.first.is_empty() && s.first_caricas > 0 {
-                // S4.2, A35: the Carica! orders are given, each at the
-                // nearest enemy unit; one that cannot reach it does nothing.
-                v.extend(opening_charges(s, &b));
-            } else if !s.first.is_empty() {
-                // S2.2: the first activation cannot pass: one unit is
-                // ordered to stand (a Move order with no movement).
-                let bt = s.battle(&b).expect("battle");
-                let squad = bt.squads.first().map(|q| q.letter.clone()).unwrap_or_default();
-                if let Some(q) = bt.squads.first() {
-                    v.push(Order::Squad { leader: q.leader.name.clone() });
-                }
-                if let Some(u) = s.units.iter().find(|u| u.battle == b && u.alive() && u.squad == squad) {
-                    v.push(Order::Move { unit: u.name.clone(), path: Vec::new(), attack: None });
-                }
+            if !s.first.is_empty() {
+                v.extend(opening(s, &b));
             }
             v
         }
@@ -47,6 +34,26 @@ pub fn defaults(s: &State, role: &str) -> Vec<Order> {
         }
         _ => Vec::new(),
     }
+}
+
+/// The least the forced first activation of `battle` must give: the
+/// Carica! orders S4.2 asks for, each at the nearest enemy unit (one that
+/// cannot reach it does nothing, A35); else one unit ordered to stand (a
+/// Move order with no movement), for it cannot pass (S2.2, S3.2).
+fn opening(s: &State, battle: &str) -> Vec<Order> {
+    if s.first_caricas > 0 {
+        return opening_charges(s, battle);
+    }
+    let mut v = Vec::new();
+    let Some(bt) = s.battle(battle) else { return v };
+    let squad = bt.squads.first().map(|q| q.letter.clone()).unwrap_or_default();
+    if let Some(q) = bt.squads.first() {
+        v.push(Order::Squad { leader: q.leader.name.clone() });
+    }
+    if let Some(u) = s.units.iter().find(|u| u.battle == battle && u.alive() && u.squad == squad) {
+        v.push(Order::Move { unit: u.name.clone(), path: Vec::new(), attack: None });
+    }
+    v
 }
 
 /// Carica! orders for the opening activation that must give them (S4.2):
@@ -144,7 +151,7 @@ pub fn decision(s: &State, role: &str, eager: bool, pick: &mut dyn FnMut(usize) 
             let mut lines = plan_with(s, &b, cc, eager, pick);
             let charges = lines.iter().filter(|o| o.kind() == Some(OrderKind::Charge)).count() as i32;
             if !s.first.is_empty() && (!lines.iter().any(|o| o.unit().is_some()) || charges < s.first_caricas) {
-                lines = defaults(s, role).split_off(1);
+                lines = opening(s, &b);
             }
             out.extend(lines);
             out.extend(next(s, role, &b, pick));
