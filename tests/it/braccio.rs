@@ -27,6 +27,7 @@ fn random_games_of_both_battles_end_and_replay() {
         "laquila",
         "laquila+short+confusion",
         "laquila+free",
+        "laquila+standards+short",
     ];
     for seed in 0..games.max(names.len() as u64) {
         let scenario = names[seed as usize % names.len()];

@@ -73,7 +73,10 @@ pub fn disorganize(s: &mut State, name: &str, no_minimum: bool, dice: &mut dyn D
         ev.push(Event::all(format!("{name} is Disorganized.")));
         return 0;
     }
-    let roll = d6(dice, &format!("disorganization, {name}"), &Serves::low(&u.side));
+    let die = d6(dice, &format!("disorganization, {name}"), &Serves::low(&u.side));
+    // 16.2.2: a friendly standard with it or beside it steadies it.
+    let steady = u.at().map(|h| standard_near(s, &u.side, h)).unwrap_or(false);
+    let roll = die - i32::from(steady);
     let diff = roll - u.q();
     let ch = if diff > 0 {
         diff
@@ -83,7 +86,8 @@ pub fn disorganize(s: &mut State, name: &str, no_minimum: bool, dice: &mut dyn D
         1
     };
     ev.push(Event::all(format!(
-        "{name}, already Disorganized, rolls {roll} against quality {}: {ch} CH{}.",
+        "{name}, already Disorganized, rolls {}{roll} against quality {}: {ch} CH{}.",
+        if steady { format!("{die} -1 for its standard (16.2.2) = ") } else { String::new() },
         u.q(),
         if diff <= 0 && !no_minimum { " (the minimum loss, 11.0)" } else { "" }
     )));
@@ -91,6 +95,14 @@ pub fn disorganize(s: &mut State, name: &str, no_minimum: bool, dice: &mut dyn D
         super::melee::take_ch(s, name, ch, dice, ev);
     }
     ch
+}
+
+/// Is a standard of `side` in `h` or beside it (16.2.2)?
+pub fn standard_near(s: &State, side: &str, h: Hex) -> bool {
+    s.standards
+        .iter()
+        .filter(|x| x.side == side && !x.captured)
+        .any(|x| s.unit(&x.carrier).and_then(|u| u.at()).map(|c| s.grid().distance(c, h) <= 1).unwrap_or(false))
 }
 
 /// Entering a hex (from `from`) whose terrain, or the hexside crossed,
@@ -729,6 +741,7 @@ pub fn line(s: &mut State, o: &Order, dice: &mut dyn Dice, ev: &mut Vec<Event>) 
             let Some(battle) = s.act.as_ref().map(|a| a.battle.clone()) else { return };
             leader_walk(s, &battle, None, path, o, ev);
         }
+        Order::Standard { path } => standard_walk(s, path, o, ev),
         Order::Leader { leader, path } => {
             let Some(battle) = s.act.as_ref().map(|a| a.battle.clone()) else { return };
             leader_walk(s, &battle, Some(leader), path, o, ev);
@@ -1257,6 +1270,55 @@ fn leader_walk(
     l.hex = at.to_string();
     l.moved = true;
     ev.push(Event::all(format!("{} moves {}.", l.name, trail.join(" "))));
+}
+
+/// The active Battle's standard moved by a Move Order (16.2.3): 1 OP, its
+/// movement points over the terrain as a Captain's, never into an enemy,
+/// ending stacked with a unit of its Battle, which carries it on (16.2.1);
+/// a move that cannot end so is skipped, its OP not spent.
+fn standard_walk(s: &mut State, path: &[String], o: &Order, ev: &mut Vec<Event>) {
+    let Some(battle) = s.act.as_ref().map(|a| a.battle.clone()) else { return };
+    let skip = |ev: &mut Vec<Event>, why: String| ev.push(Event::all(format!("{o}: skipped, {why}.")));
+    let Some(k) = s.standards.iter().position(|x| x.battle == battle && !x.captured) else {
+        return skip(ev, format!("{battle}'s Battle has no standard"));
+    };
+    if s.op < 1 {
+        return skip(ev, "1 OP needed, 0 left (5.3.1)".into());
+    }
+    let side = s.standards[k].side.clone();
+    let Some(mut at) = s.unit(&s.standards[k].carrier).and_then(|u| u.at()) else { return };
+    let mut mp = s.tables.movement.standard;
+    for h in path {
+        let to = Hex::parse(h).expect("parsed hex");
+        let why = if s.grid().direction(at, to).is_none() {
+            Some(format!("{to} is not beside {at}"))
+        } else if let Some(e) = s.unit_at(to).filter(|u| u.side != side) {
+            Some(format!("{to} holds the enemy {}", e.name))
+        } else {
+            match s.step(at, to, true) {
+                None => Some(format!("{to} is impassable from {at}")),
+                Some(c) if c > mp => Some(format!("{mp} MP left, {to} costs {c} (16.2.3)")),
+                Some(c) => {
+                    mp -= c;
+                    None
+                }
+            }
+        };
+        if let Some(why) = why {
+            return skip(ev, why);
+        }
+        at = to;
+    }
+    let Some(carrier) = s.unit_at(at).filter(|u| u.battle == battle).map(|u| u.name.clone()) else {
+        return skip(ev, format!("it must end stacked with a unit of {battle}'s Battle (16.2.1)"));
+    };
+    s.op -= 1;
+    s.standards[k].carrier = carrier.clone();
+    s.marks.push(at.to_string());
+    ev.push(Event::all(format!(
+        "{battle}'s standard: MOVE order, 1 OP; {} OP left. It moves to {at}, with {carrier} (16.2.3).",
+        s.op
+    )));
 }
 
 /// Would `u` be in command standing in `h` (5.1, 5.1.2)? Within its

@@ -29,6 +29,21 @@ pub struct Movement {
     pub captain: i32,
     pub cavalry: i32,
     pub foot: i32,
+    /// A standard moved by order (16.2.3).
+    #[serde(default = "five")]
+    pub standard: i32,
+}
+
+fn five() -> i32 {
+    5
+}
+
+/// A standard of the option `standards` (16.2): the unit it starts with.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct StandardFile {
+    battle: String,
+    unit: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -297,6 +312,9 @@ struct ScenarioFile {
     /// The free set-up's zones (S5.1.2).
     #[serde(default)]
     zones: Option<Zones>,
+    /// The standards of the option `standards` (16.2).
+    #[serde(default)]
+    standard: Vec<StandardFile>,
 }
 
 static SCENARIOS: LazyLock<Vec<(&'static str, &'static str)>> =
@@ -543,7 +561,20 @@ pub fn setup(scenario: &str) -> Result<State, String> {
         rally_standards: sc.rally_standards,
         zones: sc.zones.clone(),
         zone_rows: Vec::new(),
+        standards: Vec::new(),
     };
+    if s.option("standards") {
+        for f in &sc.standard {
+            let u = s.unit(&f.unit).filter(|u| u.battle == f.battle).ok_or_else(|| {
+                format!(
+                    "scenario {base}: the standard of {} starts with {}, not a unit of that Battle",
+                    f.battle, f.unit
+                )
+            })?;
+            let side = u.side.clone();
+            s.standards.push(Standard { battle: f.battle.clone(), side, carrier: f.unit.clone(), captured: false });
+        }
+    }
     check(&s)?;
     if s.option("free") {
         super::free::begin(&mut s);

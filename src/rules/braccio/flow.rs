@@ -602,6 +602,26 @@ fn check_plan(
                     }
                 }
             }
+            Order::Standard { path } => match s.standards.iter().find(|x| x.battle == battle && !x.captured) {
+                None => bad(Problem::new(format!(
+                    "{battle}'s Battle has no standard (16.2: the option standards, at L'Aquila)"
+                ))),
+                Some(_) if !general.is_empty() => bad(Problem::new(
+                    "a standard moves by an Individual Move Order, 1 OP (16.2.3); not under a General Order",
+                )),
+                Some(x) => {
+                    let at = s.unit(&x.carrier).map(|u| u.hex.clone()).unwrap_or_default();
+                    if let Err(p) = path_problem(s, &at, path) {
+                        bad(p)
+                    }
+                    spent += 1;
+                    if spent > op {
+                        bad(Problem::new(format!(
+                            "this order brings the OP spent to {spent}; {battle} has {op} (5.3.1)"
+                        )));
+                    }
+                }
+            },
             Order::Combat { .. } | Order::Policy(_) | Order::Next { .. } | Order::Then => {}
             _ => {
                 let unit = o.unit().expect("a unit order");

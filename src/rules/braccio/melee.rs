@@ -127,7 +127,39 @@ pub fn rout(s: &mut State, name: &str, dice: &mut dyn Dice, ev: &mut Vec<Event>)
             }
         }
     }
+    standard_lost(s, name, at, dice, ev);
     after_loss(s, &u.battle, ev);
+}
+
+/// 16.2.5, 15.1.1: the standard of a unit that routs is captured: 1 VL to
+/// the captor, and its side rolls a die: every one of its units within
+/// that many hexes suffers a Disorganization.
+fn standard_lost(s: &mut State, carrier: &str, at: Hex, dice: &mut dyn Dice, ev: &mut Vec<Event>) {
+    let Some(k) = s.standards.iter().position(|x| x.carrier == carrier && !x.captured) else { return };
+    s.standards[k].captured = true;
+    let (battle, side) = (s.standards[k].battle.clone(), s.standards[k].side.clone());
+    let captor = s.other(&side);
+    ev.push(Event::all(format!(
+        "{battle}'s standard falls with {carrier}: it is captured, 1 VL to the {} (16.2.5, 15.1.1).",
+        side_name(captor)
+    )));
+    *s.vl.entry(captor.to_string()).or_insert(0) += 1;
+    win_on_vl(s, captor, ev);
+    let radius = d6(dice, &format!("standard lost, {battle}: radius"), &Serves::low(&side));
+    let near: Vec<String> = s
+        .units
+        .iter()
+        .filter(|u| u.side == side && u.alive() && u.at().map(|h| s.grid().distance(h, at) <= radius).unwrap_or(false))
+        .map(|u| u.name.clone())
+        .collect();
+    ev.push(Event::all(format!(
+        "The {} roll {radius} for the lost standard: every unit of theirs within {radius} hexes of {at} suffers a Disorganization (15.1.1){}.",
+        side_name(&side),
+        if near.is_empty() { ": none" } else { "" }
+    )));
+    for n in near {
+        disorganize(s, &n, false, dice, ev);
+    }
 }
 
 /// 13.3.2: a Battle with no unit left leaves the game with its Captain.

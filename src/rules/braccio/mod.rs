@@ -253,6 +253,18 @@ pub struct MapData {
     pub hexside: Vec<MapHexside>,
 }
 
+/// A standard (16.2): carried by a unit of its Battle, whose hex it
+/// shares, until that unit routs and it is captured (16.2.5).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Standard {
+    pub battle: String,
+    pub side: String,
+    pub carrier: String,
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub captured: bool,
+}
+
 /// The free set-up's zones of a scenario that has them (L'Aquila, S5.1.2,
 /// S5.1.3).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -697,6 +709,9 @@ pub struct State {
     pub zones: Option<Zones>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub zone_rows: Vec<String>,
+    /// The army commanders' standards (option `standards`, 16.2).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub standards: Vec<Standard>,
     /// Is a rally point a standard the enemy takes by entering it (S2.5),
     /// or only a place (L'Aquila's Bazzano, S4.5)?
     #[serde(default = "yes", skip_serializing_if = "Clone::clone")]
@@ -844,9 +859,9 @@ impl Rules for Braccio {
                 name: "laquila".into(),
                 roles: vec![BRACCIO.into(), LEAGUE.into()],
                 about: "The Death of a Condottiero: L'Aquila, 1424 (historical set-up; +short: the short game, S4.8.2; \
-                        +free: the free set-up, S5; +confusion: 16.1)"
+                        +free: the free set-up, S5; +confusion: 16.1; +standards: 16.2)"
                     .into(),
-                variants: vec!["short".into(), "free".into(), "confusion".into()],
+                variants: vec!["short".into(), "free".into(), "confusion".into(), "standards".into()],
             }],
             moderated: false,
             step_kinds: &["setup", "activation", "continuum", "interruptio", "confusion", "orders"],

@@ -120,6 +120,10 @@ pub enum Order {
     Captain {
         path: Vec<String>,
     },
+    /// The active Battle's standard moved by a Move Order (16.2.3).
+    Standard {
+        path: Vec<String>,
+    },
     Leader {
         leader: String,
         path: Vec<String>,
@@ -267,6 +271,7 @@ impl fmt::Display for Order {
                 to.clone().unwrap_or_default(),
             ]),
             Order::Captain { path } => format!("CAPTAIN {}", path.join(" ")),
+            Order::Standard { path } => format!("MOVE STANDARD {}", path.join(" ")),
             Order::Leader { leader, path } => format!("LEADER {leader} {}", path.join(" ")),
             Order::Squad { leader } => format!("SQUAD {leader}"),
             Order::Combat { target, lead, advance } => join(&[
@@ -502,6 +507,10 @@ pub fn parse(s: &State, role: &str, text: &str) -> Result<Order, Problem> {
             }
         }
         "NO" if parse::word(rest) == "INTERRUPT" => Order::NoInterrupt,
+        "MOVE" if parse::word(rest.split_whitespace().next().unwrap_or("")) == "STANDARD" => {
+            let hexes_text = rest.split_once(char::is_whitespace).map(|x| x.1).unwrap_or("");
+            Order::Standard { path: hexes(s, hexes_text)? }
+        }
         "MOVE" => {
             let (body, attack) = match parse::split(rest, "ATTACK") {
                 Some((b, t)) => (b, Some(target(s, t)?)),

@@ -79,7 +79,19 @@ pub fn board(s: &State, title: String) -> HexBoard {
         };
         let unit = s.unit_at(h);
         let leaders = super::act::captains_in(s, h);
-        let standard = s.battles.iter().find(|b| b.rally == id).map(|b| format!("{} standard", b.name));
+        // A rally standard (S2.5), or an army's standard with its carrier
+        // (16.2).
+        let standard = s
+            .battles
+            .iter()
+            .find(|b| s.rally_standards && b.rally == id)
+            .map(|b| format!("{} standard", b.name))
+            .or_else(|| {
+                s.standards
+                    .iter()
+                    .find(|x| !x.captured && s.unit(&x.carrier).map(|u| u.hex == id).unwrap_or(false))
+                    .map(|x| format!("{}'s standard", x.battle))
+            });
         let place = place_of(&id).or(standard).unwrap_or_default();
         let (piece, symbol, values, facing) = match unit {
             Some(u) => (
@@ -196,6 +208,14 @@ pub fn view(s: &State, viewer: &Viewer) -> View {
             s.vp.get(role).copied().unwrap_or(0),
             s.vp_per_vl.get(role).copied().unwrap_or(0)
         ));
+    }
+    for x in &s.standards {
+        v.lines.push(if x.captured {
+            format!("{}'s standard: captured (16.2.5).", x.battle)
+        } else {
+            let at = s.unit(&x.carrier).map(|u| u.hex.clone()).unwrap_or_default();
+            format!("{}'s standard: with {} in {at} (16.2).", x.battle, x.carrier)
+        });
     }
     if let Some(h) = &s.heat {
         let next = h.boxes.get(h.at - 1).copied().filter(|n| *n > 0 && h.at < h.boxes.len());
