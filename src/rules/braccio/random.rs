@@ -56,6 +56,17 @@ fn opening(s: &State, battle: &str) -> Vec<Order> {
     v
 }
 
+/// A Move Order for `battle`'s standard to a unit of the Battle beside
+/// its carrier, if it has one (16.2.3).
+fn standard_line(s: &State, battle: &str) -> Option<Order> {
+    let x = s.standards.iter().find(|x| x.battle == battle && !x.captured)?;
+    let at = s.unit(&x.carrier)?.at()?;
+    let to = s.grid().neighbours(at).into_iter().find(|h| {
+        s.unit_at(*h).map(|u| u.battle == battle).unwrap_or(false) && s.step(at, *h, true).is_some()
+    })?;
+    Some(Order::Standard { path: vec![to.to_string()] })
+}
+
 /// Carica! orders for the opening activation that must give them (S4.2):
 /// the first eligible cavalry, each at its nearest enemy unit.
 fn opening_charges(s: &State, battle: &str) -> Vec<Order> {
@@ -148,7 +159,14 @@ pub fn decision(s: &State, role: &str, eager: bool, pick: &mut dyn FnMut(usize) 
             });
             out.push(Order::Activate { battle: b.clone(), general: Vec::new(), at, face: None });
             let cc = s.battle(&b).map(|x| x.cc).unwrap_or(1);
-            let mut lines = plan_with(s, &b, cc, eager, pick);
+            // Now and then the Battle's standard goes to a unit beside it
+            // (16.2.3), first and for one of the OP.
+            // (Asked only of a Battle with a standard: the other games'
+            // random streams stay as they were.)
+            let has = s.standards.iter().any(|x| x.battle == b && !x.captured);
+            let standard = (has && cc > 1 && pick(3) == 0).then(|| standard_line(s, &b)).flatten();
+            out.extend(standard.clone());
+            let mut lines = plan_with(s, &b, cc - i32::from(standard.is_some()), eager, pick);
             let charges = lines.iter().filter(|o| o.kind() == Some(OrderKind::Charge)).count() as i32;
             if !s.first.is_empty() && (!lines.iter().any(|o| o.unit().is_some()) || charges < s.first_caricas) {
                 lines = opening(s, &b);
