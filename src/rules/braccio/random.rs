@@ -61,9 +61,11 @@ fn opening(s: &State, battle: &str) -> Vec<Order> {
 fn standard_line(s: &State, battle: &str) -> Option<Order> {
     let x = s.standards.iter().find(|x| x.battle == battle && !x.captured)?;
     let at = s.unit(&x.carrier)?.at()?;
-    let to = s.grid().neighbours(at).into_iter().find(|h| {
-        s.unit_at(*h).map(|u| u.battle == battle).unwrap_or(false) && s.step(at, *h, true).is_some()
-    })?;
+    let to = s
+        .grid()
+        .neighbours(at)
+        .into_iter()
+        .find(|h| s.unit_at(*h).map(|u| u.battle == battle).unwrap_or(false) && s.step(at, *h, true).is_some())?;
     Some(Order::Standard { path: vec![to.to_string()] })
 }
 
