@@ -755,6 +755,7 @@ pub fn line(s: &mut State, o: &Order, dice: &mut dyn Dice, ev: &mut Vec<Event>) 
                 });
             }
         }
+        Order::General { .. } => skip(ev, "a General Order opens an activation's plan (4.0)".into()),
         _ => {}
     }
 }

@@ -387,7 +387,16 @@ pub fn validate(s: &State, role: &str, orders: &[Order]) -> Vec<(usize, Problem)
     };
     let rest = &plan[from..];
     let offs = &at[from..];
-    check_plan(s, role, &battle, &general, op, rest, offs, &mut out);
+    // A Continuum's plan, or the orders of a Basic or Continuum activation
+    // sent in a step of their own, may open with a General Order.
+    let may_general = match &s.pending {
+        Pending::Continuum { .. } => true,
+        Pending::Orders { via, captain, .. } => {
+            *via != Via::Interruptio && s.act.as_ref().map(|a| &a.battle != captain).unwrap_or(true)
+        }
+        _ => false,
+    };
+    check_plan(s, role, &battle, &general, op, may_general, rest, offs, &mut out);
     // S4.2, A35: the opening activation gives this many Carica! orders.
     if !s.first.is_empty() && s.first_caricas > 0 && matches!(s.pending, Pending::Activation { .. }) {
         let n = split(rest).head.iter().filter(|o| o.kind() == Some(OrderKind::Charge)).count() as i32;
@@ -536,11 +545,22 @@ fn check_plan(
     battle: &str,
     general: &[OrderKind],
     op: i32,
+    may_general: bool,
     plan: &[Order],
     at: &[usize],
     out: &mut Vec<(usize, Problem)>,
 ) {
     let b = s.battle(battle).cloned();
+    // The General Order that opens a Continuum's plan (4.0 s1, 5.0.2).
+    let (general, op, plan, at) = match (plan.first(), &b) {
+        (Some(Order::General { kinds }), Some(bt)) if may_general && general.is_empty() => {
+            if let Err(w) = general_problem(s, bt, kinds) {
+                out.push((at[0], Problem::new(w)));
+            }
+            (kinds.as_slice(), 0, &plan[1..], &at[1..])
+        }
+        _ => (general, op, plan, at),
+    };
     // A Battle entering the map this activation (S2.10.2): its units are
     // placed before its orders run, so where they stand is not known yet.
     let entering = b.as_ref().map(|b| b.off_map).unwrap_or(false);
@@ -570,6 +590,10 @@ fn check_plan(
             | Order::NoInterrupt => {
                 bad(Problem::new(format!("{o}: one activation a plan; this line comes only at the head of its step")));
             }
+            Order::General { .. } => bad(Problem::new(
+                "a General Order opens the plan of a Basic Activation (ACTIVATE <captain> GENERAL …) or of a \
+                 Continuum (its first line); an Interruptio gives Individual Orders only (4.0 1.a)",
+            )),
             Order::Wait => waited = true,
             Order::Squad { leader } => {
                 let Some(b) = &b else { continue };
@@ -767,7 +791,7 @@ fn check_plan(
             Some(n) if n != "pass" => {
                 let cc = s.battle(n).map(|b| b.cc).unwrap_or(1);
                 let then_at = &at[plan.len() - sp.then.len()..];
-                check_plan(s, role, n, &[], (cc - 1).max(1), sp.then, then_at, out);
+                check_plan(s, role, n, &[], (cc - 1).max(1), true, sp.then, then_at, out);
             }
             _ => {
                 let i = at.get(sp.head.len()).copied().unwrap_or(0);
@@ -997,6 +1021,20 @@ fn start(
     ev: &mut Vec<Event>,
 ) {
     let Some(b) = s.battle(battle).cloned() else { return };
+    // A plan that opens with a General Order (a Continuum's, 4.0 s1);
+    // never an Interruptio's (4.0 1.a), whose line is then skipped.
+    let (general, plan) = match plan.first() {
+        Some(Order::General { kinds }) if general.is_empty() && via != Via::Interruptio => (kinds.clone(), &plan[1..]),
+        _ => (general, plan),
+    };
+    // A plan written before (THEN) meets the Battle as it is now.
+    let general = match general_problem(s, &b, &general) {
+        Err(why) if !general.is_empty() => {
+            ev.push(Event::all(format!("The General Order: skipped, {why}; Individual Orders instead.")));
+            Vec::new()
+        }
+        _ => general,
+    };
     if !b.released {
         s.battle_mut(battle).expect("battle").released = true;
         ev.push(Event::all(format!("{battle}'s Battle is released by its Basic Activation (S2.6, A21).")));

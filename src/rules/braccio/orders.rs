@@ -25,6 +25,7 @@ pub const VERBS: &[&str] = &[
     "RETREAT",
     "ECHELON",
     "CAPTAIN",
+    "GENERAL",
     "LEADER",
     "SQUAD",
     "COMBAT",
@@ -119,6 +120,11 @@ pub enum Order {
     },
     Captain {
         path: Vec<String>,
+    },
+    /// A Continuum's General Order, the first line of its plan (4.0 s1,
+    /// 5.0.2).
+    General {
+        kinds: Vec<OrderKind>,
     },
     /// The active Battle's standard moved by a Move Order (16.2.3).
     Standard {
@@ -272,6 +278,9 @@ impl fmt::Display for Order {
             ]),
             Order::Captain { path } => format!("CAPTAIN {}", path.join(" ")),
             Order::Standard { path } => format!("MOVE STANDARD {}", path.join(" ")),
+            Order::General { kinds } => {
+                format!("GENERAL {}", kinds.iter().map(|k| k.word()).collect::<Vec<_>>().join(" + "))
+            }
             Order::Leader { leader, path } => format!("LEADER {leader} {}", path.join(" ")),
             Order::Squad { leader } => format!("SQUAD {leader}"),
             Order::Combat { target, lead, advance } => join(&[
@@ -439,30 +448,32 @@ fn mode(t: &str, allowed: &[&str], min: bool, what: &str) -> Result<(String, i32
     Err(Problem::new(format!("REACT {what} takes {takes}")).hint(format!("REACT {what} {}", allowed[0])))
 }
 
+/// The orders of a General Order: one, or two for a double (5.2, 5.2.2).
+fn general_kinds(text: &str) -> Result<Vec<OrderKind>, Problem> {
+    let mut general = Vec::new();
+    for k in text.split('+') {
+        let k = OrderKind::from_word(k.trim()).ok_or_else(|| {
+            Problem::new(format!("{:?} is not an order a General Order can give", k.trim()))
+                .hint("GENERAL MOVE, CHARGE, FIRE, RETREAT, ECHELON or RECOVER; a double: GENERAL CHARGE + MOVE")
+        })?;
+        if k == OrderKind::Reorganize {
+            return Err(Problem::new("Reorganization is an Individual Order only (5.4.3)"));
+        }
+        general.push(k);
+    }
+    if general.len() > 2 {
+        return Err(Problem::new("a General Order names one order, or two for a double (5.2.2)"));
+    }
+    Ok(general)
+}
+
 pub fn parse(s: &State, role: &str, text: &str) -> Result<Order, Problem> {
     let l = Line::new(text).ok_or_else(|| Problem::new("empty line"))?;
     let rest = l.rest;
     Ok(match l.key().as_str() {
         "ACTIVATE" => {
             let (head, general) = match parse::split(rest, "GENERAL") {
-                Some((b, kinds)) => {
-                    let mut general = Vec::new();
-                    for k in kinds.split('+') {
-                        let k = OrderKind::from_word(k.trim()).ok_or_else(|| {
-                            Problem::new(format!("{:?} is not an order a General Order can give", k.trim())).hint(
-                                "GENERAL MOVE, CHARGE, FIRE, RETREAT, ECHELON or RECOVER; a double: GENERAL CHARGE + MOVE",
-                            )
-                        })?;
-                        if k == OrderKind::Reorganize {
-                            return Err(Problem::new("Reorganization is an Individual Order only (5.4.3)"));
-                        }
-                        general.push(k);
-                    }
-                    if general.len() > 2 {
-                        return Err(Problem::new("a General Order names one order, or two for a double (5.2.2)"));
-                    }
-                    (b, general)
-                }
+                Some((b, kinds)) => (b, general_kinds(kinds)?),
                 None => (rest, Vec::new()),
             };
             let (head, face) = match parse::split(head, "FACE") {
@@ -476,6 +487,7 @@ pub fn parse(s: &State, role: &str, text: &str) -> Result<Order, Problem> {
             Order::Activate { battle: battle_name(s, b)?, general, at, face }
         }
         "CONTINUUM" => Order::Continuum { battle: battle_name(s, rest)? },
+        "GENERAL" => Order::General { kinds: general_kinds(rest)? },
         "PASS" if rest.is_empty() => Order::Pass,
         "CONFUSION" => Order::Confusion { battle: battle_name(s, rest)? },
         "INTERRUPT" => {
