@@ -97,6 +97,17 @@ pub fn can_activate(s: &State, role: &str, battle: &str) -> Result<(), String> {
     if !s.confusion.is_empty() && s.confusion != battle {
         return Err(format!("Confusion (16.1): the enemy chose {}'s Battle for this activation", s.confusion));
     }
+    // Only when the enemy could not act does a side activate again, and
+    // then not the Captain just activated past the limit (4.3, 14.0.2,
+    // A64).
+    if s.marker == battle && b.school {
+        return Err(format!(
+            "a Braccesca Captain cannot make a second activation (14.0.2); {battle} was just activated"
+        ));
+    }
+    if s.marker == battle && s.marker_count >= 2 {
+        return Err(format!("{battle} has made two activations in a row (4.3)"));
+    }
     Ok(())
 }
 
