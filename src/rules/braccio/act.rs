@@ -746,12 +746,14 @@ pub fn line(s: &mut State, o: &Order, dice: &mut dyn Dice, ev: &mut Vec<Event>) 
             let Some(battle) = s.act.as_ref().map(|a| a.battle.clone()) else { return };
             leader_walk(s, &battle, Some(leader), path, o, ev);
         }
-        Order::Combat { target, lead, advance } => {
+        Order::Combat { target, lead, advance, keep, losses } => {
             if let Some(a) = s.act.as_mut() {
                 a.combats.push(Combat {
                     target: target.clone(),
                     lead: lead.clone().unwrap_or_default(),
                     advance: *advance,
+                    keep: keep.clone().unwrap_or_default(),
+                    losses: losses.clone(),
                 });
             }
         }

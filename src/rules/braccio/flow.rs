@@ -657,7 +657,16 @@ fn check_plan(
                     }
                 }
             },
-            Order::Combat { .. } | Order::Policy(_) | Order::Next { .. } | Order::Then => {}
+            Order::Combat { keep, losses, .. } => {
+                for n in keep.iter().chain(losses) {
+                    if s.unit(n).map(|u| u.side != role).unwrap_or(true) {
+                        bad(Problem::new(format!(
+                            "{n} is not one of your units: KEEP and LOSSES name your attackers (10.6.4, 10.8.1)"
+                        )));
+                    }
+                }
+            }
+            Order::Policy(_) | Order::Next { .. } | Order::Then => {}
             _ => {
                 let unit = o.unit().expect("a unit order");
                 let kind = o.kind().expect("a unit order");

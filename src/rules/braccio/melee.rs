@@ -385,7 +385,7 @@ pub fn segment(s: &mut State, dice: &mut dyn Dice, ev: &mut Vec<Event>) {
     }
     for (_, t) in &act.attacks {
         if !targets.iter().any(|x| &x.target == t) {
-            targets.push(Combat { target: t.clone(), lead: String::new(), advance: None });
+            targets.push(Combat { target: t.clone(), ..Default::default() });
         }
     }
     ev.push(Event::all("Melee segment (4.0 s5, 10.5).".to_string()));
@@ -607,13 +607,15 @@ fn one(s: &mut State, fight: &Combat, dice: &mut dyn Dice, ev: &mut Vec<Event>) 
         )));
     }
     // Who takes what (10.6.4): the first attacker CH to the lead, the
-    // rest shared among the others, the earliest first (A13).
+    // rest shared evenly among the others, in the order COMBAT … LOSSES
+    // names them, else the earliest first (A13).
     let mut share: Vec<(String, i32)> = attackers.iter().map(|a| (a.clone(), 0)).collect();
+    let mut others: Vec<usize> = (1..share.len()).collect();
+    others.sort_by_key(|i| fight.losses.iter().position(|x| *x == share[*i].0).unwrap_or(usize::MAX));
     if att_ch > 0 {
         share[0].1 += 1;
-        let n = share.len();
         for k in 0..(att_ch - 1) as usize {
-            let i = if n == 1 { 0 } else { 1 + k % (n - 1) };
+            let i = if others.is_empty() { 0 } else { others[k % others.len()] };
             share[i].1 += 1;
         }
     }
@@ -625,7 +627,9 @@ fn one(s: &mut State, fight: &Combat, dice: &mut dyn Dice, ev: &mut Vec<Event>) 
         att_ch > 0 && def_ch > 0 && routs(target, def_ch) && share.iter().all(|(a, n)| *n > 0 && routs(a, *n));
     let mut disorganized_once = std::collections::BTreeSet::new();
     if everyone {
-        let keep = &mut share[0];
+        // The unit COMBAT … KEEP names, if it attacked, else the lead.
+        let k = share.iter().position(|(a, _)| *a == fight.keep).unwrap_or(0);
+        let keep = &mut share[k];
         let u = s.unit(&keep.0).expect("lead");
         keep.1 = (u.cr - 1 - u.ch).max(0);
         ev.push(Event::all(format!(

@@ -594,7 +594,7 @@ pub struct Heat {
 }
 
 /// A `COMBAT` line's choices for one melee.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Combat {
     pub target: String,
@@ -602,6 +602,10 @@ pub struct Combat {
     pub lead: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub advance: Option<Vertex>,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub keep: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub losses: Vec<String>,
 }
 
 /// The running activation (4.0): kept in the state so that a `WAIT`

@@ -142,6 +142,11 @@ pub enum Order {
         lead: Option<String>,
         /// The lead unit's pivot on its advance (10.9.1).
         advance: Option<Vertex>,
+        /// The attacker kept should every unit rout (10.8.1).
+        keep: Option<String>,
+        /// The order the attackers other than the lead share its CH in
+        /// (10.6.4).
+        losses: Vec<String>,
     },
     Wait,
     /// The free set-up (S3.1): a Captain (by his Battle's name), a Squad
@@ -283,10 +288,12 @@ impl fmt::Display for Order {
             }
             Order::Leader { leader, path } => format!("LEADER {leader} {}", path.join(" ")),
             Order::Squad { leader } => format!("SQUAD {leader}"),
-            Order::Combat { target, lead, advance } => join(&[
+            Order::Combat { target, lead, advance, keep, losses } => join(&[
                 format!("COMBAT {target}"),
                 lead.as_ref().map(|l| format!("LEAD {l}")).unwrap_or_default(),
                 advance.map(|v| format!("ADVANCE FACE {}", vertex_word(v))).unwrap_or_default(),
+                keep.as_ref().map(|k| format!("KEEP {k}")).unwrap_or_default(),
+                if losses.is_empty() { String::new() } else { format!("LOSSES {}", losses.join(", ")) },
             ]),
             Order::Wait => "WAIT".into(),
             Order::Place { who, hex, face } => join(&[
@@ -585,6 +592,14 @@ pub fn parse(s: &State, role: &str, text: &str) -> Result<Order, Problem> {
         }
         "SQUAD" => Order::Squad { leader: leader_name(s, rest)? },
         "COMBAT" => {
+            let (rest, losses) = match parse::split(rest, "LOSSES") {
+                Some((b, l)) => (b, l.split(',').map(|u| unit_name(s, u.trim())).collect::<Result<Vec<_>, _>>()?),
+                None => (rest, Vec::new()),
+            };
+            let (rest, keep) = match parse::split(rest, "KEEP") {
+                Some((b, k)) => (b, Some(unit_name(s, k)?)),
+                None => (rest, None),
+            };
             let (body, advance) = match parse::split(rest, "ADVANCE") {
                 Some((b, f)) => {
                     let v = parse::keyword(f, "FACE").and_then(vertex).ok_or_else(|| {
@@ -595,8 +610,8 @@ pub fn parse(s: &State, role: &str, text: &str) -> Result<Order, Problem> {
                 None => (rest, None),
             };
             match parse::split(body, "LEAD") {
-                Some((t, u)) => Order::Combat { target: target(s, t)?, lead: Some(unit_name(s, u)?), advance },
-                None => Order::Combat { target: target(s, body)?, lead: None, advance },
+                Some((t, u)) => Order::Combat { target: target(s, t)?, lead: Some(unit_name(s, u)?), advance, keep, losses },
+                None => Order::Combat { target: target(s, body)?, lead: None, advance, keep, losses },
             }
         }
         "WAIT" if rest.is_empty() => Order::Wait,
