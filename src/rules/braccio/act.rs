@@ -1242,23 +1242,7 @@ fn leader_walk(
     let mut trail = vec![at.to_string()];
     for h in path {
         let to = Hex::parse(h).expect("parsed hex");
-        let why = if s.grid().direction(at, to).is_none() {
-            Some(format!("{to} is not beside {at}"))
-        } else if let Some(e) = s.unit_at(to).filter(|u| u.side != b.side) {
-            Some(format!("{to} holds the enemy {} (13.1.1)", e.name))
-        } else if s.enemy_zoc(to, &b.side, true) && s.unit_at(to).is_none() {
-            Some(format!("{to} is in an enemy cavalry ZOC with no friendly unit there (13.1.2)"))
-        } else {
-            match s.step(at, to, true) {
-                None => Some(format!("{to} is impassable from {at}")),
-                Some(c) if c > mp => Some(format!("{mp} MP left, {to} costs {c}")),
-                Some(c) => {
-                    mp -= c;
-                    None
-                }
-            }
-        };
-        if let Some(why) = why {
+        if let Some(why) = piece_step(s, &b.side, at, to, &mut mp, true) {
             ev.push(Event::all(format!("{}: {why}; the rest of the move is dropped.", who.name)));
             break;
         }
@@ -1273,6 +1257,28 @@ fn leader_walk(
     l.hex = at.to_string();
     l.moved = true;
     ev.push(Event::all(format!("{} moves {}.", l.name, trail.join(" "))));
+}
+
+/// Why a Captain (`captain`: 13.1.1, 13.1.2) or a standard (16.2.3) may
+/// not step from `at` into `to`; else its cost is taken from `mp`.
+fn piece_step(s: &State, side: &str, at: Hex, to: Hex, mp: &mut i32, captain: bool) -> Option<String> {
+    if s.grid().direction(at, to).is_none() {
+        return Some(format!("{to} is not beside {at}"));
+    }
+    if let Some(e) = s.unit_at(to).filter(|u| u.side != side) {
+        return Some(format!("{to} holds the enemy {}{}", e.name, if captain { " (13.1.1)" } else { "" }));
+    }
+    if captain && s.enemy_zoc(to, side, true) && s.unit_at(to).is_none() {
+        return Some(format!("{to} is in an enemy cavalry ZOC with no friendly unit there (13.1.2)"));
+    }
+    match s.step(at, to, true) {
+        None => Some(format!("{to} is impassable from {at}")),
+        Some(c) if c > *mp => Some(format!("{mp} MP left, {to} costs {c}")),
+        Some(c) => {
+            *mp -= c;
+            None
+        }
+    }
 }
 
 /// The active Battle's standard moved by a Move Order (16.2.3): 1 OP, its
@@ -1293,21 +1299,7 @@ fn standard_walk(s: &mut State, path: &[String], o: &Order, ev: &mut Vec<Event>)
     let mut mp = s.tables.movement.standard;
     for h in path {
         let to = Hex::parse(h).expect("parsed hex");
-        let why = if s.grid().direction(at, to).is_none() {
-            Some(format!("{to} is not beside {at}"))
-        } else if let Some(e) = s.unit_at(to).filter(|u| u.side != side) {
-            Some(format!("{to} holds the enemy {}", e.name))
-        } else {
-            match s.step(at, to, true) {
-                None => Some(format!("{to} is impassable from {at}")),
-                Some(c) if c > mp => Some(format!("{mp} MP left, {to} costs {c} (16.2.3)")),
-                Some(c) => {
-                    mp -= c;
-                    None
-                }
-            }
-        };
-        if let Some(why) = why {
+        if let Some(why) = piece_step(s, &side, at, to, &mut mp, false) {
             return skip(ev, why);
         }
         at = to;
