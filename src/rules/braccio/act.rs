@@ -73,10 +73,7 @@ pub fn disorganize(s: &mut State, name: &str, no_minimum: bool, dice: &mut dyn D
         ev.push(Event::all(format!("{name} is Disorganized.")));
         return 0;
     }
-    let die = d6(dice, &format!("disorganization, {name}"), &Serves::low(&u.side));
-    // 16.2.2: a friendly standard with it or beside it steadies it.
-    let steady = u.at().map(|h| standard_near(s, &u.side, h)).unwrap_or(false);
-    let roll = die - i32::from(steady);
+    let (roll, said) = morale(s, &u, "disorganization", dice);
     let diff = roll - u.q();
     let ch = if diff > 0 {
         diff
@@ -86,8 +83,7 @@ pub fn disorganize(s: &mut State, name: &str, no_minimum: bool, dice: &mut dyn D
         1
     };
     ev.push(Event::all(format!(
-        "{name}, already Disorganized, rolls {}{roll} against quality {}: {ch} CH{}.",
-        if steady { format!("{die} -1 for its standard (16.2.2) = ") } else { String::new() },
+        "{name}, already Disorganized, rolls {said} against quality {}: {ch} CH{}.",
         u.q(),
         if diff <= 0 && !no_minimum { " (the minimum loss, 11.0)" } else { "" }
     )));
@@ -95,6 +91,19 @@ pub fn disorganize(s: &mut State, name: &str, no_minimum: bool, dice: &mut dyn D
         super::melee::take_ch(s, name, ch, dice, ev);
     }
     ch
+}
+
+/// A morale roll of `u` against its quality, a Disorganization if it
+/// fails (6.2, 11.0, 12.1.4, 12.1.5, 12.2): a d6, less one with a friendly
+/// standard in its hex or beside it (16.2.2, A32). The roll, and how the
+/// results mail tells it.
+pub fn morale(s: &State, u: &Unit, what: &str, dice: &mut dyn Dice) -> (i32, String) {
+    let die = d6(dice, &format!("{what}, {}", u.name), &Serves::low(&u.side));
+    if u.at().map(|h| standard_near(s, &u.side, h)).unwrap_or(false) {
+        (die - 1, format!("{die} -1 for its standard (16.2.2) = {}", die - 1))
+    } else {
+        (die, die.to_string())
+    }
 }
 
 /// Is a standard of `side` in `h` or beside it (16.2.2)?
@@ -377,10 +386,10 @@ pub fn reaction_pivots(s: &mut State, name: &str, dice: &mut dyn Dice, ev: &mut 
             ev.push(Event::all(format!("{rname} is mounted and {name} on foot: no roll (6.2.1).")));
             continue;
         }
-        let roll = d6(dice, &format!("reaction pivot, {rname}"), &Serves::low(&r.side));
+        let (roll, said) = morale(s, &r, "reaction pivot", dice);
         let total = roll + plus;
         ev.push(Event::all(format!(
-            "Reaction pivot roll for {rname}: {roll}{} = {total} against quality {}: {}.",
+            "Reaction pivot roll for {rname}: {said}{} = {total} against quality {}: {}.",
             if plus > 0 { " +2 (a mounted mover, 6.2.2)" } else { "" },
             r.q(),
             if total <= r.q() { "no penalty" } else { "Disorganized" }
@@ -780,6 +789,9 @@ pub fn echelon_problem(s: &State, f: &Unit, r: &Unit) -> Result<(), String> {
         return Err(format!("{} and {} do not face the same way (5.4.6)", f.name, r.name));
     }
     let (Some(fh), Some(rh)) = (f.at(), r.at()) else { return Err("a unit has routed".into()) };
+    if let Some(k) = s.hexside(fh, rh).filter(|_| s.step(fh, rh, true).is_none()) {
+        return Err(format!("cavalry may not change places across the {} between {fh} and {rh} (S4.7.4)", k.name));
+    }
     if s.arc_of(f, rh) != Some(Arc::Rear) {
         return Err(format!("{} in {rh} is not in a rear hex of {} (5.4.6)", r.name, f.name));
     }
@@ -1157,9 +1169,9 @@ fn stopped(
                 return;
             }
         } else if t.armour_rank() < u.armour_rank() {
-            let roll = d6(dice, &format!("charge morale, {tname}"), &Serves::low(&t.side));
+            let (roll, said) = morale(s, &t, "charge morale", dice);
             ev.push(Event::all(format!(
-                "Charge morale for {tname} (armour {} against {}): {roll} against quality {}: {} (12.1.4).",
+                "Charge morale for {tname} (armour {} against {}): {said} against quality {}: {} (12.1.4).",
                 t.armour,
                 u.armour,
                 t.q(),
@@ -1187,10 +1199,10 @@ fn stopped(
         };
         if from_front && go {
             s.unit_mut(&tname).expect("unit").countered = true;
-            let roll = d6(dice, &format!("countercharge, {tname}"), &Serves::low(&t.side));
+            let (roll, said) = morale(s, &t, "countercharge", dice);
             if roll <= t.q() {
                 ev.push(Event::all(format!(
-                    "{tname} countercharges: {roll} against quality {}: {unit}'s Carica! becomes an Attack (12.2.1).",
+                    "{tname} countercharges: {said} against quality {}: {unit}'s Carica! becomes an Attack (12.2.1).",
                     t.q()
                 )));
                 if let Some(a) = s.act.as_mut() {
@@ -1198,7 +1210,7 @@ fn stopped(
                 }
             } else {
                 ev.push(Event::all(format!(
-                    "{tname} countercharges: {roll} against quality {}: it fails (12.2.1).",
+                    "{tname} countercharges: {said} against quality {}: it fails (12.2.1).",
                     t.q()
                 )));
                 disorganize(s, &tname, false, dice, ev);
@@ -1291,6 +1303,9 @@ fn standard_walk(s: &mut State, path: &[String], o: &Order, ev: &mut Vec<Event>)
     let Some(k) = s.standards.iter().position(|x| x.battle == battle && !x.captured) else {
         return skip(ev, format!("{battle}'s Battle has no standard"));
     };
+    if s.act.as_ref().map(|a| a.standard_moved).unwrap_or(false) {
+        return skip(ev, "the standard has had its Move Order in this activation (5.0.1)".into());
+    }
     if s.op < 1 {
         return skip(ev, "1 OP needed, 0 left (5.3.1)".into());
     }
@@ -1308,6 +1323,9 @@ fn standard_walk(s: &mut State, path: &[String], o: &Order, ev: &mut Vec<Event>)
         return skip(ev, format!("it must end stacked with a unit of {battle}'s Battle (16.2.1)"));
     };
     s.op -= 1;
+    if let Some(a) = s.act.as_mut() {
+        a.standard_moved = true;
+    }
     s.standards[k].carrier = carrier.clone();
     s.marks.push(at.to_string());
     ev.push(Event::all(format!(

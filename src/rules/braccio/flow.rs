@@ -343,7 +343,12 @@ pub fn validate(s: &State, role: &str, orders: &[Order]) -> Vec<(usize, Problem)
                 }
                 // An entering Battle's CC will be its side's VL (S2.10.2).
                 let on_line = s.entries.iter().any(|e| &e.battle == battle && e.hexes.is_empty());
-                let cc = if b.off_map && on_line { s.vl.get(role).copied().unwrap_or(0).max(1) } else { b.cc };
+                // On hexes, at its initial CC (A43).
+                let cc = match (b.off_map, on_line) {
+                    (true, true) => s.vl.get(role).copied().unwrap_or(0).max(1),
+                    (true, false) => b.cc0,
+                    _ => b.cc,
+                };
                 let op = if general.is_empty() { cc } else { 0 };
                 (battle.clone(), general.clone(), op, 1)
             }
@@ -400,12 +405,15 @@ pub fn validate(s: &State, role: &str, orders: &[Order]) -> Vec<(usize, Problem)
     let offs = &at[from..];
     // A Continuum's plan, or the orders of a Basic or Continuum activation
     // sent in a step of their own, may open with a General Order.
+    // The CC then still falls by the Continuum roll's -1 (4.1), or not.
     let may_general = match &s.pending {
-        Pending::Continuum { .. } => true,
-        Pending::Orders { via, captain, .. } => {
-            *via != Via::Interruptio && s.act.as_ref().map(|a| &a.battle != captain).unwrap_or(true)
+        Pending::Continuum { .. } => Some(1),
+        Pending::Orders { via, captain, .. }
+            if *via != Via::Interruptio && s.act.as_ref().map(|a| &a.battle != captain).unwrap_or(true) =>
+        {
+            Some(0)
         }
-        _ => false,
+        _ => None,
     };
     check_plan(s, role, &battle, &general, op, may_general, rest, offs, &mut out);
     // S4.2, A35: the opening activation gives this many Carica! orders.
@@ -556,7 +564,7 @@ fn check_plan(
     battle: &str,
     general: &[OrderKind],
     op: i32,
-    may_general: bool,
+    may_general: Option<i32>,
     plan: &[Order],
     at: &[usize],
     out: &mut Vec<(usize, Problem)>,
@@ -564,8 +572,11 @@ fn check_plan(
     let b = s.battle(battle).cloned();
     // The General Order that opens a Continuum's plan (4.0 s1, 5.0.2).
     let (general, op, plan, at) = match (plan.first(), &b) {
-        (Some(Order::General { kinds }), Some(bt)) if may_general && general.is_empty() => {
-            if let Err(w) = general_problem(s, bt, kinds) {
+        (Some(Order::General { kinds }), Some(bt)) if may_general.is_some() && general.is_empty() => {
+            // Judged with the CC the Captain will have when he gives it.
+            let mut then = bt.clone();
+            then.cc -= may_general.unwrap_or(0);
+            if let Err(w) = general_problem(s, &then, kinds) {
                 out.push((at[0], Problem::new(w)));
             }
             (kinds.as_slice(), 0, &plan[1..], &at[1..])
@@ -644,10 +655,21 @@ fn check_plan(
                 Some(_) if !general.is_empty() => bad(Problem::new(
                     "a standard moves by an Individual Move Order, 1 OP (16.2.3); not under a General Order",
                 )),
+                Some(_)
+                    if sp.head[..k].iter().any(|x| matches!(x, Order::Standard { .. }))
+                        || s.act.as_ref().map(|a| a.battle == battle && a.standard_moved).unwrap_or(false) =>
+                {
+                    bad(Problem::new("the standard has had its Move Order in this activation (5.0.1)"))
+                }
                 Some(x) => {
+                    // From the carrier's hex, unless the carrier moves
+                    // first in this plan (the run then judges the path).
+                    let carrier_moves = sp.head[..k].iter().any(|y| y.unit() == Some(x.carrier.as_str()));
                     let at = s.unit(&x.carrier).map(|u| u.hex.clone()).unwrap_or_default();
-                    if let Err(p) = path_problem(s, &at, path) {
-                        bad(p)
+                    if !carrier_moves {
+                        if let Err(p) = path_problem(s, &at, path) {
+                            bad(p)
+                        }
                     }
                     spent += 1;
                     if spent > op {
@@ -704,7 +726,7 @@ fn check_plan(
                     continue;
                 }
                 if !general.is_empty() {
-                    if !in_command(s, battle, &u.squad).contains(unit) {
+                    if !entering && !in_command(s, battle, &u.squad).contains(unit) {
                         bad(Problem::new(format!(
                             "{unit} is out of command: a General Order reaches units in command only (5.2)"
                         )));
@@ -811,7 +833,7 @@ fn check_plan(
             Some(n) if n != "pass" => {
                 let cc = s.battle(n).map(|b| b.cc).unwrap_or(1);
                 let then_at = &at[plan.len() - sp.then.len()..];
-                check_plan(s, role, n, &[], (cc - 1).max(1), true, sp.then, then_at, out);
+                check_plan(s, role, n, &[], (cc - 1).max(1), Some(1), sp.then, then_at, out);
             }
             _ => {
                 let i = at.get(sp.head.len()).copied().unwrap_or(0);
@@ -1110,6 +1132,7 @@ fn start(
         attacks: Vec::new(),
         carica: Vec::new(),
         combats: Vec::new(),
+        standard_moved: false,
     });
     if general == [OrderKind::Recover] {
         let roll = act::d6(dice, &format!("recovery, {battle}"), &Serves::high(role));

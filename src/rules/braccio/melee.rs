@@ -459,10 +459,10 @@ fn one(s: &mut State, fight: &Combat, dice: &mut dyn Dice, ev: &mut Vec<Event>) 
             let u = s.unit(&a).cloned().expect("attacker");
             let ah = u.at().expect("alive");
             if !u.cavalry() && s.front_hexes(&d).contains(&ah) && u.armour_rank() <= d.armour_rank() {
-                let roll = d6(dice, &format!("morale before melee, {a}"), &Serves::low(&u.side));
+                let (roll, said) = super::act::morale(s, &u, "morale before melee", dice);
                 let bad = roll > u.q();
                 ev.push(Event::all(format!(
-                    "{a}, on foot, attacks the front of the cavalry {target}: {roll} against quality {}: {} (12.1.5).",
+                    "{a}, on foot, attacks the front of the cavalry {target}: {said} against quality {}: {} (12.1.5).",
                     u.q(),
                     if bad { "Disorganized, and its attack is called off" } else { "the attack goes in" }
                 )));

@@ -632,6 +632,9 @@ pub struct Act {
     /// COMBAT lines: the order of resolution (10.5.2) and its choices.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub combats: Vec<Combat>,
+    /// The Battle's standard has had its Move Order (16.2.3, 5.0.1).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub standard_moved: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
