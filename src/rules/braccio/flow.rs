@@ -1079,7 +1079,12 @@ fn start(
     };
     if !b.released {
         s.battle_mut(battle).expect("battle").released = true;
-        ev.push(Event::all(format!("{battle}'s Battle is released by its Basic Activation (S2.6, A21).")));
+        let by_roll = s.entries.iter().any(|e| e.battle == battle && e.target > 0);
+        ev.push(Event::all(if by_roll {
+            format!("{battle}'s Battle is released by its activation roll (S4.6.1).")
+        } else {
+            format!("{battle}'s Battle is released by its Basic Activation (S2.6, A21).")
+        }));
     }
     let op = if general.is_empty() { b.cc } else { 0 };
     let cc = (b.cc - 1).max(s.tables.cat.min);

@@ -19,7 +19,7 @@ pub const ANY: &str = "any";
 
 /// A section of the scenario's free set-up: S3 at Sant'Egidio, S5 at
 /// L'Aquila (the one with zones).
-fn sec(s: &State, sub: &str) -> String {
+pub fn sec(s: &State, sub: &str) -> String {
     format!("S{}.{sub}", if s.zones.is_some() { 5 } else { 3 })
 }
 
@@ -301,6 +301,19 @@ pub fn validate(s: &State, role: &str, what: &str, orders: &[(usize, &Order)]) -
                                 sec(s, "1.1")
                             )),
                         )),
+                    }
+                } else if let Some(b) = s.battle(who).filter(|b| b.side == role && keeps(s, &b.name)) {
+                    // S5.1.3: with his units, on the same ground as theirs.
+                    let why = if !s.passable(h) || s.unit_at(h).is_some_and(|u| u.battle != b.name) {
+                        Some(format!("{h} is no place for a Captain (impassable or a unit there)"))
+                    } else {
+                        kept_problem(s, h).or_else(|| zone_problem(s, role, h, region(s, role)))
+                    };
+                    match why {
+                        Some(w) => out.push((*i, Problem::new(w))),
+                        None => {
+                            leaders.insert(b.captain.name.clone(), h);
+                        }
                     }
                 } else {
                     out.push((

@@ -228,7 +228,7 @@ pub fn fall(s: &mut State, battle: &str, name: &str, squad: bool, dice: &mut dyn
         return;
     }
     if s.automatic_defeat.iter().any(|x| x == name) && s.outcome.is_none() {
-        let why = format!("{name} is eliminated (S2.9)");
+        let why = format!("{name} is eliminated ({})", s.rule("S2.9", "S4.8"));
         ev.push(Event::all(format!("{why}: {} wins.", side_name(enemy))));
         s.outcome = Some(Outcome { winner: Some(enemy.to_string()), reason: why, also: Vec::new() });
         s.pending = Pending::Over;

@@ -739,6 +739,16 @@ impl State {
         [BRACCIO, self.other(BRACCIO)]
     }
 
+    /// The scenario's own rule number where Sant'Egidio and L'Aquila
+    /// print the same rule twice (S2.9 and S4.8, say).
+    pub fn rule(&self, sant_egidio: &'static str, laquila: &'static str) -> &'static str {
+        if self.foe == LEAGUE {
+            laquila
+        } else {
+            sant_egidio
+        }
+    }
+
     /// The enemy of `side`.
     pub fn other(&self, side: &str) -> &'static str {
         if side == BRACCIO {

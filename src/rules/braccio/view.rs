@@ -48,9 +48,11 @@ pub fn chance(n: i32) -> i32 {
 fn step_line(s: &State) -> String {
     match &s.pending {
         Pending::Setup { role, what } if what == "captain" => {
-            format!("Free set-up: {} places a Captain (S3.1).", side_name(role))
+            format!("Free set-up: {} places a Captain ({}).", side_name(role), super::free::sec(s, "1"))
         }
-        Pending::Setup { role, .. } => format!("Free set-up: {} places its units (S3.1.1).", side_name(role)),
+        Pending::Setup { role, .. } => {
+            format!("Free set-up: {} places its units ({}).", side_name(role), super::free::sec(s, "1.1"))
+        }
         Pending::Activation { role } => format!("{} makes a Basic Activation.", side_name(role)),
         Pending::Continuum { role } => format!("{} may attempt a Continuum or pass.", side_name(role)),
         Pending::Interruptio { role, against } => {
@@ -400,6 +402,21 @@ pub fn policy_text(p: &Policy) -> String {
         + &p.escape.iter().map(|(b, h)| format!("; ESCAPE {b} TO {h}")).collect::<String>()
 }
 
+/// What the free set-up's zones ask of `role` (S5.1.2, S5.1.3), if the
+/// scenario has them.
+fn zones_text(s: &State, role: &str) -> String {
+    let Some(z) = &s.zones else { return String::new() };
+    let line = format!("{}-{}", z.line[0], z.line[1]);
+    if role == BRACCIO {
+        format!(
+            " West of the line {line}, never beside an enemy unit (S5.1.2); {} keeps his set-up unless the enemy is north of the Aterno, when he and his units may stand on flat ground of level 2-4 or a hill {} hexes or more from the line (S5.1.3).",
+            z.keeps, z.keeps_distance
+        )
+    } else {
+        format!(" On or east of the line {line}, all north or all south of the Aterno (S5.1.2).")
+    }
+}
+
 fn captain_list(s: &State, role: &str, test: fn(&State, &str, &str) -> Result<(), String>, after: i32) -> String {
     let v: Vec<String> = eligible(s, role, test)
         .iter()
@@ -427,16 +444,20 @@ pub fn prompt(s: &State, role: &str) -> Prompt {
         "REACT COUNTERCHARGE ALWAYS | NEVER | MIN n".to_string(),
         "ADJUTANT <captain> WITH <unit>   ESCAPE <captain> TO <hex>".to_string(),
     ];
-    let plan = [
+    let mut plan = vec![
         "MOVE <unit> [<hex> | FACE <NE E SE SW W NW>]... [ATTACK <unit or hex>]",
         "CHARGE <unit> <hex>... ATTACK <unit or hex>   (M or H cavalry, 12.1)",
         "FIRE <unit> [FACE <v>] AT <unit or hex>",
         "REORGANIZE <unit>   RETREAT <unit> [TO <hex>]",
         "SQUAD <squad leader>   (School Battles: before that squad's orders)",
         "CAPTAIN <hex>...   LEADER <squad leader> <hex>...",
-        "COMBAT <target> [LEAD <unit>]   WAIT   (stop here: ask me again)",
+        "COMBAT <target> [LEAD <unit>] [KEEP <unit>] [LOSSES <unit>, ...]",
+        "WAIT   (stop here: ask me again)",
         "NEXT CONTINUUM <captain> | NEXT PASS   THEN (the next plan follows)",
     ];
+    if !s.standards.is_empty() {
+        plan.push("MOVE STANDARD <hex>...   (1 OP, 16.2.3)");
+    }
     let mine = || s.battles.iter().filter(|b| b.side == role && !b.removed).map(|b| b.name.clone()).collect::<Vec<_>>();
     let text = match &s.pending {
         Pending::Activation { role: r } if r == role => {
@@ -447,7 +468,15 @@ pub fn prompt(s: &State, role: &str) -> Prompt {
             } else if s.first.is_empty() {
                 String::new()
             } else if s.first == super::free::ANY {
-                " The battle opens with the Battle you choose, which must give at least one order (S3.2).".to_string()
+                format!(
+                    " The battle opens with the Battle you choose, which must give at least one order ({}).",
+                    super::free::sec(s, "2")
+                )
+            } else if s.first_caricas > 0 {
+                format!(
+                    " The battle opens with {}'s activation, which must give at least {} Carica! orders (S4.2).",
+                    s.first, s.first_caricas
+                )
             } else {
                 format!(" The battle opens with {}'s activation, which must give at least one order (S2.2).", s.first)
             };
@@ -458,6 +487,7 @@ pub fn prompt(s: &State, role: &str) -> Prompt {
         }
         Pending::Continuum { role: r } if r == role => {
             syntax.insert(0, "CONTINUUM <captain> and his plan (none: asked after the roll) | PASS".into());
+            syntax.insert(1, "GENERAL <order> [+ <order>]   (a plan's first line: a General Order)".into());
             syntax.extend(plan.iter().map(|x| x.to_string()));
             format!(
                 "You may attempt a Continuum (4.1: 2d6 at or under the Captain's CC; the CC falls one either way): {}. Or PASS.",
@@ -476,7 +506,9 @@ pub fn prompt(s: &State, role: &str) -> Prompt {
             if what == "captain" {
                 syntax.insert(0, "PLACE <captain> AT <hex>".into());
                 format!(
-                    "Free set-up (S3.1): place one Captain, then the other side places one. Still to place: {}.",
+                    "Free set-up ({}): place one Captain, then the other side places one.{} Still to place: {}.",
+                    super::free::sec(s, "1"),
+                    zones_text(s, role),
                     s.battles
                         .iter()
                         .filter(|b| b.side == role && !b.off_map && b.captain.hex.is_empty())
@@ -485,13 +517,19 @@ pub fn prompt(s: &State, role: &str) -> Prompt {
                         .join(", ")
                 )
             } else {
-                syntax.insert(
-                    0,
-                    "PLACE <unit> AT <hex> FACE <v>   PLACE <squad leader> AT <hex>   RALLY <battle> AT <hex>".into(),
-                );
+                syntax.insert(0, "PLACE <unit> AT <hex> FACE <v>   PLACE <squad leader> AT <hex>".into());
+                if s.rally_standards {
+                    syntax.insert(1, "RALLY <battle> AT <hex>".into());
+                }
                 format!(
-                    "Free set-up (S3.1.1): place every {} in one mail, each within its commander's radius and out of enemy ZOC (A42).",
-                    if role == BRACCIO { "Squad Leader and rally point within his Captain's radius, then every unit within its Squad Leader's" } else { "unit within its Captain's radius" }
+                    "Free set-up ({}): place every {} in one mail, each within its commander's radius and out of enemy ZOC (A42).{}",
+                    super::free::sec(s, "1.1"),
+                    match (role == BRACCIO, s.rally_standards) {
+                        (true, true) => "Squad Leader and rally point within his Captain's radius, then every unit within its Squad Leader's",
+                        (true, false) => "Squad Leader within his Captain's radius, then every unit within its Squad Leader's",
+                        _ => "unit within its Captain's radius",
+                    },
+                    zones_text(s, role)
                 )
             }
         }
