@@ -118,16 +118,22 @@ pub fn standard_near(s: &State, side: &str, h: Hex) -> bool {
 /// Disorganizes this kind (8.2.4, S4.7.4).
 pub fn terrain_entry(s: &mut State, name: &str, from: Hex, h: Hex, dice: &mut dyn Dice, ev: &mut Vec<Event>) -> bool {
     let Some(u) = s.unit(name).cloned() else { return false };
-    let why = match (s.terrain_at(h), s.hexside(from, h)) {
-        (Some(t), _) if disorganizes(&t.disorganize, &u) => format!("{name} enters {} at {h} (8.2.4).", t.name),
-        (_, Some(k)) if disorganizes(&k.disorganize, &u) => {
-            format!("{name} crosses the {} from {from} into {h} (S4.7.4).", k.name)
-        }
-        _ => return false,
-    };
-    ev.push(Event::all(why));
+    let Some(what) = entry_disorganizes(s, &u, from, h) else { return false };
+    ev.push(Event::all(format!("{name} {what}.")));
     disorganize(s, name, false, dice, ev);
     true
+}
+
+/// What about going from `from` into `h` Disorganizes `u`, if anything:
+/// the terrain entered (8.2.4) or the hexside crossed (S4.7.4).
+pub fn entry_disorganizes(s: &State, u: &Unit, from: Hex, h: Hex) -> Option<String> {
+    match (s.terrain_at(h), s.hexside(from, h)) {
+        (Some(t), _) if disorganizes(&t.disorganize, u) => Some(format!("enters {} at {h} (8.2.4)", t.name)),
+        (_, Some(k)) if disorganizes(&k.disorganize, u) => {
+            Some(format!("crosses the {} from {from} into {h} (S4.7.4)", k.name))
+        }
+        _ => None,
+    }
 }
 
 /// Does terrain (or a hexside) that Disorganizes these kinds Disorganize

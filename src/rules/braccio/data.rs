@@ -653,6 +653,15 @@ mod tests {
         assert_eq!(f.battle("Testa").unwrap().captain.hex, "1603");
         assert_eq!(f.battle("Braccio").unwrap().rally, "0717");
         assert_eq!(f.pending, Pending::Setup { role: LEAGUE.into(), what: "captain".into() });
+        // What the players are told of these rules: the opening's Carica!
+        // orders, the zones, where the standards stand.
+        let p = super::super::view::prompt(&s, LEAGUE);
+        assert!(p.text.contains("at least 3 Carica! orders (S4.2)"), "{}", p.text);
+        let p = super::super::view::prompt(&f, LEAGUE);
+        assert!(p.text.contains("On or east of the line 0622-2911") && p.text.contains("(S5.1)"), "{}", p.text);
+        let st = setup("laquila+standards").unwrap();
+        let v = super::super::view::view(&st, &crate::engine::Viewer::Role(BRACCIO.into()));
+        assert!(v.lines.iter().any(|l| l == "Braccio's standard: with Braccio-A1 in 1214 (16.2)."), "{:?}", v.lines);
         assert!(setup("laquila+short").is_ok());
     }
 

@@ -29,16 +29,6 @@ pub fn split(plan: &[Order]) -> Split<'_> {
     Split { head: &plan[..n], next, then: &plan[t.min(plan.len())..] }
 }
 
-/// The rule of the forced first activation: S4.2 at L'Aquila (with its
-/// Carica! orders), else S2.2.
-fn opening_rule(s: &State) -> &'static str {
-    if s.first_caricas > 0 {
-        "S4.2"
-    } else {
-        "S2.2"
-    }
-}
-
 /// Why `battle` may not be activated by `role` in a Basic Activation.
 pub fn can_activate(s: &State, role: &str, battle: &str) -> Result<(), String> {
     let b = s.battle(battle).ok_or("no such Battle")?;
@@ -49,7 +39,7 @@ pub fn can_activate(s: &State, role: &str, battle: &str) -> Result<(), String> {
         return Err(format!("{battle}'s Battle has left the game"));
     }
     if !s.first.is_empty() && s.first != super::free::ANY && s.first != battle {
-        return Err(format!("the game begins with {}'s activation ({})", s.first, opening_rule(s)));
+        return Err(format!("the game begins with {}'s activation ({})", s.first, s.rule("S2.2", "S4.2")));
     }
     let entry = s.entries.iter().find(|e| e.battle == battle);
     if let Some(e) = entry.filter(|e| b.off_map || (!b.released && e.target > 0)) {
@@ -117,9 +107,9 @@ pub fn can_activate(s: &State, role: &str, battle: &str) -> Result<(), String> {
 pub fn open_lines(s: &State, role: &str, e: &Entry) -> Vec<(String, Vec<Hex>)> {
     let g = s.grid();
     let need = s.units.iter().filter(|u| u.battle == e.battle).count();
+    let enemy = |h: Hex| s.unit_at(h).map(|u| u.side != role).unwrap_or(false);
     if !e.hexes.is_empty() {
         // Hexes, not a line (A43): those free and clear of the enemy.
-        let enemy = |h: Hex| s.unit_at(h).map(|u| u.side != role).unwrap_or(false);
         let ok: Vec<Hex> = e
             .hexes
             .iter()
@@ -137,7 +127,6 @@ pub fn open_lines(s: &State, role: &str, e: &Entry) -> Vec<(String, Vec<Hex>)> {
                 .into_iter()
                 .filter_map(|c| if let crate::rules::shared::hex::Crossing::One(h) = c { Some(h) } else { None })
                 .collect();
-            let enemy = |h: Hex| s.unit_at(h).map(|u| u.side != role).unwrap_or(false);
             let closed = hexes.iter().any(|h| enemy(*h) || g.neighbours(*h).into_iter().any(enemy));
             let free = hexes.iter().filter(|h| s.passable(**h) && s.unit_at(**h).is_none()).count();
             (!closed && free >= need).then(|| (name.clone(), hexes))
@@ -309,14 +298,11 @@ pub fn validate(s: &State, role: &str, orders: &[Order]) -> Vec<(usize, Problem)
             Some(Order::Activate { battle, general, at: line, .. }) => {
                 let mut bad = can_activate(s, role, battle).err();
                 let b = s.battle(battle).expect("parsed battle");
+                let entry = s.entries.iter().find(|e| &e.battle == battle);
+                let on_hexes = entry.map(|e| !e.hexes.is_empty()).unwrap_or(false);
                 if bad.is_none() {
-                    let open: Vec<String> = s
-                        .entries
-                        .iter()
-                        .find(|e| &e.battle == battle)
-                        .map(|e| open_lines(s, role, e).into_iter().map(|x| x.0).collect())
-                        .unwrap_or_default();
-                    let on_hexes = s.entries.iter().any(|e| &e.battle == battle && !e.hexes.is_empty());
+                    let open: Vec<String> =
+                        entry.map(|e| open_lines(s, role, e).into_iter().map(|x| x.0).collect()).unwrap_or_default();
                     bad = match (b.off_map, line) {
                         (true, Some(_)) if on_hexes => Some(format!(
                             "{battle}'s Battle enters on its own hexes (A43): write ACTIVATE {battle} [FACE <v>] without AT"
@@ -341,12 +327,11 @@ pub fn validate(s: &State, role: &str, orders: &[Order]) -> Vec<(usize, Problem)
                     out.push((at[0], Problem::new(w).hint(activation_hint(s, role))));
                     return out;
                 }
-                // An entering Battle's CC will be its side's VL (S2.10.2).
-                let on_line = s.entries.iter().any(|e| &e.battle == battle && e.hexes.is_empty());
-                // On hexes, at its initial CC (A43).
-                let cc = match (b.off_map, on_line) {
-                    (true, true) => s.vl.get(role).copied().unwrap_or(0).max(1),
-                    (true, false) => b.cc0,
+                // An entering Battle's CC will be its side's VL on a line
+                // (S2.10.2), its initial CC on hexes (A43).
+                let cc = match (b.off_map, on_hexes) {
+                    (true, false) => s.vl.get(role).copied().unwrap_or(0).max(1),
+                    (true, true) => b.cc0,
                     _ => b.cc,
                 };
                 let op = if general.is_empty() { cc } else { 0 };
@@ -440,7 +425,11 @@ pub fn validate(s: &State, role: &str, orders: &[Order]) -> Vec<(usize, Problem)
             Problem::new(if s.first == super::free::ANY {
                 "the opening activation cannot pass: give at least one order (S3.2)".to_string()
             } else {
-                format!("{}'s first activation cannot pass: give at least one order ({})", s.first, opening_rule(s))
+                format!(
+                    "{}'s first activation cannot pass: give at least one order ({})",
+                    s.first,
+                    s.rule("S2.2", "S4.2")
+                )
             }),
         ));
     }
@@ -557,6 +546,13 @@ fn general_problem(s: &State, b: &Battle, general: &[OrderKind]) -> Result<(), S
 /// The plan's lines for `battle` (and any `THEN` part for the Battle its
 /// `NEXT` names), as far as they can be judged before they run: names,
 /// squads, one order a unit, OP, the path's hexes in a line.
+/// Count an order's OP against the activation's (5.3.1): a problem once
+/// the plan spends more than it has.
+fn spend(spent: &mut i32, cost: i32, op: i32, battle: &str) -> Option<Problem> {
+    *spent += cost;
+    (*spent > op).then(|| Problem::new(format!("this order brings the OP spent to {spent}; {battle} has {op} (5.3.1)")))
+}
+
 #[allow(clippy::too_many_arguments)]
 fn check_plan(
     s: &State,
@@ -671,11 +667,8 @@ fn check_plan(
                             bad(p)
                         }
                     }
-                    spent += 1;
-                    if spent > op {
-                        bad(Problem::new(format!(
-                            "this order brings the OP spent to {spent}; {battle} has {op} (5.3.1)"
-                        )));
+                    if let Some(p) = spend(&mut spent, 1, op, battle) {
+                        bad(p);
                     }
                 }
             },
@@ -751,11 +744,8 @@ fn check_plan(
                             bad(p);
                         }
                     }
-                    spent += cost;
-                    if spent > op {
-                        bad(Problem::new(format!(
-                            "this order brings the OP spent to {spent}; {battle} has {op} (5.3.1)"
-                        )));
+                    if let Some(p) = spend(&mut spent, cost, op, battle) {
+                        bad(p);
                     }
                 }
                 match o {

@@ -18,9 +18,9 @@ use std::collections::BTreeSet;
 pub const ANY: &str = "any";
 
 /// A section of the scenario's free set-up: S3 at Sant'Egidio, S5 at
-/// L'Aquila (the one with zones).
+/// L'Aquila.
 pub fn sec(s: &State, sub: &str) -> String {
-    format!("S{}.{sub}", if s.zones.is_some() { 5 } else { 3 })
+    format!("{}.{sub}", s.rule("S3", "S5"))
 }
 
 /// Does this Battle keep its historical set-up (S5.1.3's Testa)?
@@ -64,7 +64,7 @@ pub fn begin(s: &mut State) {
 
 /// The zones of S5.1.2 as a picture (see [`State::zone_rows`]). The line
 /// is the straight line through the centres of its end hexes, the hexes
-/// it crosses on it; north is what the river does not cut off from the
+/// it crosses (and any centred on it beyond its ends) on it; north is what the river does not cut off from the
 /// `north` hex.
 fn zone_rows(s: &State, z: &Zones) -> Vec<String> {
     let g = s.grid();
@@ -72,25 +72,12 @@ fn zone_rows(s: &State, z: &Zones) -> Vec<String> {
     let (Some(a), Some(b), Some(east), Some(north)) = (p(&z.line[0]), p(&z.line[1]), p(&z.east), p(&z.north)) else {
         return Vec::new();
     };
-    let line = line_hexes(s, z);
-    let centre = |h: Hex| {
-        let low = (h.col % 2 == 0) == (s.map.offset == Offset::EvenQ);
-        (1.5 * h.col as f64, 3f64.sqrt() * (h.row as f64 + if low { 0.5 } else { 0.0 }))
-    };
-    let side = |h: Hex| {
-        let ((ax, ay), (bx, by), (x, y)) = (centre(a), centre(b), centre(h));
-        ((bx - ax) * (y - ay) - (by - ay) * (x - ax)).signum()
-    };
-    let east_side = side(east);
+    let line = g.line_hexes(a, b);
+    let east_side = g.side_of_line(a, b, east);
+    // North: every hex reached from the `north` hex without crossing the
+    // river.
     let river = |h: Hex| z.river.iter().any(|r| r.starts_with(s.map.glyph(h)));
-    let mut north_of = BTreeSet::new();
-    let mut stack = vec![north];
-    while let Some(h) = stack.pop() {
-        if river(h) || !north_of.insert(h) {
-            continue;
-        }
-        stack.extend(g.neighbours(h).into_iter().filter(|n| !north_of.contains(n)));
-    }
+    let north_of = g.reach(north, u32::MAX, |_, n| (!river(n)).then_some(1), |_| false);
     (1..=s.map.rows)
         .map(|r| {
             (1..=s.map.columns)
@@ -98,8 +85,8 @@ fn zone_rows(s: &State, z: &Zones) -> Vec<String> {
                     let h = Hex::new(c, r);
                     if !s.passable(h) {
                         'x'
-                    } else if line.contains(&h) || side(h) == east_side {
-                        if north_of.contains(&h) {
+                    } else if line.contains(&h) || [0, east_side].contains(&g.side_of_line(a, b, h)) {
+                        if north_of.contains_key(&h) {
                             'n'
                         } else {
                             's'
@@ -109,19 +96,6 @@ fn zone_rows(s: &State, z: &Zones) -> Vec<String> {
                     }
                 })
                 .collect()
-        })
-        .collect()
-}
-
-/// The hexes of the set-up line (both, where it runs between two).
-fn line_hexes(s: &State, z: &Zones) -> BTreeSet<Hex> {
-    let (Some(a), Some(b)) = (Hex::parse(&z.line[0]), Hex::parse(&z.line[1])) else { return BTreeSet::new() };
-    s.grid()
-        .line(a, b)
-        .into_iter()
-        .flat_map(|c| match c {
-            crate::rules::shared::hex::Crossing::One(x) => vec![x],
-            crate::rules::shared::hex::Crossing::Two(x, y) => vec![x, y],
         })
         .collect()
 }
@@ -185,7 +159,8 @@ fn kept_problem(s: &State, h: Hex) -> Option<String> {
     if !ground {
         return Some(format!("{h} is neither a flat hex of level 2, 3 or 4 nor a hill (S5.1.3)"));
     }
-    let near = line_hexes(s, z).into_iter().map(|x| g.distance(x, h)).min().unwrap_or(i32::MAX);
+    let (Some(a), Some(b)) = (Hex::parse(&z.line[0]), Hex::parse(&z.line[1])) else { return None };
+    let near = g.line_hexes(a, b).into_iter().map(|x| g.distance(x, h)).min().unwrap_or(i32::MAX);
     (near < z.keeps_distance)
         .then(|| format!("{h} is {near} hexes from the set-up line; at least {} (S5.1.3)", z.keeps_distance))
 }

@@ -476,15 +476,13 @@ fn one(s: &mut State, fight: &Combat, dice: &mut dyn Dice, ev: &mut Vec<Event>) 
     if attackers.is_empty() {
         return;
     }
-    // A12: attacking into terrain that Disorganizes the attacker's kind.
+    // A12: attacking into terrain (or across a hexside) that would
+    // Disorganize the attacker entering it.
     for a in attackers.clone() {
         let u = s.unit(&a).cloned().expect("attacker");
-        let across = u.at().and_then(|ah| s.hexside(ah, dh)).map(|k| super::act::disorganizes(&k.disorganize, &u));
-        if (s.terrain_at(dh).map(|t| super::act::disorganizes(&t.disorganize, &u)).unwrap_or(false)
-            || across.unwrap_or(false))
-            && !u.disorganized
-        {
-            ev.push(Event::all(format!("{a} attacks into terrain that Disorganizes it (10.6.1, S4.7.4).")));
+        let Some(ah) = u.at() else { continue };
+        if let Some(what) = super::act::entry_disorganizes(s, &u, ah, dh).filter(|_| !u.disorganized) {
+            ev.push(Event::all(format!("{a} attacks into terrain that Disorganizes it, as if it {what} (10.6.1).")));
             disorganize(s, &a, false, dice, ev);
         }
     }

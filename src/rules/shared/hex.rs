@@ -280,6 +280,31 @@ impl Grid {
             .collect()
     }
 
+    /// Every hex the line from `a` to `b` passes through, both hexes where
+    /// it runs along a hexside: a "line of hexes" a scenario draws.
+    pub fn line_hexes(&self, a: Hex, b: Hex) -> Vec<Hex> {
+        self.line(a, b)
+            .into_iter()
+            .flat_map(|c| match c {
+                Crossing::One(x) => vec![x],
+                Crossing::Two(x, y) => vec![x, y],
+            })
+            .collect()
+    }
+
+    /// Which side of the straight line through the centres of `a` and `b`
+    /// `h` lies on: 1, -1, or 0 on the line itself. Two hexes on the same
+    /// side give the same sign.
+    pub fn side_of_line(&self, a: Hex, b: Hex, h: Hex) -> i32 {
+        let ((ax, ay), (bx, by), (x, y)) = (self.centre(a), self.centre(b), self.centre(h));
+        let cross = (bx - ax) * (y - ay) - (by - ay) * (x - ax);
+        if cross.abs() < 1e-9 {
+            0
+        } else {
+            cross.signum() as i32
+        }
+    }
+
     /// Line of sight from `a` to `b`: no hex strictly between blocks it;
     /// along a hexside, it is blocked only when both hexes block. What
     /// blocks (a unit, higher ground, woods) is the game's `blocks`.
@@ -519,6 +544,18 @@ mod tests {
         // Neighbours always see each other; the ends never block.
         assert!(DUCS.sight(h("0505"), h("0506"), |_| true));
         assert!(DUCS.sight(h("0505"), h("0507"), |x| x != h("0506")));
+    }
+
+    #[test]
+    fn lines_of_hexes_and_their_sides() {
+        // Along a hexside both hexes count.
+        let v = DUCS.line_hexes(h("0505"), h("0705"));
+        assert_eq!(v, [h("0505"), h("0604"), h("0605"), h("0705")]);
+        // Column 5 divides west from east; its own hexes are on it.
+        let side = |x: &str| DUCS.side_of_line(h("0501"), h("0509"), h(x));
+        assert_eq!((side("0503"), side("0403"), side("0703")), (0, side("0108"), side("0908")));
+        assert_ne!(side("0403"), side("0703"));
+        assert_ne!(side("0403"), 0);
     }
 
     #[test]
