@@ -243,11 +243,23 @@ struct BattleFile {
     double_general: Vec<String>,
     #[serde(default)]
     rally: String,
+    /// S1.1: the set-up table's row, or hex to place within.
+    #[serde(default)]
+    row: Option<RowFile>,
     captain: LeaderFile,
     #[serde(default)]
     squad: Vec<SquadFile>,
     #[serde(default)]
     unit: Vec<UnitFile>,
+}
+
+/// A Battle's set-up row (S1.1): its hexes, or the hexes within `within`
+/// of `around`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+enum RowFile {
+    Hexes(Vec<String>),
+    Around { around: String, within: i32 },
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -502,6 +514,7 @@ pub fn setup(scenario: &str) -> Result<State, String> {
             school: sc.school.contains(&b.name),
             double_general: b.double_general.clone(),
             rally: b.rally.clone(),
+            row: Vec::new(),
             cc: b.captain.cc,
             cc0: b.captain.cc,
             captain: leader(&b.captain),
@@ -575,11 +588,31 @@ pub fn setup(scenario: &str) -> Result<State, String> {
             s.standards.push(Standard { battle: f.battle.clone(), side, carrier: f.unit.clone(), captured: false });
         }
     }
+    for (i, f) in sc.battle.iter().enumerate() {
+        if let Some(r) = &f.row {
+            s.battles[i].row = row_hexes(&s, r).map_err(|e| format!("scenario {base}: {}'s row {e}", f.name))?;
+        }
+    }
     check(&s)?;
     if s.option("free") {
         super::free::begin(&mut s);
+    } else {
+        super::rows::begin(&mut s);
     }
     Ok(s)
+}
+
+/// A set-up row's hexes (S1.1): as listed, or those within its distance
+/// of its hex that a unit may stand on.
+fn row_hexes(s: &State, r: &RowFile) -> Result<Vec<String>, String> {
+    match r {
+        RowFile::Hexes(v) => Ok(v.clone()),
+        RowFile::Around { around, within } => {
+            let at = Hex::parse(around).ok_or_else(|| format!("is around {around:?}, not a hex"))?;
+            let g = s.grid();
+            Ok(g.hexes().filter(|h| g.distance(at, *h) <= *within && s.passable(*h)).map(|h| h.to_string()).collect())
+        }
+    }
 }
 
 /// What a scenario file must hold for the rules to run: every piece on a
@@ -593,6 +626,20 @@ fn check(s: &State) -> Result<(), String> {
         }
         if !seen.insert(h) {
             return Err(format!("two units stand on {h}"));
+        }
+    }
+    // S1.1: a row is passable hexes, enough for its Battle's units, the
+    // units' own hexes (where they stand if the player says nothing) in it.
+    for b in s.battles.iter().filter(|b| !b.row.is_empty() && !b.off_map) {
+        if let Some(h) = b.row.iter().find(|h| !Hex::parse(h).is_some_and(|h| s.passable(h))) {
+            return Err(format!("{}'s set-up row holds {h:?}, not a passable hex", b.name));
+        }
+        let mine: Vec<&Unit> = s.units.iter().filter(|u| u.battle == b.name).collect();
+        if mine.len() > b.row.len() {
+            return Err(format!("{}'s set-up row has {} hexes for {} units", b.name, b.row.len(), mine.len()));
+        }
+        if let Some(u) = mine.iter().find(|u| !b.row.contains(&u.hex)) {
+            return Err(format!("{} stands on {}, outside {}'s set-up row", u.name, u.hex, b.name));
         }
     }
     let mut names = std::collections::BTreeSet::new();
@@ -612,6 +659,45 @@ fn check(s: &State) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// S1.1: a row (listed, or around a hex) is checked against the
+    /// Battle's units, and a side with one is asked before the opening,
+    /// the side that does not open first.
+    #[test]
+    fn set_up_rows_are_checked_and_open_the_game() {
+        let mut s = setup("sant-egidio").unwrap();
+        assert_eq!(s.pending, Pending::Activation { role: BRACCIO.into() });
+        let around: RowFile = toml::from_str::<BattleRow>("row = { around = \"2412\", within = 1 }").unwrap().row;
+        let listed: RowFile = toml::from_str::<BattleRow>("row = [\"2411\", \"2412\"]").unwrap().row;
+        let ceccolino = s.battles.iter().position(|b| b.name == "Ceccolino").unwrap();
+        let hexes = row_hexes(&s, &around).unwrap();
+        assert_eq!(hexes.len(), 7, "{hexes:?}");
+        assert!(
+            ["2411", "2412", "2413"].iter().all(|h| hexes.contains(&h.to_string()))
+                && !hexes.contains(&"2211".to_string())
+        );
+        // Six units, two hexes: refused.
+        s.battles[ceccolino].row = row_hexes(&s, &listed).unwrap();
+        assert!(check(&s).unwrap_err().contains("2 hexes for 6 units"), "{:?}", check(&s));
+        // Seven hexes, but Ceccolino-3 (2211) and -4, -5 stand outside.
+        s.battles[ceccolino].row = hexes;
+        assert!(check(&s).unwrap_err().contains("outside Ceccolino's set-up row"), "{:?}", check(&s));
+        s.battles[ceccolino].row = s.units.iter().filter(|u| u.battle == "Ceccolino").map(|u| u.hex.clone()).collect();
+        s.battles[ceccolino].row.push("2611".into());
+        check(&s).unwrap();
+        super::super::rows::begin(&mut s);
+        assert_eq!(s.pending, Pending::Setup { role: MALATESTA.into(), what: "row".into() });
+        // What the player is told: the rows, and that PASS keeps them.
+        let p = super::super::view::prompt(&s, MALATESTA);
+        assert!(p.text.contains("Rows: Ceccolino: 2411 2412 2211 2212 2213 2413 2611 (6 units)."), "{}", p.text);
+        assert!(p.text.contains("PASS keeps the printed set-up") && p.syntax.iter().any(|l| l.contains("| PASS")));
+        assert!(!super::super::view::prompt(&s, BRACCIO).text.contains("Rows:"));
+    }
+
+    #[derive(Deserialize)]
+    struct BattleRow {
+        row: RowFile,
+    }
 
     #[test]
     fn laquila_reads_and_keeps_the_printed_facts() {

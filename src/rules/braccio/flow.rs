@@ -287,6 +287,9 @@ pub fn validate(s: &State, role: &str, orders: &[Order]) -> Vec<(usize, Problem)
         return out;
     }
     if let Pending::Setup { what, .. } = &s.pending {
+        if what == super::rows::ROW {
+            return super::rows::validate(s, role, &acts);
+        }
         return super::free::validate(s, role, what, &acts);
     }
     let plan: Vec<Order> = acts.iter().map(|(_, o)| (*o).clone()).collect();
@@ -997,6 +1000,7 @@ pub fn resolve(s: &mut State, orders: &BTreeMap<String, Vec<Order>>, dice: &mut 
                 run_continuum(s, s.other(&role), &against, dice, &mut ev);
             }
         },
+        Pending::Setup { what, .. } if what == super::rows::ROW => super::rows::resolve(s, &role, &mine, &mut ev),
         Pending::Setup { what, .. } => super::free::resolve(s, &role, &what, &mine, &mut ev),
         Pending::Confusion { .. } => {
             let pick = match mine.first() {

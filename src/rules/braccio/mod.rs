@@ -19,6 +19,7 @@ mod free;
 mod melee;
 mod orders;
 mod random;
+mod rows;
 mod view;
 
 use crate::dice::Dice;
@@ -132,6 +133,10 @@ pub struct Battle {
     pub double_general: Vec<String>,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub rally: String,
+    /// The set-up table's row (or the hexes within its hex) that the
+    /// Battle's units may be placed on at the player's choice (S1.1).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub row: Vec<String>,
     pub cc: i32,
     pub cc0: i32,
     pub captain: Leader,
@@ -472,7 +477,9 @@ impl Default for Policy {
 #[serde(tag = "kind", rename_all = "lowercase")]
 pub enum Pending {
     /// The free set-up (S3.1, S3.1.1): `role` places one Captain
-    /// (`what` = "captain") or all its units (`what` = "units").
+    /// (`what` = "captain") or all its units (`what` = "units"); or, in
+    /// the historical set-up, its units within their rows (`what` =
+    /// "row", S1.1).
     Setup {
         role: String,
         what: String,

@@ -26,6 +26,8 @@ pub fn defaults(s: &State, role: &str) -> Vec<Order> {
             }
             v
         }
+        // The printed hexes (S1.1).
+        Pending::Setup { role: r, what } if r == role && what == super::rows::ROW => vec![Order::Pass],
         Pending::Setup { role: r, what } if r == role => super::free::defaults(s, role, what),
         Pending::Continuum { role: r } if r == role => vec![Order::Pass],
         Pending::Interruptio { role: r, .. } if r == role => vec![Order::NoInterrupt],
@@ -150,6 +152,7 @@ pub fn decision(s: &State, role: &str, eager: bool, pick: &mut dyn FnMut(usize) 
         return out;
     }
     match s.pending.clone() {
+        Pending::Setup { what, .. } if what == super::rows::ROW => out.extend(super::rows::random(s, role, pick)),
         Pending::Setup { what, .. } => out.extend(super::free::defaults(s, role, &what)),
         Pending::Activation { .. } => {
             let can = eligible(s, role, can_activate);
@@ -280,6 +283,10 @@ pub fn plan_with(s: &State, battle: &str, op: i32, eager: bool, pick: &mut dyn F
                 continue;
             }
             let Some(o) = unit_order(s, u, eager, pick) else { continue };
+            // Not with a unit this plan has ordered already (5.0.1).
+            if matches!(&o, Order::Echelon { with, .. } if out.iter().any(|x| x.unit() == Some(with.as_str()))) {
+                continue;
+            }
             let cost = o.kind().map(|k| k.cost()).unwrap_or(1);
             if cost > left {
                 continue;

@@ -47,6 +47,9 @@ pub fn chance(n: i32) -> i32 {
 
 fn step_line(s: &State) -> String {
     match &s.pending {
+        Pending::Setup { role, what } if what == super::rows::ROW => {
+            format!("Set-up: {} places its units within their set-up rows (S1.1).", side_name(role))
+        }
         Pending::Setup { role, what } if what == "captain" => {
             format!("Free set-up: {} places a Captain ({}).", side_name(role), super::free::sec(s, "1"))
         }
@@ -500,6 +503,15 @@ pub fn prompt(s: &State, role: &str) -> Prompt {
             format!(
                 "{against}'s Continuum succeeded. You may attempt one Interruptio (4.2): {}. Or NO INTERRUPT.",
                 captain_list(s, role, can_interrupt, 1)
+            )
+        }
+        Pending::Setup { role: r, what } if r == role && what == super::rows::ROW => {
+            syntax.insert(0, "PLACE <unit or leader> AT <hex> [FACE <v>] | PASS".into());
+            format!(
+                "Set-up (S1.1): these Battles have more hexes in their set-up rows than units, and you may \
+                 place their units (and leaders) on any hexes of their rows, one unit a hex; a unit you do \
+                 not name stays where it stands. PASS keeps the printed set-up. Rows: {}.",
+                super::rows::describe(s, role)
             )
         }
         Pending::Setup { role: r, what } if r == role => {

@@ -1,0 +1,236 @@
+//! The historical set-up's own choice (S1.1): where the set-up table gives
+//! a Battle a row of hexes, or a hex to place within, and it holds more
+//! hexes than the Battle has units, "the player may freely choose where
+//! to place them". A Battle's `row` in the scenario file is that row; the
+//! units' `hex` is where they stand if the player says nothing. Before
+//! the opening, each side with such a Battle gets one set-up step, the
+//! side that does not open first, as in the free set-up (S3.1, S5.1).
+//! The shipped, reconstructed set-ups give every unit its own hex, so no
+//! Battle has a row and the step never arises until an owner enters the
+//! printed rows.
+
+use super::*;
+use std::collections::BTreeSet;
+
+/// `Pending::Setup::what` of this step.
+pub const ROW: &str = "row";
+
+/// The Battles of `role` on the map whose units may be placed within a
+/// row.
+fn with_rows<'a>(s: &'a State, role: &'a str) -> impl Iterator<Item = &'a Battle> + 'a {
+    s.battles.iter().filter(move |b| b.side == role && !b.off_map && !b.row.is_empty())
+}
+
+/// The side that opens the battle (S2.2, S4.2).
+fn opener(s: &State) -> &'static str {
+    s.battle(&s.first).map(|b| if b.side == BRACCIO { BRACCIO } else { s.other(BRACCIO) }).unwrap_or(BRACCIO)
+}
+
+/// Open the first row step, if any side has a Battle with a row.
+pub fn begin(s: &mut State) {
+    let first = s.other(opener(s));
+    if let Some(role) = [first, opener(s)].into_iter().find(|r| with_rows(s, r).next().is_some()) {
+        s.pending = Pending::Setup { role: role.into(), what: ROW.into() };
+    }
+}
+
+/// `role`'s rows, for the prompt: `Baglioni: 1509 1510 1511 1512 (3
+/// units)`.
+pub fn describe(s: &State, role: &str) -> String {
+    with_rows(s, role)
+        .map(|b| {
+            let n = s.units.iter().filter(|u| u.battle == b.name).count();
+            format!("{}: {} ({n} units)", b.name, b.row.join(" "))
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// The Battle whose row a piece named `who` of `role` is placed within:
+/// one of its units, its Captain or a Squad Leader.
+fn battle_of<'a>(s: &'a State, role: &str, who: &str) -> Option<&'a Battle> {
+    let b = match s.unit(who) {
+        Some(u) => s.battle(&u.battle),
+        None => s.battle_of_leader(who),
+    }?;
+    (b.side == role && !b.off_map && !b.row.is_empty()).then_some(b)
+}
+
+/// Check a row step's mail: `PASS` (the printed hexes), or `PLACE` lines
+/// putting units and leaders of Battles with a row on hexes of that row,
+/// one unit a hex once every unit not named stays where it is (9.0.1).
+pub fn validate(s: &State, role: &str, orders: &[(usize, &Order)]) -> Vec<(usize, Problem)> {
+    let mut out = Vec::new();
+    let example = || {
+        with_rows(s, role)
+            .next()
+            .and_then(|b| {
+                let u = s.units.iter().find(|u| u.battle == b.name)?;
+                Some(format!("PLACE {} AT {} | PASS", u.name, b.row.last()?))
+            })
+            .unwrap_or_else(|| "PASS".into())
+    };
+    if let [(_, Order::Pass)] = orders {
+        return out;
+    }
+    let mut placed: BTreeMap<String, (usize, Hex)> = BTreeMap::new();
+    for (i, o) in orders {
+        let Order::Place { who, hex, .. } = o else {
+            out.push((
+                *i,
+                Problem::new(format!(
+                    "{o}: this step places units within their set-up rows (S1.1): PLACE lines, or PASS alone"
+                ))
+                .hint(example()),
+            ));
+            continue;
+        };
+        let Some(b) = battle_of(s, role, who) else {
+            out.push((
+                *i,
+                Problem::new(format!("{who} is not in one of your Battles with a set-up row (S1.1)"))
+                    .hint(describe(s, role)),
+            ));
+            continue;
+        };
+        let h = Hex::parse(hex).expect("parsed hex");
+        if !b.row.iter().any(|x| Hex::parse(x) == Some(h)) {
+            out.push((
+                *i,
+                Problem::new(format!("{h} is not in {}'s set-up row (S1.1)", b.name))
+                    .hint(format!("one of {}", b.row.join(" "))),
+            ));
+        } else if placed.insert(who.clone(), (*i, h)).is_some() {
+            out.push((*i, Problem::new(format!("{who} is placed twice"))));
+        }
+    }
+    // One unit a hex, those not named staying on their printed hexes.
+    let mut taken: BTreeMap<Hex, String> = BTreeMap::new();
+    let at0 = orders.first().map(|x| x.0).unwrap_or(0);
+    let mut units: Vec<(&Unit, usize, Option<Hex>)> = s
+        .units
+        .iter()
+        .filter(|u| u.side == role && !s.battle(&u.battle).map(|b| b.off_map).unwrap_or(true))
+        .map(|u| match placed.get(&u.name) {
+            Some((i, h)) => (u, *i, Some(*h)),
+            None => (u, at0, u.at()),
+        })
+        .collect();
+    // Those staying first, so the clash is told on a PLACE line.
+    units.sort_by_key(|(u, _, _)| placed.contains_key(&u.name));
+    for (u, i, h) in units {
+        let Some(h) = h else { continue };
+        if let Some(other) = taken.insert(h, u.name.clone()) {
+            out.push((
+                i,
+                Problem::new(format!("{h} holds {other} too: one unit a hex (9.0.1)"))
+                    .hint(format!("PLACE {other} AT <another hex of its row>")),
+            ));
+        }
+    }
+    out
+}
+
+/// Apply a row step and open the next: the other side's row step, or the
+/// scenario's opening.
+pub fn resolve(s: &mut State, role: &str, orders: &[Order], ev: &mut Vec<Event>) {
+    let mut placed = Vec::new();
+    for o in orders {
+        let Order::Place { who, hex, face } = o else { continue };
+        if let Some(u) = s.unit_mut(who) {
+            u.hex = hex.clone();
+            if let Some(v) = face {
+                u.facing = *v;
+            }
+        } else if let Some(l) = s.battles.iter_mut().find_map(|b| {
+            if b.captain.name == *who {
+                Some(&mut b.captain)
+            } else {
+                b.squads.iter_mut().map(|q| &mut q.leader).find(|l| l.name == *who)
+            }
+        }) {
+            l.hex = hex.clone();
+        }
+        placed.push(format!("{who} {hex}"));
+    }
+    ev.push(Event::all(if placed.is_empty() {
+        format!("{} keeps the printed set-up of its rows (S1.1).", side_name(role))
+    } else {
+        format!("{} places within its set-up rows: {} (S1.1).", side_name(role), placed.join(", "))
+    }));
+    let first = opener(s);
+    s.pending = if role != first && with_rows(s, first).next().is_some() {
+        Pending::Setup { role: first.into(), what: ROW.into() }
+    } else {
+        Pending::Activation { role: first.into() }
+    };
+}
+
+/// A random arrangement of `role`'s row Battles, for the conformance
+/// player: each Battle's units on distinct hexes of its row.
+pub fn random(s: &State, role: &str, pick: &mut dyn FnMut(usize) -> usize) -> Vec<Order> {
+    let mut out = Vec::new();
+    let mut used = BTreeSet::new();
+    for b in with_rows(s, role) {
+        // Off the hexes already given, and those of units that stay.
+        let mut free: Vec<&String> = b
+            .row
+            .iter()
+            .filter(|h| !used.contains(*h))
+            .filter(|h| {
+                s.units.iter().all(|u| u.hex != **h || s.battle(&u.battle).map(|x| !x.row.is_empty()).unwrap_or(false))
+            })
+            .collect();
+        for u in s.units.iter().filter(|u| u.battle == b.name) {
+            if free.is_empty() {
+                break;
+            }
+            let h = free.remove(pick(free.len()));
+            used.insert(h.clone());
+            out.push(Order::Place { who: u.name.clone(), hex: h.clone(), face: None });
+        }
+    }
+    if out.is_empty() {
+        out.push(Order::Pass);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The random player's arrangements are legal, and both sides' steps
+    /// lead to the opening: over many draws, with rows that overlap the
+    /// hexes of a Battle without one.
+    #[test]
+    fn random_arrangements_are_legal_and_lead_to_the_opening() {
+        let mut base = super::super::data::setup("sant-egidio").unwrap();
+        for (name, row) in [
+            ("Ceccolino", "2210 2211 2212 2213 2214 2410 2411 2412 2413 2414 2415"),
+            ("Baglioni", "1508 1509 1510 1511 1512 1309 1310 1311"),
+        ] {
+            base.battle_mut(name).unwrap().row = row.split(' ').map(String::from).collect();
+        }
+        begin(&mut base);
+        let mut seed = 7u64;
+        let mut pick = move |n: usize| {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            ((seed >> 33) % n.max(1) as u64) as usize
+        };
+        for _ in 0..50 {
+            let mut s = base.clone();
+            for role in [MALATESTA, BRACCIO] {
+                assert_eq!(s.pending, Pending::Setup { role: role.into(), what: ROW.into() });
+                let orders = random(&s, role, &mut pick);
+                let numbered: Vec<(usize, &Order)> = orders.iter().enumerate().map(|(i, o)| (i + 1, o)).collect();
+                let problems = validate(&s, role, &numbered);
+                assert!(problems.is_empty(), "{orders:?}: {problems:?}");
+                resolve(&mut s, role, &orders, &mut Vec::new());
+            }
+            assert_eq!(s.pending, Pending::Activation { role: BRACCIO.into() });
+            let hexes: BTreeSet<&str> = s.units.iter().map(|u| u.hex.as_str()).collect();
+            assert_eq!(hexes.len(), s.units.len(), "one unit a hex");
+        }
+    }
+}
