@@ -641,6 +641,13 @@ fn check(s: &State) -> Result<(), String> {
         if let Some(u) = mine.iter().find(|u| !b.row.contains(&u.hex)) {
             return Err(format!("{} stands on {}, outside {}'s set-up row", u.name, u.hex, b.name));
         }
+        // The two sides choose at once: their rows must never meet.
+        if let Some(u) = s.units.iter().find(|u| u.side != b.side && b.row.contains(&u.hex)) {
+            return Err(format!("{}'s set-up row holds {}, an enemy unit, on {}", b.name, u.name, u.hex));
+        }
+        if let Some(o) = s.battles.iter().find(|o| o.side != b.side && o.row.iter().any(|h| b.row.contains(h))) {
+            return Err(format!("the set-up rows of {} and {}, enemies, share a hex", b.name, o.name));
+        }
     }
     let mut names = std::collections::BTreeSet::new();
     for n in s.units.iter().map(|u| &u.name).chain(s.battles.iter().map(|b| &b.captain.name)) {
@@ -685,8 +692,17 @@ mod tests {
         s.battles[ceccolino].row = s.units.iter().filter(|u| u.battle == "Ceccolino").map(|u| u.hex.clone()).collect();
         s.battles[ceccolino].row.push("2611".into());
         check(&s).unwrap();
+        // The enemies choose at once: their rows never meet.
+        let baglioni = s.battles.iter().position(|b| b.name == "Baglioni").unwrap();
+        s.battles[baglioni].row = vec!["1509".into(), "1510".into(), "1511".into(), "2611".into()];
+        s.battles[baglioni].row.extend(["1309", "1310", "1311"].map(String::from));
+        assert!(check(&s).unwrap_err().contains("enemies, share a hex"), "{:?}", check(&s));
+        s.battles[baglioni].row.push("2412".into());
+        s.battles[baglioni].row.retain(|h| h != "2611");
+        assert!(check(&s).unwrap_err().contains("holds Ceccolino-2, an enemy unit"), "{:?}", check(&s));
+        s.battles[baglioni].row.clear();
         super::super::rows::begin(&mut s);
-        assert_eq!(s.pending, Pending::Setup { role: MALATESTA.into(), what: "row".into() });
+        assert_eq!(s.pending, Pending::Rows { roles: vec![MALATESTA.into()] });
         // What the player is told: the rows, and that PASS keeps them.
         let p = super::super::view::prompt(&s, MALATESTA);
         assert!(p.text.contains("Rows: Ceccolino: 2411 2412 2211 2212 2213 2413 2611 (6 units)."), "{}", p.text);

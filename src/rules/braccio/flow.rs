@@ -274,7 +274,7 @@ pub fn eligible(s: &State, role: &str, test: Test) -> Vec<String> {
 /// asks for, then the plan's lines against the Battle that will act.
 pub fn validate(s: &State, role: &str, orders: &[Order]) -> Vec<(usize, Problem)> {
     let mut out = Vec::new();
-    let awaited = s.pending.role() == Some(role);
+    let awaited = s.pending.awaits(role);
     let acts: Vec<(usize, &Order)> = orders.iter().enumerate().filter(|(_, o)| !o.is_policy()).collect();
     if !awaited {
         for (i, o) in acts {
@@ -286,10 +286,10 @@ pub fn validate(s: &State, role: &str, orders: &[Order]) -> Vec<(usize, Problem)
         }
         return out;
     }
+    if let Pending::Rows { .. } = &s.pending {
+        return super::rows::validate(s, role, &acts);
+    }
     if let Pending::Setup { what, .. } = &s.pending {
-        if what == super::rows::ROW {
-            return super::rows::validate(s, role, &acts);
-        }
         return super::free::validate(s, role, what, &acts);
     }
     let plan: Vec<Order> = acts.iter().map(|(_, o)| (*o).clone()).collect();
@@ -387,7 +387,7 @@ pub fn validate(s: &State, role: &str, orders: &[Order]) -> Vec<(usize, Problem)
             let general = s.act.as_ref().map(|a| a.general.clone()).unwrap_or_default();
             (captain.clone(), general, op, 0)
         }
-        Pending::Setup { .. } | Pending::Over => return out,
+        Pending::Setup { .. } | Pending::Rows { .. } | Pending::Over => return out,
     };
     let rest = &plan[from..];
     let offs = &at[from..];
@@ -958,6 +958,16 @@ pub fn resolve(s: &mut State, orders: &BTreeMap<String, Vec<Order>>, dice: &mut 
     for (role, list) in orders {
         set_policies(s, role, list, &mut ev);
     }
+    if let Pending::Rows { roles } = s.pending.clone() {
+        let mine: BTreeMap<String, Vec<Order>> = orders
+            .iter()
+            .map(|(r, l)| {
+                (r.clone(), l.iter().filter(|o| !o.is_policy() && !matches!(o, Order::Pass)).cloned().collect())
+            })
+            .collect();
+        super::rows::resolve(s, &roles, &mine, &mut ev);
+        return ev;
+    }
     let Some(role) = s.pending.role().map(String::from) else { return ev };
     let mine: Vec<Order> =
         orders.get(&role).map(|l| l.iter().filter(|o| !o.is_policy()).cloned().collect()).unwrap_or_default();
@@ -1000,7 +1010,6 @@ pub fn resolve(s: &mut State, orders: &BTreeMap<String, Vec<Order>>, dice: &mut 
                 run_continuum(s, s.other(&role), &against, dice, &mut ev);
             }
         },
-        Pending::Setup { what, .. } if what == super::rows::ROW => super::rows::resolve(s, &role, &mine, &mut ev),
         Pending::Setup { what, .. } => super::free::resolve(s, &role, &what, &mine, &mut ev),
         Pending::Confusion { .. } => {
             let pick = match mine.first() {
@@ -1024,7 +1033,7 @@ pub fn resolve(s: &mut State, orders: &BTreeMap<String, Vec<Order>>, dice: &mut 
                 start(s, &role, &captain, via, Vec::new(), &mine, dice, &mut ev);
             }
         }
-        Pending::Over => {}
+        Pending::Rows { .. } | Pending::Over => {}
     }
     ev
 }

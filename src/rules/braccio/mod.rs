@@ -477,12 +477,15 @@ impl Default for Policy {
 #[serde(tag = "kind", rename_all = "lowercase")]
 pub enum Pending {
     /// The free set-up (S3.1, S3.1.1): `role` places one Captain
-    /// (`what` = "captain") or all its units (`what` = "units"); or, in
-    /// the historical set-up, its units within their rows (`what` =
-    /// "row", S1.1).
+    /// (`what` = "captain") or all its units (`what` = "units").
     Setup {
         role: String,
         what: String,
+    },
+    /// The historical set-up: every side in `roles` places its units
+    /// within their Battles' rows, at once (S1.1).
+    Rows {
+        roles: Vec<String>,
     },
     /// `role` makes a Basic Activation (3.0 s1).
     Activation {
@@ -521,7 +524,16 @@ impl Pending {
             | Pending::Interruptio { role, .. }
             | Pending::Confusion { role }
             | Pending::Orders { role, .. } => Some(role),
+            // The first of those awaited together.
+            Pending::Rows { roles } => roles.first().map(String::as_str),
             Pending::Over => None,
+        }
+    }
+    /// Is `role` awaited now?
+    pub fn awaits(&self, role: &str) -> bool {
+        match self {
+            Pending::Rows { roles } => roles.iter().any(|r| r == role),
+            _ => self.role() == Some(role),
         }
     }
 }
@@ -898,6 +910,12 @@ impl Rules for Braccio {
     }
 
     fn awaited(&self, s: &State) -> Awaited {
+        if let Pending::Rows { roles } = &s.pending {
+            let both: Vec<&str> = roles.iter().map(String::as_str).collect();
+            let mut a = Awaited::new("setup", &both);
+            a.optional = s.roles().into_iter().filter(|r| !both.contains(r)).map(String::from).collect();
+            return a;
+        }
         match s.pending.role() {
             None => Awaited::default(),
             Some(role) => {

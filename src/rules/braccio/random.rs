@@ -27,7 +27,7 @@ pub fn defaults(s: &State, role: &str) -> Vec<Order> {
             v
         }
         // The printed hexes (S1.1).
-        Pending::Setup { role: r, what } if r == role && what == super::rows::ROW => vec![Order::Pass],
+        Pending::Rows { roles } if roles.iter().any(|r| r == role) => vec![Order::Pass],
         Pending::Setup { role: r, what } if r == role => super::free::defaults(s, role, what),
         Pending::Continuum { role: r } if r == role => vec![Order::Pass],
         Pending::Interruptio { role: r, .. } if r == role => vec![Order::NoInterrupt],
@@ -148,11 +148,11 @@ fn policies(s: &State, role: &str, pick: &mut dyn FnMut(usize) -> usize) -> Vec<
 /// (`eager`: every unit that can acts, the demo's player), a `NEXT`.
 pub fn decision(s: &State, role: &str, eager: bool, pick: &mut dyn FnMut(usize) -> usize) -> Vec<Order> {
     let mut out = Vec::new();
-    if s.pending.role() != Some(role) {
+    if !s.pending.awaits(role) {
         return out;
     }
     match s.pending.clone() {
-        Pending::Setup { what, .. } if what == super::rows::ROW => out.extend(super::rows::random(s, role, pick)),
+        Pending::Rows { .. } => out.extend(super::rows::random(s, role, pick)),
         Pending::Setup { what, .. } => out.extend(super::free::defaults(s, role, &what)),
         Pending::Activation { .. } => {
             let can = eligible(s, role, can_activate);

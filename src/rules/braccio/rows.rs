@@ -3,17 +3,16 @@
 //! hexes than the Battle has units, "the player may freely choose where
 //! to place them". A Battle's `row` in the scenario file is that row; the
 //! units' `hex` is where they stand if the player says nothing. Before
-//! the opening, each side with such a Battle gets one set-up step, the
-//! side that does not open first, as in the free set-up (S3.1, S5.1).
-//! The shipped, reconstructed set-ups give every unit its own hex, so no
+//! the opening, one set-up step awaits every side with such a Battle at
+//! once, neither seeing the other's choice until both have chosen (the
+//! brief's A42: historical set-ups are simultaneous). The rows of the two
+//! sides share no hex and hold no enemy unit (the scenario check), so the
+//! two choices never meet. The shipped, reconstructed set-ups give every unit its own hex, so no
 //! Battle has a row and the step never arises until an owner enters the
 //! printed rows.
 
 use super::*;
 use std::collections::BTreeSet;
-
-/// `Pending::Setup::what` of this step.
-pub const ROW: &str = "row";
 
 /// The Battles of `role` on the map whose units may be placed within a
 /// row.
@@ -26,11 +25,12 @@ fn opener(s: &State) -> &'static str {
     s.battle(&s.first).map(|b| if b.side == BRACCIO { BRACCIO } else { s.other(BRACCIO) }).unwrap_or(BRACCIO)
 }
 
-/// Open the first row step, if any side has a Battle with a row.
+/// Open the row step, if any side has a Battle with a row.
 pub fn begin(s: &mut State) {
-    let first = s.other(opener(s));
-    if let Some(role) = [first, opener(s)].into_iter().find(|r| with_rows(s, r).next().is_some()) {
-        s.pending = Pending::Setup { role: role.into(), what: ROW.into() };
+    let roles: Vec<String> =
+        s.roles().into_iter().filter(|r| with_rows(s, r).next().is_some()).map(String::from).collect();
+    if !roles.is_empty() {
+        s.pending = Pending::Rows { roles };
     }
 }
 
@@ -131,9 +131,16 @@ pub fn validate(s: &State, role: &str, orders: &[(usize, &Order)]) -> Vec<(usize
     out
 }
 
-/// Apply a row step and open the next: the other side's row step, or the
-/// scenario's opening.
-pub fn resolve(s: &mut State, role: &str, orders: &[Order], ev: &mut Vec<Event>) {
+/// Apply the row step, every awaited side's placements (the deadline's
+/// default keeps the printed hexes), and open the scenario's opening.
+pub fn resolve(s: &mut State, roles: &[String], orders: &BTreeMap<String, Vec<Order>>, ev: &mut Vec<Event>) {
+    for role in roles {
+        place(s, role, orders.get(role).map(Vec::as_slice).unwrap_or_default(), ev);
+    }
+    s.pending = Pending::Activation { role: opener(s).into() };
+}
+
+fn place(s: &mut State, role: &str, orders: &[Order], ev: &mut Vec<Event>) {
     let mut placed = Vec::new();
     for o in orders {
         let Order::Place { who, hex, face } = o else { continue };
@@ -158,12 +165,6 @@ pub fn resolve(s: &mut State, role: &str, orders: &[Order], ev: &mut Vec<Event>)
     } else {
         format!("{} places within its set-up rows: {} (S1.1).", side_name(role), placed.join(", "))
     }));
-    let first = opener(s);
-    s.pending = if role != first && with_rows(s, first).next().is_some() {
-        Pending::Setup { role: first.into(), what: ROW.into() }
-    } else {
-        Pending::Activation { role: first.into() }
-    };
 }
 
 /// A random arrangement of `role`'s row Battles, for the conformance
@@ -218,16 +219,19 @@ mod tests {
             seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
             ((seed >> 33) % n.max(1) as u64) as usize
         };
+        let roles: Vec<String> = vec![BRACCIO.into(), MALATESTA.into()];
+        assert_eq!(base.pending, Pending::Rows { roles: roles.clone() });
         for _ in 0..50 {
             let mut s = base.clone();
-            for role in [MALATESTA, BRACCIO] {
-                assert_eq!(s.pending, Pending::Setup { role: role.into(), what: ROW.into() });
+            let mut all = BTreeMap::new();
+            for role in &roles {
                 let orders = random(&s, role, &mut pick);
                 let numbered: Vec<(usize, &Order)> = orders.iter().enumerate().map(|(i, o)| (i + 1, o)).collect();
                 let problems = validate(&s, role, &numbered);
                 assert!(problems.is_empty(), "{orders:?}: {problems:?}");
-                resolve(&mut s, role, &orders, &mut Vec::new());
+                all.insert(role.clone(), orders);
             }
+            resolve(&mut s, &roles, &all, &mut Vec::new());
             assert_eq!(s.pending, Pending::Activation { role: BRACCIO.into() });
             let hexes: BTreeSet<&str> = s.units.iter().map(|u| u.hex.as_str()).collect();
             assert_eq!(hexes.len(), s.units.len(), "one unit a hex");

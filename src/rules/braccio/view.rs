@@ -47,9 +47,11 @@ pub fn chance(n: i32) -> i32 {
 
 fn step_line(s: &State) -> String {
     match &s.pending {
-        Pending::Setup { role, what } if what == super::rows::ROW => {
-            format!("Set-up: {} places its units within their set-up rows (S1.1).", side_name(role))
-        }
+        Pending::Rows { roles } => format!(
+            "Set-up: {} place{} units within their set-up rows (S1.1).",
+            roles.iter().map(|r| side_name(r)).collect::<Vec<_>>().join(" and "),
+            if roles.len() > 1 { " their" } else { "s its" }
+        ),
         Pending::Setup { role, what } if what == "captain" => {
             format!("Free set-up: {} places a Captain ({}).", side_name(role), super::free::sec(s, "1"))
         }
@@ -505,12 +507,13 @@ pub fn prompt(s: &State, role: &str) -> Prompt {
                 captain_list(s, role, can_interrupt, 1)
             )
         }
-        Pending::Setup { role: r, what } if r == role && what == super::rows::ROW => {
+        Pending::Rows { roles } if roles.iter().any(|r| r == role) => {
             syntax.insert(0, "PLACE <unit or leader> AT <hex> [FACE <v>] | PASS".into());
             format!(
                 "Set-up (S1.1): these Battles have more hexes in their set-up rows than units, and you may \
                  place their units (and leaders) on any hexes of their rows, one unit a hex; a unit you do \
-                 not name stays where it stands. PASS keeps the printed set-up. Rows: {}.",
+                 not name stays where it stands. PASS keeps the printed set-up. The other side chooses at \
+                 the same time, unseen until both have. Rows: {}.",
                 super::rows::describe(s, role)
             )
         }
