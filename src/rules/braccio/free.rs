@@ -165,6 +165,18 @@ fn kept_problem(s: &State, h: Hex) -> Option<String> {
         .then(|| format!("{h} is {near} hexes from the set-up line; at least {} (S5.1.3)", z.keeps_distance))
 }
 
+/// Why `role`'s Captain `who` may not be placed on `h` now, the side of
+/// the Aterno its army stands on being `side`.
+fn captain_problem(s: &State, role: &str, who: &str, h: Hex, side: Option<char>) -> Option<Problem> {
+    if s.battle(who).filter(|b| b.side == role && b.captain.hex.is_empty() && !b.off_map).is_none() {
+        return Some(Problem::new(format!("{who} is not one of your Captains still to place ({})", sec(s, "1"))));
+    }
+    if !s.passable(h) || s.unit_at(h).is_some() {
+        return Some(Problem::new(format!("{h} is no place for a Captain (impassable or a unit there)")));
+    }
+    zone_problem(s, role, h, side).map(Problem::new)
+}
+
 fn unplaced_captains<'a>(s: &'a State, role: &'a str) -> impl Iterator<Item = &'a Battle> + 'a {
     s.battles.iter().filter(move |b| b.side == role && !b.off_map && !b.removed && b.captain.hex.is_empty())
 }
@@ -203,35 +215,33 @@ pub fn validate(s: &State, role: &str, what: &str, orders: &[(usize, &Order)]) -
         c.join(" | ")
     };
     if what == "captain" {
-        match orders {
-            [(i, Order::Place { who, hex, .. })] => {
-                match s.battle(who).filter(|b| b.side == role && b.captain.hex.is_empty() && !b.off_map) {
-                    None => out.push((
-                        *i,
-                        Problem::new(format!("{who} is not one of your Captains still to place ({})", sec(s, "1")))
-                            .hint(hint_captain()),
-                    )),
-                    Some(_) => {
-                        let h = Hex::parse(hex).expect("parsed hex");
-                        if !s.passable(h) || s.unit_at(h).is_some() {
-                            out.push((
-                                *i,
-                                Problem::new(format!("{h} is no place for a Captain (impassable or a unit there)")),
-                            ));
-                        } else if let Some(why) = zone_problem(s, role, h, region(s, role)) {
-                            out.push((*i, Problem::new(why)));
-                        }
-                    }
-                }
+        // One Captain now; any further lines wait their turns (brief 3.7),
+        // each judged as if the earlier ones stood.
+        let mut names = BTreeSet::new();
+        let mut side = region(s, role);
+        for (i, o) in orders {
+            let Order::Place { who, hex, .. } = o else {
+                out.push((
+                    *i,
+                    Problem::new(format!(
+                        "this step places Captains: PLACE <captain> AT <hex>, one line, or several to place \
+                         the later ones at your next turns ({})",
+                        sec(s, "1")
+                    ))
+                    .hint(hint_captain()),
+                ));
+                continue;
+            };
+            let h = Hex::parse(hex).expect("parsed hex");
+            if !names.insert(who.clone()) {
+                out.push((*i, Problem::new(format!("{who} is placed twice"))));
+            } else if let Some(p) = captain_problem(s, role, who, h, side) {
+                out.push((*i, p.hint(hint_captain())));
             }
-            _ => out.push((
-                orders.first().map(|x| x.0).unwrap_or(0),
-                Problem::new(format!(
-                    "this step places one Captain, one line: PLACE <captain> AT <hex> ({})",
-                    sec(s, "1")
-                ))
-                .hint(hint_captain()),
-            )),
+            side = side.or(Some(zone(s, h)).filter(|c| matches!(c, 'n' | 's')));
+        }
+        if orders.is_empty() {
+            out.push((0, Problem::new(format!("this step places a Captain ({})", sec(s, "1"))).hint(hint_captain())));
         }
         return out;
     }
@@ -382,8 +392,68 @@ pub fn validate(s: &State, role: &str, what: &str, orders: &[(usize, &Order)]) -
     out
 }
 
-/// Apply a set-up mail and open the next step.
+/// Apply a set-up mail and open the next step; a Captain step keeps the
+/// mail's further Captains as `role`'s queue, placed at its next turns
+/// while still legal (brief 3.7).
 pub fn resolve(s: &mut State, role: &str, what: &str, orders: &[Order], ev: &mut Vec<Event>) {
+    let orders = if what == "captain" && orders.len() > 1 {
+        s.plans.retain(|p| p.role != role);
+        s.plans.push(Plan { role: role.into(), lines: orders[1..].iter().map(|o| o.to_string()).collect() });
+        ev.push(Event::only(
+            role,
+            format!(
+                "Queued for your next turns, each while still legal ({}): {}.",
+                sec(s, "1"),
+                orders[1..].iter().map(|o| o.to_string()).collect::<Vec<_>>().join("; ")
+            ),
+        ));
+        &orders[..1]
+    } else {
+        orders
+    };
+    place(s, role, what, orders, ev);
+    // The queues: while the step is a Captain's whose side has one.
+    while let Pending::Setup { role: r, what } = s.pending.clone() {
+        let Some(at) = s.plans.iter().position(|p| p.role == r) else { break };
+        if what != "captain" || s.plans[at].lines.is_empty() {
+            s.plans.remove(at);
+            continue;
+        }
+        let line = s.plans[at].lines.remove(0);
+        let ok = super::orders::parse(s, &r, &line).ok().and_then(|o| match &o {
+            Order::Place { who, hex, .. } => {
+                let h = Hex::parse(hex)?;
+                match captain_problem(s, &r, who, h, region(s, &r)) {
+                    None => Some(Ok(o)),
+                    Some(p) => Some(Err(p.reason)),
+                }
+            }
+            _ => None,
+        });
+        match ok {
+            Some(Ok(o)) => place(s, &r, "captain", &[o], ev),
+            why => {
+                s.plans.remove(at);
+                let why = match why {
+                    Some(Err(w)) => w,
+                    _ => "it no longer reads".into(),
+                };
+                ev.push(Event::only(
+                    &r,
+                    format!("Your queued {line} cannot be: {why}. The rest of the queue is dropped; place a Captain."),
+                ));
+                break;
+            }
+        }
+    }
+    // Past the Captains, no queue is left to wait.
+    if !matches!(&s.pending, Pending::Setup { what, .. } if what == "captain") {
+        s.plans.clear();
+    }
+}
+
+/// Apply a set-up step's placements and open the next step.
+fn place(s: &mut State, role: &str, what: &str, orders: &[Order], ev: &mut Vec<Event>) {
     let mut placed = Vec::new();
     for o in orders {
         match o {
@@ -435,6 +505,28 @@ pub fn resolve(s: &mut State, role: &str, what: &str, orders: &[Order], ev: &mut
     };
 }
 
+/// Every Captain `role` has still to place, each on his historical hex
+/// where legal, else the nearest legal hex: the no-moves set-up's first
+/// line, or a whole queue (brief 3.7).
+pub fn captains(s: &State, role: &str) -> Vec<Order> {
+    let g = s.grid();
+    let all: Vec<Hex> = g.hexes().collect();
+    let mut side = region(s, role);
+    let mut out = Vec::new();
+    for b in unplaced_captains(s, role) {
+        let want = s.home.get(&format!("captain:{}", b.name)).and_then(|h| Hex::parse(h));
+        let ok = |h: Hex| captain_problem(s, role, &b.name, h, side).is_none();
+        let near = || {
+            let from = want.unwrap_or(Hex::new(1, 1));
+            all.iter().copied().filter(|h| ok(*h)).min_by_key(|h| (g.distance(from, *h), h.row, h.col))
+        };
+        let Some(h) = want.filter(|h| ok(*h)).or_else(near) else { continue };
+        side = side.or(Some(zone(s, h)).filter(|c| matches!(c, 'n' | 's')));
+        out.push(Order::Place { who: b.name.clone(), hex: h.to_string(), face: None });
+    }
+    out
+}
+
 /// A silent player's set-up: the historical hexes where legal, else the
 /// nearest legal hex to the piece's commander.
 pub fn defaults(s: &State, role: &str, what: &str) -> Vec<Order> {
@@ -445,14 +537,7 @@ pub fn defaults(s: &State, role: &str, what: &str) -> Vec<Order> {
         all.iter().copied().filter(|h| ok(*h)).min_by_key(|h| (g.distance(from, *h), h.row, h.col))
     };
     if what == "captain" {
-        let Some(b) = unplaced_captains(s, role).next() else { return Vec::new() };
-        let want = Hex::parse(&home(&format!("captain:{}", b.name)));
-        let region = region(s, role);
-        let ok = |h: Hex| s.passable(h) && s.unit_at(h).is_none() && zone_problem(s, role, h, region).is_none();
-        let h = want.filter(|h| ok(*h)).or_else(|| nearest(want.unwrap_or(Hex::new(1, 1)), &ok));
-        return h
-            .map(|h| vec![Order::Place { who: b.name.clone(), hex: h.to_string(), face: None }])
-            .unwrap_or_default();
+        return captains(s, role).into_iter().take(1).collect();
     }
     let mut out = Vec::new();
     let mut leaders: BTreeMap<String, Hex> = BTreeMap::new();

@@ -153,6 +153,8 @@ pub fn decision(s: &State, role: &str, eager: bool, pick: &mut dyn FnMut(usize) 
     }
     match s.pending.clone() {
         Pending::Rows { .. } => out.extend(super::rows::random(s, role, pick)),
+        // Now and then every Captain in one mail, a queue (brief 3.7).
+        Pending::Setup { what, .. } if what == "captain" && pick(3) == 0 => out.extend(super::free::captains(s, role)),
         Pending::Setup { what, .. } => out.extend(super::free::defaults(s, role, &what)),
         Pending::Activation { .. } => {
             let can = eligible(s, role, can_activate);
