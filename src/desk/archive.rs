@@ -90,6 +90,10 @@ struct Tail {
     order: VecDeque<String>,
     /// Where the archive ends, as the index vouches.
     end: u64,
+    /// The mbox and the index, open for appending while the pass lasts
+    /// (two opens a game a pass, not two a message): see
+    /// [`Archive::close`].
+    files: Option<(fs::File, fs::File)>,
 }
 
 /// How many recent digests an archive remembers: twice the messages one
@@ -131,14 +135,32 @@ impl Archive {
         let offset = t.end + block.len() as u64;
         block.extend_from_slice(&text);
         block.push(b'\n');
-        let mut mbox = fs::OpenOptions::new().append(true).open(dir.join(MBOX))?;
-        mbox.write_all(&block)?;
+        let (mbox, idx) = match &mut t.files {
+            Some(f) => f,
+            None => t.files.insert((
+                fs::OpenOptions::new().append(true).open(dir.join(MBOX))?,
+                fs::OpenOptions::new().create(true).append(true).open(dir.join(INDEX))?,
+            )),
+        };
         let line = format!("{seq} {sha} {offset} {}\n", text.len());
-        let mut idx = fs::OpenOptions::new().create(true).append(true).open(dir.join(INDEX))?;
-        idx.write_all(line.as_bytes())?;
+        if let Err(e) = mbox.write_all(&block).and_then(|_| idx.write_all(line.as_bytes())) {
+            // Opened again for the next try, which reads the tail anew.
+            self.tail = None;
+            return Err(e);
+        }
         t.end += block.len() as u64;
         t.remember(sha);
         Ok(())
+    }
+}
+
+impl Archive {
+    /// Let the files go: a game kept in memory between passes holds no
+    /// descriptor (a thousand games would hold two thousand).
+    pub fn close(&mut self) {
+        if let Some(t) = &mut self.tail {
+            t.files = None;
+        }
     }
 }
 
@@ -181,7 +203,7 @@ impl Tail {
             // No index to go by: nothing is cut.
             _ => len,
         };
-        let mut t = Tail { shas: HashSet::new(), order: VecDeque::new(), end };
+        let mut t = Tail { shas: HashSet::new(), order: VecDeque::new(), end, files: None };
         for l in lines {
             t.remember(&l.sha);
         }

@@ -107,6 +107,62 @@ pub struct Open {
     /// `seen` keys and tip are not written yet: they are written once, when
     /// the pass ends ([`Desk::settle`]), not once a group.
     pub unsaved: std::collections::BTreeSet<String>,
+    /// The message in hand, noted for a crash to tell (opened at the
+    /// pass's first message).
+    attempts: Option<Attempts>,
+}
+
+/// `DATA/desk/handling`: the digest of the message in hand and how many
+/// times it has been in hand, so that a message that kills the process
+/// is known when it comes back. One file kept open and rewritten in place
+/// (a record of fixed length; blank between messages), not a file made
+/// and removed a message.
+struct Attempts {
+    file: Option<fs::File>,
+    /// What the file says.
+    noted: Option<(String, u32)>,
+}
+
+impl Attempts {
+    /// A digest, a space, a count, padded to one length.
+    const RECORD: usize = 64 + 1 + 10 + 1;
+
+    fn open(path: &Path) -> Attempts {
+        let noted = fs::read_to_string(path).ok().and_then(|t| {
+            let (s, n) = t.trim().split_once(' ')?;
+            Some((s.to_string(), n.trim().parse::<u32>().ok()?))
+        });
+        let file = fs::OpenOptions::new().read(true).write(true).create(true).truncate(false).open(path).ok();
+        Attempts { file, noted }
+    }
+
+    /// `sha` is in hand: how many times it has been.
+    fn note(&mut self, sha: &str) -> u32 {
+        let n = match &self.noted {
+            Some((s, n)) if s == sha => n + 1,
+            _ => 1,
+        };
+        self.write(&format!("{sha} {n}"));
+        self.noted = Some((sha.to_string(), n));
+        n
+    }
+
+    /// Nothing in hand.
+    fn clear(&mut self) {
+        if self.noted.take().is_some() {
+            self.write("");
+        }
+    }
+
+    // No fsync: what this guards against is the process dying, and the
+    // page cache outlives the process.
+    fn write(&mut self, record: &str) {
+        use std::os::unix::fs::FileExt;
+        if let Some(f) = &self.file {
+            let text = format!("{record:<width$}\n", width = Self::RECORD - 1);
+            let _ = f.write_all_at(text.as_bytes(), 0);
+        }
+    }
 }
 
 impl Open {
@@ -179,6 +235,11 @@ pub struct Desk {
     /// Games committed by this desk, kept for its next passes (a running
     /// daemon then loads a game from disk once, not once a pass).
     kept: std::sync::Mutex<Kept>,
+    /// The recipients of the letters this desk spooled, by spool file name,
+    /// and whether the file holds a CR: the file transport then moves them
+    /// without reading them back. A letter spooled by another process (or
+    /// before a crash) is read.
+    spooled: std::sync::Mutex<HashMap<String, (Vec<String>, bool)>>,
 }
 
 /// The games a desk keeps in memory between passes, at most
@@ -255,7 +316,14 @@ impl Desk {
                 )));
             }
         }
-        let desk = Desk { data: data.to_path_buf(), cfg, key, tips: Default::default(), kept: Default::default() };
+        let desk = Desk {
+            data: data.to_path_buf(),
+            cfg,
+            key,
+            tips: Default::default(),
+            kept: Default::default(),
+            spooled: Default::default(),
+        };
         Maildir::open(&desk.inbox_path()).map_err(io("open inbox", &desk.inbox_path()))?;
         Ok(desk)
     }
@@ -931,7 +999,13 @@ impl Desk {
             };
             let name = format!("{}~{:03}~{}.eml", spool_stamp(now, base), i, safe_name(&mid));
             let tmp = self.data.join("spool/tmp").join(&name);
-            fs::write(&tmp, self.spool_form(&bytes)).map_err(io("spool", &tmp))?;
+            let form = self.spool_form(&bytes);
+            fs::write(&tmp, &form).map_err(io("spool", &tmp))?;
+            if matches!(self.cfg.outbound, OutCfg::File { .. }) {
+                let to = crate::mail::parse::recipients(&form);
+                let cr = form.contains(&b'\r');
+                self.spooled.lock().unwrap_or_else(|e| e.into_inner()).insert(name.clone(), (to, cr));
+            }
             batch.entry(
                 "mail",
                 &kinds::Mail {
@@ -1061,11 +1135,20 @@ impl Desk {
         let mut done = Vec::new();
         // One outbox opened once a pass, not once a letter.
         let mut outboxes: BTreeMap<String, Maildir> = BTreeMap::new();
+        let mut known = std::mem::take(&mut *self.spooled.lock().unwrap_or_else(|e| e.into_inner()));
         for p in names {
-            let bytes = fs::read(&p).map_err(io("read", &p))?;
-            let recipients = crate::mail::parse::recipients(&bytes);
             let name = p.file_name().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
             let mid = name.splitn(3, '~').nth(2).unwrap_or(&name).to_string();
+            // What this desk spooled is known; anything else is read.
+            let (bytes, recipients, cr) = match known.remove(&name) {
+                Some((to, cr)) if to.len() == 1 && !cr => (None, to, cr),
+                _ => {
+                    let bytes = fs::read(&p).map_err(io("read", &p))?;
+                    let to = crate::mail::parse::recipients(&bytes);
+                    let cr = bytes.contains(&b'\r');
+                    (Some(bytes), to, cr)
+                }
+            };
             for to in &recipients {
                 if !outboxes.contains_key(to) {
                     outboxes.insert(to.clone(), self.open_outbox(to)?);
@@ -1077,10 +1160,14 @@ impl Desk {
             // letter to one recipient is moved into the outbox whole, which
             // lets it go from the spool in the same step.
             if let [to] = &recipients[..] {
-                if !bytes.contains(&b'\r') && outboxes[to].adopt(&p, &mid).is_ok() {
+                if !cr && outboxes[to].adopt(&p, &mid).is_ok() {
                     continue;
                 }
             }
+            let bytes = match bytes {
+                Some(b) => b,
+                None => fs::read(&p).map_err(io("read", &p))?,
+            };
             let local = crlf_to_lf(&bytes);
             for to in &recipients {
                 let md = &outboxes[to];
@@ -1113,22 +1200,16 @@ impl Desk {
 
     /// Note that the message `sha` is being handled; how many times it
     /// has been (a count kept across a crash, in `DATA/desk/handling`).
-    fn attempt(&self, sha: &str) -> u32 {
-        let p = self.data.join("desk/handling");
-        let before = fs::read_to_string(&p).ok().and_then(|t| {
-            let (s, n) = t.trim().split_once(' ')?;
-            (s == sha).then(|| n.parse::<u32>().ok()).flatten()
-        });
-        let n = before.unwrap_or(0) + 1;
-        // No fsync: what this guards against is the process dying, and the
-        // page cache outlives the process.
-        let _ = fs::write(&p, format!("{sha} {n}"));
-        n
+    fn attempt(&self, open: &mut Open, sha: &str) -> u32 {
+        let path = self.data.join("desk/handling");
+        open.attempts.get_or_insert_with(|| Attempts::open(&path)).note(sha)
     }
 
     /// The message in hand was handled (or quarantined): nothing to count.
-    fn attempted(&self) {
-        let _ = fs::remove_file(self.data.join("desk/handling"));
+    fn attempted(&self, open: &mut Open) {
+        if let Some(a) = &mut open.attempts {
+            a.clear();
+        }
     }
 
     /// Handle one message, catching what must not stop the daemon: a bug
@@ -1146,10 +1227,10 @@ impl Desk {
         // quarantined unread, so one mail can never wedge the inbox. The
         // count is taken before the mail is even parsed.
         let sha = dice::to_hex(&dice::sha256(raw));
-        if self.attempt(&sha) > 2 {
+        if self.attempt(open, &sha) > 2 {
             warn!("handling this message stopped the daemon or failed the pass twice; quarantined unread");
             report.quarantined += 1;
-            self.attempted();
+            self.attempted(open);
             return Ok(Handled::Failed(
                 None,
                 "handling it stopped adjutant or failed the pass twice; it was set aside unread".into(),
@@ -1159,14 +1240,14 @@ impl Desk {
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.handle(raw, now, report, open)));
         match r {
             Ok(Ok(())) => {
-                self.attempted();
+                self.attempted(open);
                 Ok(Handled::Done(game))
             }
             // The desk's own disk failed: the pass stops, and the count
             // stays, so a mail that fails it every time is set aside.
             Ok(Err(e @ (Error::Io { .. } | Error::Journal(_)))) => Err(e),
             Ok(Err(e)) => {
-                self.attempted();
+                self.attempted(open);
                 warn!(game = ?game, error = %e, "message quarantined");
                 if let Some(g) = &game {
                     open.drop_game(g);
@@ -1175,7 +1256,7 @@ impl Desk {
                 Ok(Handled::Failed(game, e.to_string()))
             }
             Err(_) => {
-                self.attempted();
+                self.attempted(open);
                 warn!(game = ?game, "handling the message panicked; quarantined");
                 if let Some(g) = &game {
                     open.drop_game(g);
@@ -1259,6 +1340,7 @@ impl Desk {
         let games = std::mem::take(&mut open.games);
         let mut saved = Vec::new();
         for (id, (mut l, _)) in games {
+            l.archive.close();
             if open.unsaved.remove(&id) {
                 l.save()?;
                 saved.push(l);
