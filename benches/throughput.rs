@@ -8,6 +8,10 @@ use adjutant::desk::{Desk, NewGame};
 use chrono::{TimeZone, Utc};
 use std::time::Instant;
 
+// The daemon's allocator (src/main.rs), so the figures are its own.
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn entropy() -> impl FnMut() -> [u8; 32] {
     let mut i = 0u32;
     move || {

@@ -2,6 +2,9 @@
 //! every error to an exit code (0 ok, 1 the thing asked failed, 2 bad usage
 //! or input).
 
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() {
     // Output piped into a program that stops reading (`adjutant audit g |
     // head -1`) ends the process quietly, as for any Unix tool, instead of

@@ -119,8 +119,10 @@ pub struct Open {
 /// and removed a message.
 struct Attempts {
     file: Option<fs::File>,
-    /// What the file says.
-    noted: Option<(String, u32)>,
+    /// The message in hand (or in hand at a crash) and its count.
+    in_hand: Option<(String, u32)>,
+    /// Whether the file holds a record.
+    written: bool,
 }
 
 impl Attempts {
@@ -128,28 +130,37 @@ impl Attempts {
     const RECORD: usize = 64 + 1 + 10 + 1;
 
     fn open(path: &Path) -> Attempts {
-        let noted = fs::read_to_string(path).ok().and_then(|t| {
+        let in_hand = fs::read_to_string(path).ok().and_then(|t| {
             let (s, n) = t.trim().split_once(' ')?;
             Some((s.to_string(), n.trim().parse::<u32>().ok()?))
         });
         let file = fs::OpenOptions::new().read(true).write(true).create(true).truncate(false).open(path).ok();
-        Attempts { file, noted }
+        Attempts { file, written: in_hand.is_some(), in_hand }
     }
 
     /// `sha` is in hand: how many times it has been.
     fn note(&mut self, sha: &str) -> u32 {
-        let n = match &self.noted {
+        let n = match &self.in_hand {
             Some((s, n)) if s == sha => n + 1,
             _ => 1,
         };
         self.write(&format!("{sha} {n}"));
-        self.noted = Some((sha.to_string(), n));
+        self.written = true;
+        self.in_hand = Some((sha.to_string(), n));
         n
     }
 
-    /// Nothing in hand.
+    /// The message in hand is done with: the same bytes coming again
+    /// (a duplicate) count from one. The record is left for the next
+    /// message's note to replace, or [`Attempts::clear`].
+    fn done(&mut self) {
+        self.in_hand = None;
+    }
+
+    /// Nothing in hand: the record blanked.
     fn clear(&mut self) {
-        if self.noted.take().is_some() {
+        self.in_hand = None;
+        if std::mem::take(&mut self.written) {
             self.write("");
         }
     }
@@ -162,6 +173,41 @@ impl Attempts {
             let text = format!("{record:<width$}\n", width = Self::RECORD - 1);
             let _ = f.write_all_at(text.as_bytes(), 0);
         }
+    }
+}
+
+#[cfg(test)]
+mod attempts_tests {
+    use super::Attempts;
+
+    /// A crash leaves the message in hand counted for the next process; a
+    /// message done with (and its duplicate) counts from one; a blank
+    /// record counts nothing.
+    #[test]
+    fn the_count_outlives_a_crash_and_only_a_crash() {
+        let dir = std::env::temp_dir().join(format!("adjutant-attempts-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join("handling");
+        let (x, y) = ("a".repeat(64), "b".repeat(64));
+        let mut a = Attempts::open(&p);
+        assert_eq!(a.note(&x), 1);
+        drop(a); // the process dies with x in hand
+        let mut a = Attempts::open(&p);
+        assert_eq!(a.note(&x), 2);
+        a.done();
+        assert_eq!(a.note(&x), 1, "the same bytes again, after they were handled");
+        a.done();
+        assert_eq!(a.note(&y), 1);
+        a.done();
+        drop(a); // died after y, before its group was committed: the record names y
+        let mut a = Attempts::open(&p);
+        a.clear();
+        drop(a);
+        assert!(std::fs::read_to_string(&p).unwrap().trim().is_empty());
+        let mut a = Attempts::open(&p);
+        assert_eq!(a.note(&y), 1);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }
 
@@ -1205,10 +1251,20 @@ impl Desk {
         open.attempts.get_or_insert_with(|| Attempts::open(&path)).note(sha)
     }
 
-    /// The message in hand was handled (or quarantined): nothing to count.
-    fn attempted(&self, open: &mut Open) {
+    /// The messages in hand were handled (or quarantined): nothing to
+    /// count. Said once a group, before its commit: the next message's note
+    /// replaces the last one's, so only a crash outside handling (in the
+    /// commit) needs the record blank.
+    pub(crate) fn attempted(&self, open: &mut Open) {
         if let Some(a) = &mut open.attempts {
             a.clear();
+        }
+    }
+
+    /// The message in hand was handled (or quarantined).
+    fn handled(&self, open: &mut Open) {
+        if let Some(a) = &mut open.attempts {
+            a.done();
         }
     }
 
@@ -1230,7 +1286,7 @@ impl Desk {
         if self.attempt(open, &sha) > 2 {
             warn!("handling this message stopped the daemon or failed the pass twice; quarantined unread");
             report.quarantined += 1;
-            self.attempted(open);
+            self.handled(open);
             return Ok(Handled::Failed(
                 None,
                 "handling it stopped adjutant or failed the pass twice; it was set aside unread".into(),
@@ -1240,14 +1296,14 @@ impl Desk {
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.handle(raw, now, report, open)));
         match r {
             Ok(Ok(())) => {
-                self.attempted(open);
+                self.handled(open);
                 Ok(Handled::Done(game))
             }
             // The desk's own disk failed: the pass stops, and the count
             // stays, so a mail that fails it every time is set aside.
             Ok(Err(e @ (Error::Io { .. } | Error::Journal(_)))) => Err(e),
             Ok(Err(e)) => {
-                self.attempted(open);
+                self.handled(open);
                 warn!(game = ?game, error = %e, "message quarantined");
                 if let Some(g) = &game {
                     open.drop_game(g);
@@ -1256,7 +1312,7 @@ impl Desk {
                 Ok(Handled::Failed(game, e.to_string()))
             }
             Err(_) => {
-                self.attempted(open);
+                self.handled(open);
                 warn!(game = ?game, "handling the message panicked; quarantined");
                 if let Some(g) = &game {
                     open.drop_game(g);

@@ -156,6 +156,7 @@ impl Desk {
                     break;
                 }
             }
+            self.attempted(&mut open);
             self.flush(&mut open, now())?;
             crash_point("flushed");
             let done: Vec<I::Id> = done.into_iter().map(|d| d.0).collect();
