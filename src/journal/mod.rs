@@ -204,8 +204,16 @@ impl Entry {
         match format {
             Format::Legacy => toml::to_string(&self.unhashed()).expect("a TOML table serializes"),
             Format::V1 => {
-                let mut out = String::new();
-                canonical_json(&toml::Value::Table(self.unhashed()), &mut out);
+                let mut out = String::from("{");
+                self.each_field(false, |i, k, v| {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    spell_key(k, &mut out, &JSON);
+                    out.push(':');
+                    spell(v, &mut out, &JSON);
+                });
+                out.push('}');
                 out
             }
         }
@@ -232,16 +240,42 @@ impl Entry {
     /// not enter the hash (docs/journal-v1.md), and any TOML reader reads it.
     pub fn to_text(&self) -> String {
         let mut out = String::from("[[entry]]\n");
-        for (k, v) in &self.to_table() {
+        self.each_field(true, |_, k, v| {
             spell_key(k, &mut out, &TOML);
             out.push_str(TOML.colon);
             spell(v, &mut out, &TOML);
             out.push('\n');
-        }
+        });
         out.push('\n');
         out
     }
 
+    /// The entry's fields in key order (ascending UTF-8 bytes, as a
+    /// table's), with their index, the body's borrowed rather than cloned
+    /// (the body was most of what a journal append copied): what
+    /// [`Entry::canonical`] and [`Entry::to_text`] spell. A body field named
+    /// like a head field is shadowed by it, as in [`Entry::unhashed`].
+    fn each_field(&self, hash: bool, mut f: impl FnMut(usize, &str, &toml::Value)) {
+        let mut head = vec![
+            ("at", toml::Value::String(self.at.clone())),
+            ("kind", toml::Value::String(self.kind.clone())),
+            ("prev", toml::Value::String(self.prev.clone())),
+            ("seq", toml::Value::Integer(self.seq as i64)),
+        ];
+        if hash {
+            head.push(("hash", toml::Value::String(self.hash.clone())));
+        }
+        let mut fields: Vec<(&str, &toml::Value)> = head.iter().map(|(k, v)| (*k, v)).collect();
+        fields.extend(
+            self.body.iter().filter(|(k, _)| !head.iter().any(|h| h.0 == k.as_str())).map(|(k, v)| (k.as_str(), v)),
+        );
+        fields.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+        for (i, (k, v)) in fields.into_iter().enumerate() {
+            f(i, k, v);
+        }
+    }
+
+    #[cfg(test)]
     fn to_table(&self) -> toml::Table {
         let mut t = self.unhashed();
         t.insert("hash".into(), toml::Value::String(self.hash.clone()));
@@ -674,6 +708,15 @@ mod tests {
         assert_eq!(back.len(), all.len());
         for (a, b) in all.iter().zip(&back) {
             assert_eq!(a.to_table(), b.to_table());
+            // The hashed text is the canonical JSON of the whole table,
+            // borrowed field by field or cloned, and the checked-in
+            // entries' hashes hold.
+            let mut whole = String::new();
+            canonical_json(&toml::Value::Table(a.unhashed()), &mut whole);
+            assert_eq!(a.canonical(Format::V1), whole);
+        }
+        for e in &all[..all.len() - 1] {
+            assert_eq!(e.compute_hash(Format::V1), e.hash, "entry {} of a checked-in journal", e.seq);
         }
         assert!(text.lines().filter(|l| *l == "[[entry]]").count() == all.len(), "a value never spans lines");
     }
