@@ -634,6 +634,9 @@ fn check(s: &State) -> Result<(), String> {
         if let Some(h) = b.row.iter().find(|h| !Hex::parse(h).is_some_and(|h| s.passable(h))) {
             return Err(format!("{}'s set-up row holds {h:?}, not a passable hex", b.name));
         }
+        if let Some(h) = b.row.iter().enumerate().find(|(i, h)| b.row[..*i].contains(h)).map(|x| x.1) {
+            return Err(format!("{}'s set-up row lists {h} twice", b.name));
+        }
         let mine: Vec<&Unit> = s.units.iter().filter(|u| u.battle == b.name).collect();
         if mine.len() > b.row.len() {
             return Err(format!("{}'s set-up row has {} hexes for {} units", b.name, b.row.len(), mine.len()));
@@ -644,6 +647,15 @@ fn check(s: &State) -> Result<(), String> {
         // The two sides choose at once: their rows must never meet.
         if let Some(u) = s.units.iter().find(|u| u.side != b.side && b.row.contains(&u.hex)) {
             return Err(format!("{}'s set-up row holds {}, an enemy unit, on {}", b.name, u.name, u.hex));
+        }
+        // A unit may not stack with an enemy Captain (13.1.1).
+        let enemy_leaders = s
+            .battles
+            .iter()
+            .filter(|o| o.side != b.side)
+            .flat_map(|o| std::iter::once(&o.captain).chain(o.squads.iter().map(|q| &q.leader)));
+        if let Some(l) = enemy_leaders.into_iter().find(|l| b.row.contains(&l.hex)) {
+            return Err(format!("{}'s set-up row holds {}, an enemy leader, on {}", b.name, l.name, l.hex));
         }
         if let Some(o) = s.battles.iter().find(|o| o.side != b.side && o.row.iter().any(|h| b.row.contains(h))) {
             return Err(format!("the set-up rows of {} and {}, enemies, share a hex", b.name, o.name));
@@ -668,8 +680,9 @@ mod tests {
     use super::*;
 
     /// S1.1: a row (listed, or around a hex) is checked against the
-    /// Battle's units, and a side with one is asked before the opening,
-    /// the side that does not open first.
+    /// Battle's units and the enemy, and a side with a row of more hexes
+    /// than units is asked before the opening (a row of as many is the
+    /// table's placement).
     #[test]
     fn set_up_rows_are_checked_and_open_the_game() {
         let mut s = setup("sant-egidio").unwrap();
@@ -690,6 +703,15 @@ mod tests {
         s.battles[ceccolino].row = hexes;
         assert!(check(&s).unwrap_err().contains("outside Ceccolino's set-up row"), "{:?}", check(&s));
         s.battles[ceccolino].row = s.units.iter().filter(|u| u.battle == "Ceccolino").map(|u| u.hex.clone()).collect();
+        check(&s).unwrap();
+        super::super::rows::begin(&mut s);
+        assert_eq!(s.pending, Pending::Activation { role: BRACCIO.into() }, "six hexes for six units: no choice");
+        s.battles[ceccolino].row.push("2412".into());
+        assert!(check(&s).unwrap_err().contains("lists 2412 twice"), "{:?}", check(&s));
+        s.battles[ceccolino].row.pop();
+        s.battles[ceccolino].row.push("1410".into());
+        assert!(check(&s).unwrap_err().contains("holds Baglioni, an enemy leader, on 1410"), "{:?}", check(&s));
+        s.battles[ceccolino].row.pop();
         s.battles[ceccolino].row.push("2611".into());
         check(&s).unwrap();
         // The enemies choose at once: their rows never meet.

@@ -34,6 +34,13 @@ pub fn mails(s: &State, pass: usize) -> Option<Vec<DemoMail>> {
     if pass >= LIMIT || s.outcome.is_some() {
         return None;
     }
+    // The set-up rows await both sides at once (S1.1).
+    if let Pending::Rows { roles } = &s.pending {
+        let mut pick = chooser(pass as u64);
+        return Some(
+            roles.iter().map(|r| DemoMail::new(r, &text(&super::random::decision(s, r, true, &mut pick)))).collect(),
+        );
+    }
     let role = s.pending.role()?.to_string();
     if pass == 0 {
         return Some(vec![

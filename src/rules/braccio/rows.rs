@@ -15,9 +15,12 @@ use super::*;
 use std::collections::BTreeSet;
 
 /// The Battles of `role` on the map whose units may be placed within a
-/// row.
+/// row: one with more hexes than units (S1.1; with as many, the table
+/// places them).
 fn with_rows<'a>(s: &'a State, role: &'a str) -> impl Iterator<Item = &'a Battle> + 'a {
-    s.battles.iter().filter(move |b| b.side == role && !b.off_map && !b.row.is_empty())
+    s.battles.iter().filter(move |b| {
+        b.side == role && !b.off_map && b.row.len() > s.units.iter().filter(|u| u.battle == b.name).count()
+    })
 }
 
 /// The side that opens the battle (S2.2, S4.2).
@@ -47,13 +50,14 @@ pub fn describe(s: &State, role: &str) -> String {
 }
 
 /// The Battle whose row a piece named `who` of `role` is placed within:
-/// one of its units, its Captain or a Squad Leader.
+/// one of its units, its Captain (named by his Battle, as the order
+/// parser gives him) or a Squad Leader.
 fn battle_of<'a>(s: &'a State, role: &str, who: &str) -> Option<&'a Battle> {
     let b = match s.unit(who) {
         Some(u) => s.battle(&u.battle),
-        None => s.battle_of_leader(who),
+        None => s.battle(who).or_else(|| s.battle_of_leader(who)),
     }?;
-    (b.side == role && !b.off_map && !b.row.is_empty()).then_some(b)
+    with_rows(s, role).any(|r| r.name == b.name).then_some(b)
 }
 
 /// Check a row step's mail: `PASS` (the printed hexes), or `PLACE` lines
@@ -73,9 +77,17 @@ pub fn validate(s: &State, role: &str, orders: &[(usize, &Order)]) -> Vec<(usize
     if let [(_, Order::Pass)] = orders {
         return out;
     }
+    // Standing policies alone are no answer to this step.
+    if orders.is_empty() {
+        out.push((
+            0,
+            Problem::new("this step asks where your units stand in their set-up rows (S1.1): PLACE lines, or PASS")
+                .hint(example()),
+        ));
+    }
     let mut placed: BTreeMap<String, (usize, Hex)> = BTreeMap::new();
     for (i, o) in orders {
-        let Order::Place { who, hex, .. } = o else {
+        let Order::Place { who, hex, face } = o else {
             out.push((
                 *i,
                 Problem::new(format!(
@@ -94,7 +106,12 @@ pub fn validate(s: &State, role: &str, orders: &[(usize, &Order)]) -> Vec<(usize
             continue;
         };
         let h = Hex::parse(hex).expect("parsed hex");
-        if !b.row.iter().any(|x| Hex::parse(x) == Some(h)) {
+        if face.is_some() && s.unit(who).is_none() {
+            out.push((
+                *i,
+                Problem::new(format!("{who} is a leader: a leader has no facing")).hint(format!("PLACE {who} AT {h}")),
+            ));
+        } else if !b.row.iter().any(|x| Hex::parse(x) == Some(h)) {
             out.push((
                 *i,
                 Problem::new(format!("{h} is not in {}'s set-up row (S1.1)", b.name))
@@ -149,13 +166,11 @@ fn place(s: &mut State, role: &str, orders: &[Order], ev: &mut Vec<Event>) {
             if let Some(v) = face {
                 u.facing = *v;
             }
-        } else if let Some(l) = s.battles.iter_mut().find_map(|b| {
-            if b.captain.name == *who {
-                Some(&mut b.captain)
-            } else {
-                b.squads.iter_mut().map(|q| &mut q.leader).find(|l| l.name == *who)
-            }
-        }) {
+        } else if let Some(b) = s.battle_mut(who) {
+            b.captain.hex = hex.clone();
+        } else if let Some(l) =
+            s.battles.iter_mut().flat_map(|b| b.squads.iter_mut()).map(|q| &mut q.leader).find(|l| l.name == *who)
+        {
             l.hex = hex.clone();
         }
         placed.push(format!("{who} {hex}"));
@@ -168,8 +183,19 @@ fn place(s: &mut State, role: &str, orders: &[Order], ev: &mut Vec<Event>) {
 }
 
 /// A random arrangement of `role`'s row Battles, for the conformance
-/// player: each Battle's units on distinct hexes of its row.
+/// player: each Battle's units on distinct hexes of its row; `PASS` when
+/// the draw is not legal (rows that overlap may leave a unit no hex).
 pub fn random(s: &State, role: &str, pick: &mut dyn FnMut(usize) -> usize) -> Vec<Order> {
+    let out = draw(s, role, pick);
+    let numbered: Vec<(usize, &Order)> = out.iter().enumerate().map(|(i, o)| (i + 1, o)).collect();
+    if validate(s, role, &numbered).is_empty() {
+        out
+    } else {
+        vec![Order::Pass]
+    }
+}
+
+fn draw(s: &State, role: &str, pick: &mut dyn FnMut(usize) -> usize) -> Vec<Order> {
     let mut out = Vec::new();
     let mut used = BTreeSet::new();
     for b in with_rows(s, role) {
