@@ -963,8 +963,7 @@ impl Desk {
         crash_point("spooled");
         let at = now.to_rfc3339();
         for (l, s) in staged.iter_mut() {
-            let items: Vec<(&str, &toml::Value)> = s.entries.iter().map(|(k, v)| (k.as_str(), v)).collect();
-            l.journal.append_unsynced(&at, &items)?;
+            l.journal.append_values_unsynced(&at, std::mem::take(&mut s.entries))?;
         }
         self.sync_journals(staged.iter().map(|(l, _)| l.journal.path()))?;
         crash_point("journaled");

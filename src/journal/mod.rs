@@ -332,13 +332,23 @@ impl Journal {
     /// The entries `items` would become if appended now at `at`, chained
     /// to the tip: what [`Journal::append`] writes, without writing it.
     pub fn chain<B: Serialize>(&self, at: &str, items: &[(&str, B)]) -> Vec<Entry> {
+        self.link(
+            at,
+            items.iter().map(|(kind, body)| {
+                let body = match toml::Value::try_from(body) {
+                    Ok(toml::Value::Table(t)) => t,
+                    Ok(_) | Err(_) => toml::Table::new(),
+                };
+                (kind.to_string(), body)
+            }),
+        )
+    }
+
+    /// Bodies made entries, chained to the tip.
+    fn link(&self, at: &str, items: impl Iterator<Item = (String, toml::Table)>) -> Vec<Entry> {
         let (mut seq, mut prev) = (self.last_seq, self.last_hash.clone());
         let mut out = Vec::new();
-        for (kind, body) in items {
-            let mut body = match toml::Value::try_from(body) {
-                Ok(toml::Value::Table(t)) => t,
-                Ok(_) | Err(_) => toml::Table::new(),
-            };
+        for (kind, mut body) in items {
             for k in ["seq", "at", "kind", "prev", "hash", "format"] {
                 assert!(!body.contains_key(k), "journal body of {kind} uses the reserved field {k}");
             }
@@ -346,8 +356,7 @@ impl Journal {
             if seq == 0 && self.format == Format::V1 {
                 body.insert("format".into(), toml::Value::String(FORMAT_V1.into()));
             }
-            let mut e =
-                Entry { seq: seq + 1, at: at.to_string(), kind: kind.to_string(), prev, hash: String::new(), body };
+            let mut e = Entry { seq: seq + 1, at: at.to_string(), kind, prev, hash: String::new(), body };
             e.hash = e.compute_hash(self.format);
             seq = e.seq;
             prev = e.hash.clone();
@@ -367,8 +376,26 @@ impl Journal {
         self.append_with(at, items, false)
     }
 
+    /// [`Journal::append_unsynced`] for bodies that are TOML tables
+    /// already (the desk's batches), taken as they are rather than copied
+    /// through serde.
+    pub fn append_values_unsynced(&mut self, at: &str, items: Vec<(String, toml::Value)>) -> Result<Vec<Entry>, Error> {
+        let out = self.link(
+            at,
+            items.into_iter().map(|(kind, body)| match body {
+                toml::Value::Table(t) => (kind, t),
+                _ => (kind, toml::Table::new()),
+            }),
+        );
+        self.write_entries(out, false)
+    }
+
     fn append_with<B: Serialize>(&mut self, at: &str, items: &[(&str, B)], sync: bool) -> Result<Vec<Entry>, Error> {
         let out = self.chain(at, items);
+        self.write_entries(out, sync)
+    }
+
+    fn write_entries(&mut self, out: Vec<Entry>, sync: bool) -> Result<Vec<Entry>, Error> {
         let text: String = out.iter().map(|e| e.to_text()).collect();
         let werr = |source| Error::Write { path: self.path.clone(), source };
         let mut f = OpenOptions::new().create(true).append(true).open(&self.path).map_err(werr)?;
