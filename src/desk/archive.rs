@@ -285,6 +285,10 @@ mod tests {
         Archive::default().append(&dir, 2, &sa, &a, now).unwrap();
         Archive::default().append(&dir, 7, &sa, &a, now).unwrap();
         arc.append(&dir, 2, &sb, &b, now).unwrap();
+        // Its files stay open for the pass, and go when it settles.
+        assert!(arc.tail.as_ref().is_some_and(|t| t.files.is_some()));
+        arc.close();
+        assert!(arc.tail.as_ref().is_some_and(|t| t.files.is_none()));
         let mbox = fs::read_to_string(dir.join(MBOX)).unwrap();
         assert_eq!(mbox.matches("\nFrom ").count() + usize::from(mbox.starts_with("From ")), 2, "{mbox}");
         assert!(mbox.contains("\r\n>From the hills") && mbox.contains(">>From the sea"));

@@ -105,25 +105,29 @@ fn spell(v: &toml::Value, out: &mut String, sp: &Spelling) {
             }
             out.push(']');
         }
-        toml::Value::Table(t) if t.is_empty() => out.push_str("{}"),
-        toml::Value::Table(t) => {
-            let mut keys: Vec<&String> = t.keys().collect();
-            keys.sort_by(|a, b| a.as_bytes().cmp(b.as_bytes()));
-            out.push_str(sp.open);
-            for (i, k) in keys.into_iter().enumerate() {
-                if i > 0 {
-                    out.push_str(sp.comma);
-                }
-                spell_key(k, out, sp);
-                out.push_str(sp.colon);
-                spell(&t[k], out, sp);
-            }
-            out.push_str(sp.close);
-        }
+        toml::Value::Table(t) => spell_object(t.iter().map(|(k, v)| (k.as_str(), v)).collect(), out, sp),
         toml::Value::Float(_) | toml::Value::Datetime(_) => {
             panic!("a journal entry holds a float or a date, which journal-1 does not allow: {v}")
         }
     }
+}
+
+/// An object of these fields, keys in ascending UTF-8 byte order.
+fn spell_object(mut fields: Vec<(&str, &toml::Value)>, out: &mut String, sp: &Spelling) {
+    if fields.is_empty() {
+        return out.push_str("{}");
+    }
+    fields.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+    out.push_str(sp.open);
+    for (i, (k, v)) in fields.into_iter().enumerate() {
+        if i > 0 {
+            out.push_str(sp.comma);
+        }
+        spell_key(k, out, sp);
+        out.push_str(sp.colon);
+        spell(v, out, sp);
+    }
+    out.push_str(sp.close);
 }
 
 /// A TOML document of one table (`[name]`, or the top level for an empty
@@ -145,13 +149,19 @@ pub fn table_text(name: &str, t: &toml::Table) -> Option<String> {
         return None;
     }
     let mut out = if name.is_empty() { String::new() } else { format!("[{name}]\n") };
-    for (k, v) in t {
-        spell_key(k, &mut out, &TOML);
+    spell_lines(t.iter().map(|(k, v)| (k.as_str(), v)).collect(), &mut out);
+    Some(out)
+}
+
+/// A TOML table's fields, a line each, keys in ascending UTF-8 byte order.
+fn spell_lines(mut fields: Vec<(&str, &toml::Value)>, out: &mut String) {
+    fields.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+    for (k, v) in fields {
+        spell_key(k, out, &TOML);
         out.push_str(TOML.colon);
-        spell(v, &mut out, &TOML);
+        spell(v, out, &TOML);
         out.push('\n');
     }
-    Some(out)
 }
 
 /// A key: always quoted in JSON; bare in TOML when it can be.
@@ -204,16 +214,8 @@ impl Entry {
         match format {
             Format::Legacy => toml::to_string(&self.unhashed()).expect("a TOML table serializes"),
             Format::V1 => {
-                let mut out = String::from("{");
-                self.each_field(false, |i, k, v| {
-                    if i > 0 {
-                        out.push(',');
-                    }
-                    spell_key(k, &mut out, &JSON);
-                    out.push(':');
-                    spell(v, &mut out, &JSON);
-                });
-                out.push('}');
+                let mut out = String::new();
+                self.with_fields(false, |fields| spell_object(fields, &mut out, &JSON));
                 out
             }
         }
@@ -240,22 +242,16 @@ impl Entry {
     /// not enter the hash (docs/journal-v1.md), and any TOML reader reads it.
     pub fn to_text(&self) -> String {
         let mut out = String::from("[[entry]]\n");
-        self.each_field(true, |_, k, v| {
-            spell_key(k, &mut out, &TOML);
-            out.push_str(TOML.colon);
-            spell(v, &mut out, &TOML);
-            out.push('\n');
-        });
+        self.with_fields(true, |fields| spell_lines(fields, &mut out));
         out.push('\n');
         out
     }
 
-    /// The entry's fields in key order (ascending UTF-8 bytes, as a
-    /// table's), with their index, the body's borrowed rather than cloned
-    /// (the body was most of what a journal append copied): what
+    /// The entry's fields, the body's borrowed rather than cloned (the
+    /// body was most of what a journal append copied), handed to `f`: what
     /// [`Entry::canonical`] and [`Entry::to_text`] spell. A body field named
     /// like a head field is shadowed by it, as in [`Entry::unhashed`].
-    fn each_field(&self, hash: bool, mut f: impl FnMut(usize, &str, &toml::Value)) {
+    fn with_fields(&self, hash: bool, f: impl FnOnce(Vec<(&str, &toml::Value)>)) {
         let mut head = vec![
             ("at", toml::Value::String(self.at.clone())),
             ("kind", toml::Value::String(self.kind.clone())),
@@ -269,10 +265,7 @@ impl Entry {
         fields.extend(
             self.body.iter().filter(|(k, _)| !head.iter().any(|h| h.0 == k.as_str())).map(|(k, v)| (k.as_str(), v)),
         );
-        fields.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
-        for (i, (k, v)) in fields.into_iter().enumerate() {
-            f(i, k, v);
-        }
+        f(fields);
     }
 
     #[cfg(test)]

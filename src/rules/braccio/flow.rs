@@ -958,14 +958,9 @@ pub fn resolve(s: &mut State, orders: &BTreeMap<String, Vec<Order>>, dice: &mut 
     for (role, list) in orders {
         set_policies(s, role, list, &mut ev);
     }
+    // Both sides at once; their policy lines and PASS place nothing.
     if let Pending::Rows { roles } = s.pending.clone() {
-        let mine: BTreeMap<String, Vec<Order>> = orders
-            .iter()
-            .map(|(r, l)| {
-                (r.clone(), l.iter().filter(|o| !o.is_policy() && !matches!(o, Order::Pass)).cloned().collect())
-            })
-            .collect();
-        super::rows::resolve(s, &roles, &mine, &mut ev);
+        super::rows::resolve(s, &roles, orders, &mut ev);
         return ev;
     }
     let Some(role) = s.pending.role().map(String::from) else { return ev };

@@ -177,6 +177,19 @@ fn captain_problem(s: &State, role: &str, who: &str, h: Hex, side: Option<char>)
     zone_problem(s, role, h, side).map(Problem::new)
 }
 
+/// The legal hex nearest `from` (ties to the lower row, then column): a
+/// silent player's placement when its historical hex is not legal.
+fn nearest(s: &State, from: Hex, ok: impl Fn(Hex) -> bool) -> Option<Hex> {
+    let g = s.grid();
+    g.hexes().filter(|h| ok(*h)).min_by_key(|h| (g.distance(from, *h), h.row, h.col))
+}
+
+/// The side of the Aterno an army stands on once a piece is on `h`
+/// (S5.1.2): the side it stood on, or `h`'s.
+fn side_with(s: &State, side: Option<char>, h: Hex) -> Option<char> {
+    side.or(Some(zone(s, h)).filter(|c| matches!(c, 'n' | 's')))
+}
+
 fn unplaced_captains<'a>(s: &'a State, role: &'a str) -> impl Iterator<Item = &'a Battle> + 'a {
     s.battles.iter().filter(move |b| b.side == role && !b.off_map && !b.removed && b.captain.hex.is_empty())
 }
@@ -238,7 +251,7 @@ pub fn validate(s: &State, role: &str, what: &str, orders: &[(usize, &Order)]) -
             } else if let Some(p) = captain_problem(s, role, who, h, side) {
                 out.push((*i, p.hint(hint_captain())));
             }
-            side = side.or(Some(zone(s, h)).filter(|c| matches!(c, 'n' | 's')));
+            side = side_with(s, side, h);
         }
         if orders.is_empty() {
             out.push((0, Problem::new(format!("this step places a Captain ({})", sec(s, "1"))).hint(hint_captain())));
@@ -420,24 +433,21 @@ pub fn resolve(s: &mut State, role: &str, what: &str, orders: &[Order], ev: &mut
             continue;
         }
         let line = s.plans[at].lines.remove(0);
-        let ok = super::orders::parse(s, &r, &line).ok().and_then(|o| match &o {
-            Order::Place { who, hex, .. } => {
-                let h = Hex::parse(hex)?;
-                match captain_problem(s, &r, who, h, region(s, &r)) {
-                    None => Some(Ok(o)),
-                    Some(p) => Some(Err(p.reason)),
+        // The line as the mail gave it, judged as the map stands now.
+        let judged = match super::orders::parse(s, &r, &line) {
+            Ok(Order::Place { who, hex, face }) => {
+                let h = Hex::parse(&hex).expect("parsed hex");
+                match captain_problem(s, &r, &who, h, region(s, &r)) {
+                    None => Ok(Order::Place { who, hex, face }),
+                    Some(p) => Err(p.reason),
                 }
             }
-            _ => None,
-        });
-        match ok {
-            Some(Ok(o)) => place(s, &r, "captain", &[o], ev),
-            why => {
+            _ => Err("it no longer reads".to_string()),
+        };
+        match judged {
+            Ok(o) => place(s, &r, "captain", &[o], ev),
+            Err(why) => {
                 s.plans.remove(at);
-                let why = match why {
-                    Some(Err(w)) => w,
-                    _ => "it no longer reads".into(),
-                };
                 ev.push(Event::only(
                     &r,
                     format!("Your queued {line} cannot be: {why}. The rest of the queue is dropped; place a Captain."),
@@ -458,20 +468,8 @@ fn place(s: &mut State, role: &str, what: &str, orders: &[Order], ev: &mut Vec<E
     for o in orders {
         match o {
             Order::Place { who, hex, face } => {
-                if let Some(u) = s.unit_mut(who) {
-                    u.hex = hex.clone();
-                    if let Some(v) = face {
-                        u.facing = *v;
-                    }
-                    placed.push(format!("{who} {hex}"));
-                } else if let Some(b) = s.battle_mut(who) {
-                    b.captain.hex = hex.clone();
-                    placed.push(format!("{} (Captain) {hex}", b.captain.name));
-                } else if let Some(q) =
-                    s.battles.iter_mut().flat_map(|b| b.squads.iter_mut()).find(|q| &q.leader.name == who)
-                {
-                    q.leader.hex = hex.clone();
-                    placed.push(format!("{who} {hex}"));
+                if let Some(name) = s.put(who, hex, *face) {
+                    placed.push(format!("{name} {hex}"));
                 }
             }
             Order::RallyPoint { battle, hex } => {
@@ -509,19 +507,15 @@ fn place(s: &mut State, role: &str, what: &str, orders: &[Order], ev: &mut Vec<E
 /// where legal, else the nearest legal hex: the no-moves set-up's first
 /// line, or a whole queue (brief 3.7).
 pub fn captains(s: &State, role: &str) -> Vec<Order> {
-    let g = s.grid();
-    let all: Vec<Hex> = g.hexes().collect();
     let mut side = region(s, role);
     let mut out = Vec::new();
     for b in unplaced_captains(s, role) {
         let want = s.home.get(&format!("captain:{}", b.name)).and_then(|h| Hex::parse(h));
         let ok = |h: Hex| captain_problem(s, role, &b.name, h, side).is_none();
-        let near = || {
-            let from = want.unwrap_or(Hex::new(1, 1));
-            all.iter().copied().filter(|h| ok(*h)).min_by_key(|h| (g.distance(from, *h), h.row, h.col))
+        let Some(h) = want.filter(|h| ok(*h)).or_else(|| nearest(s, want.unwrap_or(Hex::new(1, 1)), ok)) else {
+            continue;
         };
-        let Some(h) = want.filter(|h| ok(*h)).or_else(near) else { continue };
-        side = side.or(Some(zone(s, h)).filter(|c| matches!(c, 'n' | 's')));
+        side = side_with(s, side, h);
         out.push(Order::Place { who: b.name.clone(), hex: h.to_string(), face: None });
     }
     out
@@ -532,10 +526,6 @@ pub fn captains(s: &State, role: &str) -> Vec<Order> {
 pub fn defaults(s: &State, role: &str, what: &str) -> Vec<Order> {
     let g = s.grid();
     let home = |k: &str| s.home.get(k).cloned().unwrap_or_default();
-    let all: Vec<Hex> = g.hexes().collect();
-    let nearest = |from: Hex, ok: &dyn Fn(Hex) -> bool| {
-        all.iter().copied().filter(|h| ok(*h)).min_by_key(|h| (g.distance(from, *h), h.row, h.col))
-    };
     if what == "captain" {
         return captains(s, role).into_iter().take(1).collect();
     }
@@ -549,14 +539,14 @@ pub fn defaults(s: &State, role: &str, what: &str) -> Vec<Order> {
         };
         for q in &b.squads {
             let want = Hex::parse(&home(&format!("leader:{}", q.leader.name)));
-            if let Some(h) = want.filter(|h| within(*h)).or_else(|| nearest(c, &within)) {
+            if let Some(h) = want.filter(|h| within(*h)).or_else(|| nearest(s, c, within)) {
                 leaders.insert(q.leader.name.clone(), h);
                 out.push(Order::Place { who: q.leader.name.clone(), hex: h.to_string(), face: None });
             }
         }
         if let Some(r) = s.home.get(&format!("rally:{}", b.name)) {
             let want = Hex::parse(r);
-            if let Some(h) = want.filter(|h| within(*h)).or_else(|| nearest(c, &within)) {
+            if let Some(h) = want.filter(|h| within(*h)).or_else(|| nearest(s, c, within)) {
                 out.push(Order::RallyPoint { battle: b.name.clone(), hex: h.to_string() });
             }
         }
@@ -579,7 +569,7 @@ pub fn defaults(s: &State, role: &str, what: &str) -> Vec<Order> {
                 && unit_hex_problem(s, role, h, &taken).is_none()
                 && zone_problem(s, role, h, region).is_none()
         };
-        if let Some(h) = want.filter(|h| ok(*h)).or_else(|| nearest(c, &ok)) {
+        if let Some(h) = want.filter(|h| ok(*h)).or_else(|| nearest(s, c, ok)) {
             taken.insert(h);
             out.push(Order::Place { who: u.name.clone(), hex: h.to_string(), face: Some(facing) });
         }

@@ -864,6 +864,27 @@ impl State {
     pub fn option(&self, o: &str) -> bool {
         self.options.iter().any(|x| x == o)
     }
+    /// Put a piece named as the order parser names it (a unit, a Captain
+    /// by his Battle's name, a Squad Leader) on `hex`, a unit turned to
+    /// `face` if given: a set-up's placement. What the event calls it, or
+    /// None for no such piece.
+    pub fn put(&mut self, who: &str, hex: &str, face: Option<Vertex>) -> Option<String> {
+        if let Some(u) = self.unit_mut(who) {
+            u.hex = hex.to_string();
+            if let Some(v) = face {
+                u.facing = v;
+            }
+            return Some(who.to_string());
+        }
+        if let Some(b) = self.battle_mut(who) {
+            b.captain.hex = hex.to_string();
+            return Some(format!("{} (Captain)", b.captain.name));
+        }
+        let l =
+            self.battles.iter_mut().flat_map(|b| b.squads.iter_mut()).map(|q| &mut q.leader).find(|l| l.name == who)?;
+        l.hex = hex.to_string();
+        Some(who.to_string())
+    }
     /// The Battle a Captain or Squad Leader (by his current name) leads.
     pub fn battle_of_leader(&self, name: &str) -> Option<&Battle> {
         self.battles.iter().find(|b| b.captain.name == name || b.squads.iter().any(|q| q.leader.name == name))

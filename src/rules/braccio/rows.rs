@@ -161,19 +161,9 @@ fn place(s: &mut State, role: &str, orders: &[Order], ev: &mut Vec<Event>) {
     let mut placed = Vec::new();
     for o in orders {
         let Order::Place { who, hex, face } = o else { continue };
-        if let Some(u) = s.unit_mut(who) {
-            u.hex = hex.clone();
-            if let Some(v) = face {
-                u.facing = *v;
-            }
-        } else if let Some(b) = s.battle_mut(who) {
-            b.captain.hex = hex.clone();
-        } else if let Some(l) =
-            s.battles.iter_mut().flat_map(|b| b.squads.iter_mut()).map(|q| &mut q.leader).find(|l| l.name == *who)
-        {
-            l.hex = hex.clone();
+        if let Some(name) = s.put(who, hex, *face) {
+            placed.push(format!("{name} {hex}"));
         }
-        placed.push(format!("{who} {hex}"));
     }
     ev.push(Event::all(if placed.is_empty() {
         format!("{} keeps the printed set-up of its rows (S1.1).", side_name(role))
@@ -198,15 +188,14 @@ pub fn random(s: &State, role: &str, pick: &mut dyn FnMut(usize) -> usize) -> Ve
 fn draw(s: &State, role: &str, pick: &mut dyn FnMut(usize) -> usize) -> Vec<Order> {
     let mut out = Vec::new();
     let mut used = BTreeSet::new();
+    let moving: BTreeSet<&str> = with_rows(s, role).map(|b| b.name.as_str()).collect();
     for b in with_rows(s, role) {
         // Off the hexes already given, and those of units that stay.
         let mut free: Vec<&String> = b
             .row
             .iter()
             .filter(|h| !used.contains(*h))
-            .filter(|h| {
-                s.units.iter().all(|u| u.hex != **h || s.battle(&u.battle).map(|x| !x.row.is_empty()).unwrap_or(false))
-            })
+            .filter(|h| s.units.iter().all(|u| u.hex != **h || moving.contains(u.battle.as_str())))
             .collect();
         for u in s.units.iter().filter(|u| u.battle == b.name) {
             if free.is_empty() {
@@ -227,19 +216,23 @@ fn draw(s: &State, role: &str, pick: &mut dyn FnMut(usize) -> usize) -> Vec<Orde
 mod tests {
     use super::*;
 
+    /// Sant'Egidio with rows for Ceccolino (`ceccolino`) and Baglioni, the
+    /// row step open.
+    fn two_rows(ceccolino: &str) -> State {
+        let mut s = super::super::data::setup("sant-egidio").unwrap();
+        for (name, row) in [("Ceccolino", ceccolino), ("Baglioni", "1508 1509 1510 1511 1512 1309 1310 1311")] {
+            s.battle_mut(name).unwrap().row = row.split(' ').map(String::from).collect();
+        }
+        begin(&mut s);
+        s
+    }
+
     /// The random player's arrangements are legal, and both sides' steps
     /// lead to the opening: over many draws, with rows that overlap the
     /// hexes of a Battle without one.
     #[test]
     fn random_arrangements_are_legal_and_lead_to_the_opening() {
-        let mut base = super::super::data::setup("sant-egidio").unwrap();
-        for (name, row) in [
-            ("Ceccolino", "2210 2211 2212 2213 2214 2410 2411 2412 2413 2414 2415"),
-            ("Baglioni", "1508 1509 1510 1511 1512 1309 1310 1311"),
-        ] {
-            base.battle_mut(name).unwrap().row = row.split(' ').map(String::from).collect();
-        }
-        begin(&mut base);
+        let base = two_rows("2210 2211 2212 2213 2214 2410 2411 2412 2413 2414 2415");
         let mut seed = 7u64;
         let mut pick = move |n: usize| {
             seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
@@ -252,6 +245,9 @@ mod tests {
             let mut all = BTreeMap::new();
             for role in &roles {
                 let orders = random(&s, role, &mut pick);
+                // A draw of its own, not the fallback: these rows never
+                // leave a unit without a hex.
+                assert!(orders != [Order::Pass], "{role} fell back to PASS");
                 let numbered: Vec<(usize, &Order)> = orders.iter().enumerate().map(|(i, o)| (i + 1, o)).collect();
                 let problems = validate(&s, role, &numbered);
                 assert!(problems.is_empty(), "{orders:?}: {problems:?}");
@@ -261,6 +257,25 @@ mod tests {
             assert_eq!(s.pending, Pending::Activation { role: BRACCIO.into() });
             let hexes: BTreeSet<&str> = s.units.iter().map(|u| u.hex.as_str()).collect();
             assert_eq!(hexes.len(), s.units.len(), "one unit a hex");
+        }
+    }
+
+    /// The demo answers the row step for both sides at once, each mail
+    /// a legal answer, so a scenario with rows never stalls it.
+    #[test]
+    fn the_demo_answers_the_row_step_for_both_sides() {
+        let s = two_rows("2210 2211 2212 2213 2214 2410 2411 2412 2413");
+        let mails = super::super::demo::mails(&s, 1).expect("the demo goes on");
+        let roles: Vec<&str> = mails.iter().map(|m| m.role.as_str()).collect();
+        assert_eq!(roles, [BRACCIO, MALATESTA]);
+        for m in &mails {
+            let orders: Vec<Order> = m
+                .text
+                .lines()
+                .map(|l| super::super::orders::parse(&s, &m.role, l).expect("the demo's line reads"))
+                .collect();
+            let numbered: Vec<(usize, &Order)> = orders.iter().enumerate().map(|(i, o)| (i + 1, o)).collect();
+            assert!(validate(&s, &m.role, &numbered).is_empty(), "{}", m.text);
         }
     }
 }
