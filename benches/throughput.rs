@@ -113,10 +113,15 @@ fn main() {
     let games: usize = std::env::var("BENCH_GAMES").ok().and_then(|s| s.parse().ok()).unwrap_or(100);
     let per_game: usize = std::env::var("BENCH_MAILS").ok().and_then(|s| s.parse().ok()).unwrap_or(100);
     // BENCH_PART=one or thousand: only that ingest, for a profiler.
-    match std::env::var("BENCH_PART").as_deref() {
-        Ok("one") => return drop(ingest("one", 1, games * per_game)),
-        Ok("thousand") => return drop(ingest("thousand", 1000, (games * per_game / 1000).max(1))),
-        _ => {}
+    let part = match std::env::var("BENCH_PART").as_deref() {
+        Ok("one") => Some(ingest("one", 1, games * per_game)),
+        Ok("thousand") => Some(ingest("thousand", 1000, (games * per_game / 1000).max(1))),
+        _ => None,
+    };
+    if let Some((.., dir)) = part {
+        // Each run's ~100 MB of games and mail must not pile up in /tmp.
+        let _ = std::fs::remove_dir_all(dir);
+        return;
     }
     let t0 = Utc.with_ymd_and_hms(2026, 3, 1, 12, 0, 0).unwrap();
     let mut ent = entropy();

@@ -26,7 +26,10 @@ pub struct Hourly {
 
 impl Hourly {
     pub fn load(path: &Path) -> Hourly {
-        let times = std::fs::read_to_string(path).ok().and_then(|t| toml::from_str(&t).ok()).unwrap_or_default();
+        let mut times: BTreeMap<String, Vec<i64>> =
+            std::fs::read_to_string(path).ok().and_then(|t| toml::from_str(&t).ok()).unwrap_or_default();
+        // In order, as `count` keeps them (a file edited by hand may not be).
+        times.values_mut().for_each(|v| v.sort_unstable());
         Hourly { path: path.to_path_buf(), times, dirty: false }
     }
 
@@ -37,12 +40,16 @@ impl Hourly {
         // mail from many players must not sweep them all for each mail);
         // the others are swept when the counts are saved.
         let v = self.times.entry(key.to_lowercase()).or_default();
-        v.retain(|&x| t - x < 3600);
+        // Times are kept in order, so the hour's start is found, not swept
+        // for: a flood of mail from one address costs no more a mail.
+        let from = v.partition_point(|&x| t - x >= 3600);
+        v.drain(..from);
         let limit = limit as usize;
         if v.len() > limit {
             return Quota::Over;
         }
-        v.push(t);
+        let at = v.partition_point(|&x| x <= t);
+        v.insert(at, t);
         if v.len() > limit {
             Quota::JustOver
         } else {

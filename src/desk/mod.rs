@@ -286,6 +286,9 @@ pub struct Desk {
     /// without reading them back. A letter spooled by another process (or
     /// before a crash) is read.
     spooled: std::sync::Mutex<HashMap<String, (Vec<String>, bool)>>,
+    /// Letters the file transport delivered as they were released, to be
+    /// counted by the next [`Desk::deliver`].
+    released: std::sync::atomic::AtomicUsize,
 }
 
 /// The games a desk keeps in memory between passes, at most
@@ -369,6 +372,7 @@ impl Desk {
             tips: Default::default(),
             kept: Default::default(),
             spooled: Default::default(),
+            released: Default::default(),
         };
         Maildir::open(&desk.inbox_path()).map_err(io("open inbox", &desk.inbox_path()))?;
         Ok(desk)
@@ -967,10 +971,10 @@ impl Desk {
         }
         self.sync_journals(staged.iter().map(|(l, _)| l.journal.path()))?;
         crash_point("journaled");
+        let mut outboxes = HashMap::new();
         for (l, s) in staged.iter_mut() {
             for name in &s.spooled {
-                let (a, b) = (self.data.join("spool/tmp").join(name), self.data.join("spool/new").join(name));
-                fs::rename(&a, &b).map_err(io("release", &a))?;
+                self.release(name, &mut outboxes)?;
             }
             crash_point("released");
             if save {
@@ -984,6 +988,37 @@ impl Desk {
             tips.remove(&l.game.id);
         }
         Ok(())
+    }
+
+    /// Let a letter go once its entries are durable: into `spool/new` for
+    /// the transport or, under the file transport, straight into its one
+    /// recipient's outbox when this desk knows who that is (one rename a
+    /// letter, not two). A crash before the rename leaves it in
+    /// `spool/tmp`, which [`Desk::recover_spool`] releases; an outbox the
+    /// rename cannot reach (another file system, a folder gone) leaves it
+    /// to [`Desk::deliver`].
+    fn release(&self, name: &str, outboxes: &mut HashMap<String, Maildir>) -> Result<(), Error> {
+        let a = self.data.join("spool/tmp").join(name);
+        if matches!(self.cfg.outbound, OutCfg::File { .. }) {
+            let mut spooled = self.spooled.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some((to, false)) = spooled.get(name).map(|(to, cr)| (to.clone(), *cr)) {
+                if let [to] = &to[..] {
+                    if !outboxes.contains_key(to) {
+                        if let Ok(md) = self.open_outbox(to) {
+                            outboxes.insert(to.clone(), md);
+                        }
+                    }
+                    let mid = name.splitn(3, '~').nth(2).unwrap_or(name);
+                    if outboxes.get(to).is_some_and(|md| md.adopt(&a, mid).is_ok()) {
+                        spooled.remove(name);
+                        self.released.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        return Ok(());
+                    }
+                }
+            }
+        }
+        let b = self.data.join("spool/new").join(name);
+        fs::rename(&a, &b).map_err(io("release", &a))
     }
 
     /// Make the journals just appended durable: one file-system sync for
@@ -1176,7 +1211,7 @@ impl Desk {
         let mut names: Vec<PathBuf> =
             fs::read_dir(&dir).map_err(io("read", &dir))?.flatten().map(|e| e.path()).collect();
         names.sort();
-        let mut n = 0;
+        let mut n = self.released.swap(0, std::sync::atomic::Ordering::Relaxed);
         let mut done = Vec::new();
         // One outbox opened once a pass, not once a letter.
         let mut outboxes: BTreeMap<String, Maildir> = BTreeMap::new();
@@ -1222,8 +1257,10 @@ impl Desk {
         }
         crash_point("delivered");
         // Delivered copies are made durable together, then the spool let go;
-        // a crash in between re-delivers to the same file names.
-        if n > 0 {
+        // a crash in between re-delivers to the same file names. A letter
+        // moved whole needs no sync: until its rename is durable it is
+        // still in the spool.
+        if !done.is_empty() {
             let root = self.outbox_root();
             crate::journal::sync_filesystem(&root).map_err(io("sync", &root))?;
         }

@@ -36,7 +36,7 @@ pub struct Seen {
     set: HashSet<u128>,
     order: VecDeque<u128>,
     /// Keys handled since the file was last written.
-    pending: Vec<String>,
+    pending: Vec<u128>,
     /// Rebuilt from the journal: the file is written anew at the next save.
     fresh: bool,
 }
@@ -68,7 +68,7 @@ impl Seen {
     /// Note a key handled: in memory now, in the file at the next save.
     pub fn insert(&mut self, key: &str) {
         let d = digest(key);
-        self.pending.push(format!("{d:032x}"));
+        self.pending.push(d);
         self.remember(d);
     }
 
@@ -130,7 +130,11 @@ impl Seen {
     /// Append the keys handled since the last save (or write them all,
     /// after a rebuild); the file's new length.
     pub fn save(&mut self, path: &Path) -> std::io::Result<u64> {
-        let text: String = self.pending.iter().map(|d| format!("{d}\n")).collect();
+        let mut text = String::with_capacity(self.pending.len() * LINE);
+        for d in &self.pending {
+            use std::fmt::Write as _;
+            let _ = writeln!(text, "{d:032x}");
+        }
         if std::mem::take(&mut self.fresh) {
             crate::journal::write_replace(path, text.as_bytes())?;
         } else if !text.is_empty() {

@@ -241,10 +241,17 @@ impl Entry {
     /// whose printer was most of the cost of journaling; the layout does
     /// not enter the hash (docs/journal-v1.md), and any TOML reader reads it.
     pub fn to_text(&self) -> String {
-        let mut out = String::from("[[entry]]\n");
-        self.with_fields(true, |fields| spell_lines(fields, &mut out));
-        out.push('\n');
+        let mut out = String::new();
+        self.write_text(&mut out);
         out
+    }
+
+    /// [`Entry::to_text`], appended to `out`: a journal append spells its
+    /// entries into one buffer rather than a string each.
+    pub fn write_text(&self, out: &mut String) {
+        out.push_str("[[entry]]\n");
+        self.with_fields(true, |fields| spell_lines(fields, out));
+        out.push('\n');
     }
 
     /// The entry's fields, the body's borrowed rather than cloned (the
@@ -389,11 +396,26 @@ impl Journal {
     }
 
     fn write_entries(&mut self, out: Vec<Entry>, sync: bool) -> Result<Vec<Entry>, Error> {
-        let text: String = out.iter().map(|e| e.to_text()).collect();
         let werr = |source| Error::Write { path: self.path.clone(), source };
         let mut f = OpenOptions::new().create(true).append(true).open(&self.path).map_err(werr)?;
         let before = f.metadata().map_err(werr)?.len();
-        if let Err(e) = f.write_all(text.as_bytes()).and_then(|_| if sync { f.sync_all() } else { Ok(()) }) {
+        // Spelled and written a slice at a time: a pass's thousands of
+        // entries never sit in memory as one text (which cost more in fresh
+        // pages than the spelling itself). A failed write is cut off whole.
+        const SLICE: usize = 1 << 20;
+        let mut text = String::with_capacity(SLICE + 64 * 1024);
+        let mut written = Ok(());
+        for (i, e) in out.iter().enumerate() {
+            e.write_text(&mut text);
+            if text.len() >= SLICE || i + 1 == out.len() {
+                written = f.write_all(text.as_bytes());
+                text.clear();
+                if written.is_err() {
+                    break;
+                }
+            }
+        }
+        if let Err(e) = written.and_then(|_| if sync { f.sync_all() } else { Ok(()) }) {
             // A half-written entry would make the whole journal unreadable:
             // cut it off again (nothing was sent on the strength of it).
             let _ = f.set_len(before);
