@@ -119,8 +119,13 @@ fn main() {
         _ => None,
     };
     if let Some((.., dir)) = part {
-        // Each run's ~100 MB of games and mail must not pile up in /tmp.
-        let _ = std::fs::remove_dir_all(dir);
+        // Each run's ~100 MB of games and mail must not pile up in /tmp,
+        // unless BENCH_KEEP says so: runs compared in turns should not
+        // follow a removal of 30,000 files, since ext4 then passes over the
+        // freed inodes for minutes and every file made costs more.
+        if std::env::var_os("BENCH_KEEP").is_none() {
+            let _ = std::fs::remove_dir_all(dir);
+        }
         return;
     }
     let t0 = Utc.with_ymd_and_hms(2026, 3, 1, 12, 0, 0).unwrap();

@@ -256,12 +256,6 @@ fn step_of_id(id: &str, game: &str) -> Option<u32> {
     }
 }
 
-/// The game a raw message names, if any (before it is handled, so that a
-/// failure can be tied to its game).
-pub fn game_of(raw: &[u8]) -> Option<String> {
-    credential(&parse::parse(&raw[..raw.len().min(256 * 1024)])).map(|(g, _)| g)
-}
-
 /// Find `<game>.<token>` in the recipients' `+detail`, or a `REF` in the
 /// subject or body.
 fn credential(inb: &parse::Inbound) -> Option<(String, String)> {
@@ -346,6 +340,7 @@ impl Desk {
                 now,
             );
         };
+        open.game_in_hand = Some(gid.clone());
         if !open.games.contains_key(&gid) {
             match self.load(&gid) {
                 Ok(l) => {

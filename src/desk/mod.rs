@@ -110,6 +110,9 @@ pub struct Open {
     /// The message in hand, noted for a crash to tell (opened at the
     /// pass's first message).
     attempts: Option<Attempts>,
+    /// The game the message in hand named, once [`Desk::handle`] has read
+    /// it: what a failure of that message drops.
+    game_in_hand: Option<String>,
 }
 
 /// `DATA/desk/handling`: the digest of the message in hand and how many
@@ -1082,7 +1085,8 @@ impl Desk {
             let form = self.spool_form(&bytes);
             fs::write(&tmp, &form).map_err(io("spool", &tmp))?;
             if matches!(self.cfg.outbound, OutCfg::File { .. }) {
-                let to = crate::mail::parse::recipients(&form);
+                // A letter is rendered to its one address and no other.
+                let to = vec![letter.to.clone()];
                 let cr = form.contains(&b'\r');
                 self.spooled.lock().unwrap_or_else(|e| e.into_inner()).insert(name.clone(), (to, cr));
             }
@@ -1328,8 +1332,11 @@ impl Desk {
                 "handling it stopped adjutant or failed the pass twice; it was set aside unread".into(),
             ));
         }
-        let game = std::panic::catch_unwind(|| handle::game_of(raw)).ok().flatten();
+        open.game_in_hand = None;
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.handle(raw, now, report, open)));
+        // The game as `handle` read it (noted before anything could fail
+        // on its account), not from a second parse of the mail.
+        let game = open.game_in_hand.take();
         match r {
             Ok(Ok(())) => {
                 self.handled(open);

@@ -48,10 +48,15 @@ impl Maildir {
     }
 
     fn list(&self, sub: &str) -> std::io::Result<Vec<PathBuf>> {
+        // The entry's own type (no `stat` a message); a link is followed.
         let mut v: Vec<PathBuf> = fs::read_dir(self.root.join(sub))?
             .filter_map(|e| e.ok())
+            .filter(|e| match e.file_type() {
+                Ok(t) if t.is_file() => true,
+                Ok(t) if t.is_symlink() => e.path().is_file(),
+                _ => false,
+            })
             .map(|e| e.path())
-            .filter(|p| p.is_file())
             .collect();
         v.sort();
         Ok(v)
