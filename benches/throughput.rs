@@ -96,6 +96,29 @@ fn ingest(tag: &str, games: usize, per_game: usize) -> (f64, usize, Desk, std::p
     (secs, r.messages, desk, dir)
 }
 
+/// The floor for a pass that writes a file a mail: 10,000 files of 2 KB
+/// (the size of a reply) written, then one sync; files a second.
+fn files_floor(dir: &std::path::Path) -> f64 {
+    std::fs::create_dir_all(dir).unwrap();
+    let blob = vec![b'x'; 2048];
+    let start = Instant::now();
+    for i in 0..10_000 {
+        std::fs::write(dir.join(format!("a{i}")), &blob).unwrap();
+    }
+    adjutant::journal::sync_filesystem(dir).unwrap();
+    10_000.0 / start.elapsed().as_secs_f64()
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    let m = v.len() / 2;
+    if v.len() % 2 == 1 {
+        v[m]
+    } else {
+        (v[m - 1] + v[m]) / 2.0
+    }
+}
+
 /// User and system CPU time of this process so far: steadier than the
 /// wall clock on a shared machine, where a sync may wait on other tenants.
 fn cpu_seconds() -> f64 {
@@ -131,24 +154,46 @@ fn main() {
     let t0 = Utc.with_ymd_and_hms(2026, 3, 1, 12, 0, 0).unwrap();
     let mut ent = entropy();
     let (secs, n, _, dir) = ingest("main", games, per_game);
-    // The same number of mails for one game and for a thousand games: a
-    // pass commits once for all games, so the rate should hardly move.
+    // The ratios, in rounds: in each, one game, the floor and a thousand
+    // games, one after the other, so that each ratio compares runs made
+    // under the same conditions of a shared disk (whose speed at making
+    // files swings, for minutes, with how many it just freed); the medians
+    // are the figures. Nothing is removed before the rounds end.
+    let rounds: usize = std::env::var("BENCH_ROUNDS").ok().and_then(|s| s.parse().ok()).unwrap_or(3).max(1);
     let total = games * per_game;
-    let (one, n1, _, d1) = ingest("one", 1, total);
-    let (many, nk, desk_k, dk) = ingest("thousand", 1000, (total / 1000).max(1));
+    let (mut to_floor, mut to_one, mut folders) = (Vec::new(), Vec::new(), Vec::new());
+    let mut kept = None;
+    for r in 0..rounds {
+        let (one, n1, _, d1) = ingest(&format!("one{r}"), 1, total);
+        let one_rate = n1 as f64 / one;
+        let floor = files_floor(&dir.join(format!("files{r}")));
+        // The same number of mails for a thousand games: a pass commits
+        // once for all games, so the rate should hardly move.
+        let (many, nk, desk_k, dk) = ingest(&format!("thousand{r}"), 1000, (total / 1000).max(1));
+        let many_rate = nk as f64 / many;
+        to_floor.push(one_rate / floor);
+        to_one.push(many_rate / one_rate);
+        println!(
+            "round {}: one game {one_rate:.0} mails/s, files written all then synced once {floor:.0}/s ({:.2} of that floor); 1,000 games {many_rate:.0} mails/s ({:.2} of the one-game rate)",
+            r + 1,
+            one_rate / floor,
+            many_rate / one_rate
+        );
+        folders.push(d1);
+        if r + 1 == rounds {
+            kept = Some((desk_k, dk));
+        } else {
+            folders.push(dk);
+        }
+    }
     println!(
-        "ingest ratio: {} games {:.0} mails/s, 1,000 games {:.0} mails/s: {:.2} of the one-game rate ({:.0} mails/s); {games} games: {:.2}",
-        1,
-        n1 as f64 / one,
-        nk as f64 / many,
-        (nk as f64 / many) / (n1 as f64 / one),
-        n1 as f64 / one,
-        (n as f64 / secs) / (n1 as f64 / one)
+        "ingest ratios, medians of {rounds} rounds: one-game ingest {:.2} of the write-all-then-sync floor; 1,000 games {:.2} of the one-game rate; {games} games (one run, before the rounds) {:.0} mails/s",
+        median(&mut to_floor),
+        median(&mut to_one),
+        n as f64 / secs
     );
-    // Baselines on the same disk: small files (the size of a reply) written
-    // and fsynced one by one, and written all then synced once (the floor
-    // for a pass that writes a file a mail).
-    let bdir = std::env::temp_dir().join(format!("adjutant-bench-files-{}", std::process::id()));
+    // Small files (the size of a reply) written and fsynced one by one.
+    let bdir = dir.join("fsync");
     std::fs::create_dir_all(&bdir).unwrap();
     let blob = vec![b'x'; 2048];
     let start = Instant::now();
@@ -158,18 +203,8 @@ fn main() {
         f.write_all(&blob).unwrap();
         f.sync_all().unwrap();
     }
-    let fsync_rate = 1000.0 / start.elapsed().as_secs_f64();
-    let start = Instant::now();
-    for i in 0..10_000 {
-        std::fs::write(bdir.join(format!("a{i}")), &blob).unwrap();
-    }
-    adjutant::journal::sync_filesystem(&bdir).unwrap();
-    let floor = 10_000.0 / start.elapsed().as_secs_f64();
-    let _ = std::fs::remove_dir_all(&bdir);
-    println!(
-        "baselines: a 2 KB file written and fsynced one by one {fsync_rate:.0}/s; written all, then one sync {floor:.0}/s; one-game ingest runs at {:.2} of that floor",
-        (n1 as f64 / one) / floor
-    );
+    println!("baseline: a 2 KB file written and fsynced one by one {:.0}/s", 1000.0 / start.elapsed().as_secs_f64());
+    let (desk_k, dk) = kept.expect("at least one round");
     // An idle pass over the thousand games (nothing in the inbox, no
     // deadline due) against reading their snapshots: the first pass of a
     // process (each game's tip read) and the next ones of a running
@@ -199,8 +234,9 @@ fn main() {
         cold / read,
         idle / read
     );
-    let _ = std::fs::remove_dir_all(&d1);
-    let _ = std::fs::remove_dir_all(&dk);
+    for d in folders.iter().chain([&dk]) {
+        let _ = std::fs::remove_dir_all(d);
+    }
 
     // Leaguer: whole sieges resolved by the desk at their deadlines (the
     // commanders' no-moves orders, the moderator's DONE): each step's

@@ -618,8 +618,14 @@ impl Desk {
                 errors.extend(es);
             }
         }
-        let a = l.game.awaiting();
-        let syntax = a.prompts.get(role).or_else(|| a.optional.get(role)).map(|p| p.syntax.clone()).unwrap_or_default();
+        // The step's syntax, told in a refusal and in HELP: its prompts are
+        // only spelled out for those (most mails are neither).
+        let syntax = if !errors.is_empty() || commands.iter().any(|c| matches!(c, Command::Help)) {
+            let a = l.game.awaiting();
+            a.prompts.get(role).or_else(|| a.optional.get(role)).map(|p| p.syntax.clone()).unwrap_or_default()
+        } else {
+            Vec::new()
+        };
         if !errors.is_empty() {
             errors.sort_by_key(|e| e.line);
             if errors.len() > limits.max_errors {
@@ -664,14 +670,13 @@ impl Desk {
         }
         if canon.is_some() || salt.is_some() {
             let lines = canon.clone().or_else(|| l.game.orders.get(role).cloned()).unwrap_or_default();
-            let waiting: Vec<String> = l
-                .game
-                .awaiting()
-                .prompts
-                .keys()
-                .filter(|r| !l.game.orders.contains_key(*r))
-                .map(|r| letters::role_label(r))
-                .collect();
+            // Who is still awaited, in the prompts' order (by name), without
+            // spelling their prompts.
+            let mut awaited = l.game.awaited().roles;
+            awaited.sort();
+            awaited.dedup();
+            let waiting: Vec<String> =
+                awaited.iter().filter(|r| !l.game.orders.contains_key(*r)).map(|r| letters::role_label(r)).collect();
             let body = letters::fill(
                 "ack",
                 context! { game => gid, step => step, lines => lines, salt => salt, waiting => waiting.join(", "), ignored => ignored },

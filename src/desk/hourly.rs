@@ -69,6 +69,7 @@ impl Hourly {
             }
             let text = toml::to_string(&self.times).unwrap_or_default();
             let _ = crate::journal::write_replace(&self.path, text.as_bytes());
+            self.dirty = false;
         }
     }
 }

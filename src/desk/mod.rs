@@ -292,6 +292,9 @@ pub struct Desk {
     /// Letters the file transport delivered as they were released, to be
     /// counted by the next [`Desk::deliver`].
     released: std::sync::atomic::AtomicUsize,
+    /// The outboxes letters were released into, opened (their folders
+    /// made) once for the process rather than once a commit.
+    outboxes: std::sync::Mutex<HashMap<String, Maildir>>,
 }
 
 /// The games a desk keeps in memory between passes, at most
@@ -376,6 +379,7 @@ impl Desk {
             kept: Default::default(),
             spooled: Default::default(),
             released: Default::default(),
+            outboxes: Default::default(),
         };
         Maildir::open(&desk.inbox_path()).map_err(io("open inbox", &desk.inbox_path()))?;
         Ok(desk)
@@ -974,10 +978,9 @@ impl Desk {
         }
         self.sync_journals(staged.iter().map(|(l, _)| l.journal.path()))?;
         crash_point("journaled");
-        let mut outboxes = HashMap::new();
         for (l, s) in staged.iter_mut() {
             for name in &s.spooled {
-                self.release(name, &mut outboxes)?;
+                self.release(name)?;
             }
             crash_point("released");
             if save {
@@ -1000,12 +1003,13 @@ impl Desk {
     /// `spool/tmp`, which [`Desk::recover_spool`] releases; an outbox the
     /// rename cannot reach (another file system, a folder gone) leaves it
     /// to [`Desk::deliver`].
-    fn release(&self, name: &str, outboxes: &mut HashMap<String, Maildir>) -> Result<(), Error> {
+    fn release(&self, name: &str) -> Result<(), Error> {
         let a = self.data.join("spool/tmp").join(name);
         if matches!(self.cfg.outbound, OutCfg::File { .. }) {
             let mut spooled = self.spooled.lock().unwrap_or_else(|e| e.into_inner());
             if let Some((to, false)) = spooled.get(name).map(|(to, cr)| (to.clone(), *cr)) {
                 if let [to] = &to[..] {
+                    let mut outboxes = self.outboxes.lock().unwrap_or_else(|e| e.into_inner());
                     if !outboxes.contains_key(to) {
                         if let Ok(md) = self.open_outbox(to) {
                             outboxes.insert(to.clone(), md);
@@ -1017,6 +1021,9 @@ impl Desk {
                         self.released.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                         return Ok(());
                     }
+                    // Opened afresh next time (a folder removed by hand is
+                    // made again by the delivery that takes the letter now).
+                    outboxes.remove(to);
                 }
             }
         }
@@ -1423,7 +1430,8 @@ impl Desk {
         let games = open.games.values_mut().map(|(l, batch)| (l, std::mem::take(batch))).collect();
         self.commit_batches(games, now, false)?;
         open.unsaved.extend(committed);
-        if let Some(mut c) = open.counts.take() {
+        // Kept for the pass's next groups, not read again for each.
+        if let Some(c) = open.counts.as_mut() {
             c.save();
         }
         if open.games.len() > self.cfg.limits.games_in_memory {

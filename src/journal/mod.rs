@@ -93,7 +93,10 @@ const TOML: Spelling = Spelling { comma: ", ", colon: " = ", open: "{ ", close: 
 fn spell(v: &toml::Value, out: &mut String, sp: &Spelling) {
     match v {
         toml::Value::String(s) => quoted(s, out, sp.toml),
-        toml::Value::Integer(i) => out.push_str(&i.to_string()),
+        toml::Value::Integer(i) => {
+            use std::fmt::Write as _;
+            let _ = write!(out, "{i}");
+        }
         toml::Value::Boolean(b) => out.push_str(if *b { "true" } else { "false" }),
         toml::Value::Array(a) => {
             out.push('[');
@@ -177,19 +180,30 @@ fn spell_key(k: &str, out: &mut String, sp: &Spelling) {
 /// strings share; TOML also wants DEL escaped (`del`), canonical JSON not.
 fn quoted(s: &str, out: &mut String, del: bool) {
     out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\u{8}' => out.push_str("\\b"),
-            '\t' => out.push_str("\\t"),
-            '\n' => out.push_str("\\n"),
-            '\u{c}' => out.push_str("\\f"),
-            '\r' => out.push_str("\\r"),
-            c if (c as u32) < 0x20 || (del && c == '\u{7f}') => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
+    // Every character escaped is ASCII, so the text between two of them is
+    // copied whole (a byte below 0x80 never falls inside a UTF-8 sequence).
+    let mut from = 0;
+    for (i, b) in s.bytes().enumerate() {
+        let esc = match b {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            0x08 => "\\b",
+            b'\t' => "\\t",
+            b'\n' => "\\n",
+            0x0c => "\\f",
+            b'\r' => "\\r",
+            b if b < 0x20 || (del && b == 0x7f) => "",
+            _ => continue,
+        };
+        out.push_str(&s[from..i]);
+        if esc.is_empty() {
+            out.push_str(&format!("\\u{:04x}", b));
+        } else {
+            out.push_str(esc);
         }
+        from = i + 1;
     }
+    out.push_str(&s[from..]);
     out.push('"');
 }
 
@@ -722,6 +736,27 @@ mod tests {
     struct B {
         x: u32,
         s: String,
+    }
+
+    #[test]
+    fn a_quoted_string_escapes_what_json_and_toml_want_and_copies_the_rest() {
+        let s = "plain é 😀 \" \\ \u{8}\t\n\u{c}\r \u{1} \u{1f} \u{7f} end";
+        let (mut json, mut toml_text) = (String::new(), String::new());
+        quoted(s, &mut json, false);
+        quoted(s, &mut toml_text, true);
+        assert_eq!(json, r#""plain é 😀 \" \\ \b\t\n\f\r \u0001 \u001f \u{7f} end""#.replace("\\u{7f}", "\u{7f}"));
+        assert_eq!(serde_json_like(&json), s, "JSON reads it back");
+        assert!(toml_text.contains("\\u007f") && !json.contains("\\u007f"));
+        let back: toml::Table = toml::from_str(&format!("x = {toml_text}")).unwrap();
+        assert_eq!(back["x"].as_str(), Some(s), "TOML reads it back");
+    }
+
+    /// A JSON string literal read back by the TOML reader, whose basic
+    /// strings take the same escapes (DEL, which TOML wants escaped and
+    /// canonical JSON leaves bare, escaped first).
+    fn serde_json_like(lit: &str) -> String {
+        let t: toml::Table = toml::from_str(&format!("x = {}", lit.replace('\u{7f}', "\\u007f"))).unwrap();
+        t["x"].as_str().unwrap().to_string()
     }
 
     #[test]
