@@ -79,7 +79,11 @@ pub fn link_follows(link: &Link, previous: &Link) -> bool {
 }
 
 pub fn to_hex(l: &Link) -> String {
-    hex::encode(l)
+    // Into a buffer, not a character at a time: every mail and journal
+    // entry spells a few of these.
+    let mut buf = [0u8; 64];
+    hex::encode_to_slice(l, &mut buf).expect("64 digits for 32 bytes");
+    String::from_utf8_lossy(&buf).into_owned()
 }
 
 pub fn from_hex(s: &str) -> Option<Link> {

@@ -241,7 +241,7 @@ impl Entry {
         h.update(self.prev.as_bytes());
         h.update(b"\n");
         h.update(self.canonical(format).as_bytes());
-        hex::encode(h.finalize())
+        crate::dice::to_hex(&h.finalize().into())
     }
 
     pub fn body<T: DeserializeOwned>(&self) -> Result<T, String> {
