@@ -739,3 +739,28 @@ fn a_reply_to_the_ack_of_the_orders_that_completed_a_step_is_stale() {
     assert_eq!(t.pass().rejected, 1);
     assert!(t.last(BOB).1.contains("this replies to step 1"), "{}", t.last(BOB).1);
 }
+
+#[test]
+fn a_reply_finds_its_outbox_made_again_after_it_was_removed_by_hand() {
+    let mut t = Table::new("outbox-gone");
+    t.send("austria", ALICE, "PLACE Laudon AT Riva");
+    t.pass();
+    assert!(!t.mails(ALICE).is_empty());
+    // The desk released its letters straight into this outbox; the folder
+    // goes while it runs. The next letter cannot be moved there, so it is
+    // delivered through the spool, which makes the folder again.
+    std::fs::remove_dir_all(t.desk.outbox_of(ALICE)).unwrap();
+    t.send("austria", ALICE, "PLACE Laudon AT Rovereto");
+    assert_eq!(t.pass().accepted, 1);
+    let spool_empty = |t: &Table| {
+        ["spool/tmp", "spool/new"].iter().all(|d| std::fs::read_dir(t.dir.join(d)).unwrap().next().is_none())
+    };
+    assert!(spool_empty(&t), "nothing left in the spool");
+    // And the one after goes straight in again.
+    t.send("austria", ALICE, "PLACE Laudon AT Riva");
+    assert_eq!(t.pass().accepted, 1);
+    let mails = t.mails(ALICE);
+    assert_eq!(mails.len(), 2, "{mails:?}");
+    assert!(mails.iter().all(|m| m.0.contains("accepted")), "{mails:?}");
+    assert!(spool_empty(&t));
+}
