@@ -109,6 +109,38 @@ fn files_floor(dir: &std::path::Path) -> f64 {
     10_000.0 / start.elapsed().as_secs_f64()
 }
 
+/// What the file operations of a mail cost by themselves, with no
+/// handling: 10,000 inbound mails (put there first, not timed) each read
+/// and moved from `new/` to `cur/`, a 2 KB reply written for each into a
+/// spool, one sync, then each reply renamed into an outbox; mails a
+/// second. The ceiling of the one-game pass on this disk.
+fn mail_files_floor(dir: &std::path::Path) -> f64 {
+    let sub = |s: &str| {
+        let d = dir.join(s);
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    };
+    let (new, cur, spool, out) = (sub("new"), sub("cur"), sub("spool"), sub("out"));
+    let mail = vec![b'm'; 300];
+    for i in 0..10_000 {
+        std::fs::write(new.join(format!("m{i}")), &mail).unwrap();
+    }
+    adjutant::journal::sync_filesystem(dir).unwrap();
+    let blob = vec![b'x'; 2048];
+    let start = Instant::now();
+    for i in 0..10_000 {
+        let m = new.join(format!("m{i}"));
+        std::hint::black_box(std::fs::read(&m).unwrap());
+        std::fs::rename(&m, cur.join(format!("m{i}:2,S"))).unwrap();
+        std::fs::write(spool.join(format!("r{i}")), &blob).unwrap();
+    }
+    adjutant::journal::sync_filesystem(dir).unwrap();
+    for i in 0..10_000 {
+        std::fs::rename(spool.join(format!("r{i}")), out.join(format!("r{i}"))).unwrap();
+    }
+    10_000.0 / start.elapsed().as_secs_f64()
+}
+
 fn median(v: &mut [f64]) -> f64 {
     v.sort_by(|a, b| a.total_cmp(b));
     let m = v.len() / 2;
@@ -135,7 +167,20 @@ fn cpu_seconds() -> f64 {
 fn main() {
     let games: usize = std::env::var("BENCH_GAMES").ok().and_then(|s| s.parse().ok()).unwrap_or(100);
     let per_game: usize = std::env::var("BENCH_MAILS").ok().and_then(|s| s.parse().ok()).unwrap_or(100);
-    // BENCH_PART=one or thousand: only that ingest, for a profiler.
+    // BENCH_PART=one or thousand: only that ingest, for a profiler;
+    // floors: only the two floors, in turns.
+    if std::env::var("BENCH_PART").as_deref() == Ok("floors") {
+        let dir = std::env::temp_dir().join(format!("adjutant-bench-floors-{}", std::process::id()));
+        for r in 0..3 {
+            let floor = files_floor(&dir.join(format!("files{r}")));
+            let mail = mail_files_floor(&dir.join(format!("mail{r}")));
+            println!(
+                "files written all then synced once {floor:.0}/s; a mail's file operations alone {mail:.0}/s ({:.2})",
+                mail / floor
+            );
+        }
+        return;
+    }
     let part = match std::env::var("BENCH_PART").as_deref() {
         Ok("one") => Some(ingest("one", 1, games * per_game)),
         Ok("thousand") => Some(ingest("thousand", 1000, (games * per_game / 1000).max(1))),
@@ -162,21 +207,26 @@ fn main() {
     let rounds: usize = std::env::var("BENCH_ROUNDS").ok().and_then(|s| s.parse().ok()).unwrap_or(3).max(1);
     let total = games * per_game;
     let (mut to_floor, mut to_one, mut folders) = (Vec::new(), Vec::new(), Vec::new());
+    let mut mail_floors = Vec::new();
     let mut kept = None;
     for r in 0..rounds {
         let (one, n1, _, d1) = ingest(&format!("one{r}"), 1, total);
         let one_rate = n1 as f64 / one;
         let floor = files_floor(&dir.join(format!("files{r}")));
+        let mail_floor = mail_files_floor(&dir.join(format!("mailfiles{r}")));
         // The same number of mails for a thousand games: a pass commits
         // once for all games, so the rate should hardly move.
         let (many, nk, desk_k, dk) = ingest(&format!("thousand{r}"), 1000, (total / 1000).max(1));
         let many_rate = nk as f64 / many;
         to_floor.push(one_rate / floor);
+        mail_floors.push(mail_floor / floor);
         to_one.push(many_rate / one_rate);
         println!(
-            "round {}: one game {one_rate:.0} mails/s, files written all then synced once {floor:.0}/s ({:.2} of that floor); 1,000 games {many_rate:.0} mails/s ({:.2} of the one-game rate)",
+            "round {}: one game {one_rate:.0} mails/s, files written all then synced once {floor:.0}/s ({:.2} of that floor); a mail's file operations alone {mail_floor:.0}/s ({:.2} of that floor; one game {:.2} of them); 1,000 games {many_rate:.0} mails/s ({:.2} of the one-game rate)",
             r + 1,
             one_rate / floor,
+            mail_floor / floor,
+            one_rate / mail_floor,
             many_rate / one_rate
         );
         folders.push(d1);
@@ -187,8 +237,9 @@ fn main() {
         }
     }
     println!(
-        "ingest ratios, medians of {rounds} rounds: one-game ingest {:.2} of the write-all-then-sync floor; 1,000 games {:.2} of the one-game rate; {games} games (one run, before the rounds) {:.0} mails/s",
+        "ingest ratios, medians of {rounds} rounds: one-game ingest {:.2} of the write-all-then-sync floor (a mail's file operations alone: {:.2} of it); 1,000 games {:.2} of the one-game rate; {games} games (one run, before the rounds) {:.0} mails/s",
         median(&mut to_floor),
+        median(&mut mail_floors),
         median(&mut to_one),
         n as f64 / secs
     );

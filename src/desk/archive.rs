@@ -6,8 +6,9 @@
 //! its exact bytes. One file, not one a mail: a long game costs no inode
 //! per message.
 //!
-//! Appends are not synced here: the pass's commit syncs the file system
-//! before the journal says the message was received. A crash in mid-append
+//! Appends wait in memory until the commit writes them ([`Archive::flush`],
+//! one write to each file a game a group, not two a message) and syncs the
+//! file system before the journal says the message was received. A crash in mid-append
 //! leaves a tail longer than the index says; the next append cuts it off.
 //! The player's own file (the inbox) is never written through.
 
@@ -94,6 +95,9 @@ struct Tail {
     /// (two opens a game a pass, not two a message): see
     /// [`Archive::close`].
     files: Option<(fs::File, fs::File)>,
+    /// Appended since the last flush: the mbox's text and the index's
+    /// lines, which `end` already counts.
+    pending: (Vec<u8>, Vec<u8>),
 }
 
 /// How many recent digests an archive remembers: twice the messages one
@@ -117,7 +121,9 @@ impl Archive {
     /// Archive `raw` (digest `sha`, handled before journal entry `seq`) in
     /// the game folder `dir`, once: a message archived lately (handled
     /// again after a crash) is not written twice. The same bytes are the
-    /// same message, so one copy serves every time it came.
+    /// same message, so one copy serves every time it came. Written by the
+    /// next [`Archive::flush`]; a game whose work is dropped before it
+    /// drops its archive too, and the message comes again.
     pub fn append(&mut self, dir: &Path, seq: u64, sha: &str, raw: &[u8], now: DateTime<Utc>) -> std::io::Result<()> {
         let t = match &mut self.tail {
             Some(t) => t,
@@ -126,31 +132,53 @@ impl Archive {
         if t.shas.contains(sha) {
             return Ok(());
         }
-        let mut text = quote(raw);
-        if !text.ends_with(b"\n") {
-            text.push(b'\n');
+        let (mbox, idx) = &mut t.pending;
+        let start = mbox.len();
+        writeln!(mbox, "From adjutant {}", now.format("%a %b %e %H:%M:%S %Y"))?;
+        let offset = t.end + (mbox.len() - start) as u64;
+        let text = mbox.len();
+        quote_into(raw, mbox);
+        if mbox.len() == text || !mbox.ends_with(b"\n") {
+            mbox.push(b'\n');
         }
-        let from = format!("From adjutant {}\n", now.format("%a %b %e %H:%M:%S %Y"));
-        let mut block = from.into_bytes();
-        let offset = t.end + block.len() as u64;
-        block.extend_from_slice(&text);
-        block.push(b'\n');
-        let (mbox, idx) = match &mut t.files {
-            Some(f) => f,
-            None => t.files.insert((
-                fs::OpenOptions::new().append(true).open(dir.join(MBOX))?,
-                fs::OpenOptions::new().create(true).append(true).open(dir.join(INDEX))?,
-            )),
-        };
-        let line = format!("{seq} {sha} {offset} {}\n", text.len());
-        if let Err(e) = mbox.write_all(&block).and_then(|_| idx.write_all(line.as_bytes())) {
-            // Opened again for the next try, which reads the tail anew.
-            self.tail = None;
-            return Err(e);
-        }
-        t.end += block.len() as u64;
+        let len = mbox.len() - text;
+        mbox.push(b'\n');
+        writeln!(idx, "{seq} {sha} {offset} {len}")?;
+        t.end += (mbox.len() - start) as u64;
         t.remember(sha);
         Ok(())
+    }
+
+    /// Write what was appended since the last flush, unsynced (the commit
+    /// syncs). A write that fails leaves the archive to be read afresh,
+    /// its torn tail cut, by the next append.
+    pub fn flush(&mut self, dir: &Path) -> std::io::Result<()> {
+        let Some(t) = &mut self.tail else { return Ok(()) };
+        if t.pending.0.is_empty() {
+            return Ok(());
+        }
+        let written = (|| {
+            let (mbox, idx) = match &mut t.files {
+                Some(f) => f,
+                None => t.files.insert((
+                    fs::OpenOptions::new().append(true).open(dir.join(MBOX))?,
+                    fs::OpenOptions::new().create(true).append(true).open(dir.join(INDEX))?,
+                )),
+            };
+            mbox.write_all(&t.pending.0)?;
+            idx.write_all(&t.pending.1)
+        })();
+        match written {
+            Ok(()) => {
+                t.pending.0.clear();
+                t.pending.1.clear();
+                Ok(())
+            }
+            Err(e) => {
+                self.tail = None;
+                Err(e)
+            }
+        }
     }
 }
 
@@ -203,7 +231,8 @@ impl Tail {
             // No index to go by: nothing is cut.
             _ => len,
         };
-        let mut t = Tail { shas: HashSet::new(), order: VecDeque::new(), end, files: None };
+        let mut t =
+            Tail { shas: HashSet::new(), order: VecDeque::new(), end, files: None, pending: Default::default() };
         for l in lines {
             t.remember(&l.sha);
         }
@@ -213,8 +242,7 @@ impl Tail {
 
 /// mboxrd: a line that begins with `From ` (after any `>`) gets one more
 /// `>`, so that a reader never takes it for the start of a message.
-fn quote(raw: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(raw.len() + 64);
+fn quote_into(raw: &[u8], out: &mut Vec<u8>) {
     for line in raw.split_inclusive(|&b| b == b'\n') {
         let rest = &line[line.iter().take_while(|&&b| b == b'>').count()..];
         if rest.starts_with(b"From ") {
@@ -222,7 +250,6 @@ fn quote(raw: &[u8]) -> Vec<u8> {
         }
         out.extend_from_slice(line);
     }
-    out
 }
 
 fn unquote(text: &[u8]) -> Vec<u8> {
@@ -276,15 +303,26 @@ mod tests {
         let a = b"From: <a@x>\r\nSubject: x\r\n\r\nFrom the hills\r\n>From the sea\r\nPASS\r\n".to_vec();
         let b = b"From: <b@x>\r\n\r\nno newline at the end".to_vec();
         let (sa, sb) = (to_hex(&sha256(&a)), to_hex(&sha256(&b)));
+        // A message appended, then written as a commit does.
+        let once = |arc: &mut Archive, seq: u64, sha: &str, raw: &[u8]| {
+            arc.append(&dir, seq, sha, raw, now).unwrap();
+            arc.flush(&dir).unwrap();
+        };
         let mut arc = Archive::default();
         arc.append(&dir, 2, &sa, &a, now).unwrap();
-        arc.append(&dir, 2, &sa, &a, now).unwrap();
+        // Nothing is written before the commit's flush.
+        assert_eq!(fs::metadata(dir.join(MBOX)).unwrap().len(), 0);
+        assert!(arc.tail.as_ref().is_some_and(|t| t.files.is_none()));
+        arc.flush(&dir).unwrap();
+        once(&mut arc, 2, &sa, &a);
         // Handled again after a crash: a new pass, the archive read afresh,
         // before the same entry or a later one (another group of the pass
         // was committed first).
-        Archive::default().append(&dir, 2, &sa, &a, now).unwrap();
-        Archive::default().append(&dir, 7, &sa, &a, now).unwrap();
-        arc.append(&dir, 2, &sb, &b, now).unwrap();
+        once(&mut Archive::default(), 2, &sa, &a);
+        once(&mut Archive::default(), 7, &sa, &a);
+        // A game whose work is dropped before the flush writes nothing.
+        Archive::default().append(&dir, 3, &sb, &b, now).unwrap();
+        once(&mut arc, 2, &sb, &b);
         // Its files stay open for the pass, and go when it settles.
         assert!(arc.tail.as_ref().is_some_and(|t| t.files.is_some()));
         arc.close();
@@ -303,7 +341,7 @@ mod tests {
         // ... and a torn line at the end of the index too.
         let mut i = fs::OpenOptions::new().append(true).open(dir.join(INDEX)).unwrap();
         i.write_all(b"3 0123").unwrap();
-        Archive::default().append(&dir, 3, &sc, &c, now).unwrap();
+        once(&mut Archive::default(), 3, &sc, &c);
         assert_eq!(read(&dir, &sc).unwrap(), Some(c));
         let after = fs::read_to_string(dir.join(MBOX)).unwrap();
         assert_eq!(after.matches("From adjutant").count(), 3, "the torn message is gone: {after}");
@@ -316,13 +354,17 @@ mod tests {
         let sd = to_hex(&sha256(&d));
         let mut i = fs::OpenOptions::new().append(true).open(dir.join(INDEX)).unwrap();
         i.write_all(format!("4 {sd} 999999 10\n").as_bytes()).unwrap();
-        Archive::default().append(&dir, 4, &sd, &d, now).unwrap();
+        once(&mut Archive::default(), 4, &sd, &d);
         assert_eq!(read(&dir, &sd).unwrap(), Some(d));
         // Without an index (deleted), nothing already archived is cut.
         let before = fs::metadata(dir.join(MBOX)).unwrap().len();
         fs::remove_file(dir.join(INDEX)).unwrap();
-        Archive::default().append(&dir, 5, &sc, b"x", now).unwrap();
+        once(&mut Archive::default(), 5, &sc, b"x");
         assert!(fs::metadata(dir.join(MBOX)).unwrap().len() > before);
+        // An empty message is archived as one empty line, and comes back.
+        let se = to_hex(&sha256(b""));
+        once(&mut Archive::default(), 6, &se, b"");
+        assert_eq!(read(&dir, &se).unwrap(), Some(Vec::new()));
         let _ = fs::remove_dir_all(&dir);
     }
 }

@@ -958,6 +958,10 @@ impl Desk {
     fn commit_batches(&self, games: Vec<(&mut Loaded, Batch)>, now: DateTime<Utc>, save: bool) -> Result<(), Error> {
         let mut staged = Vec::new();
         for (l, batch) in games {
+            // The mail its messages named, written with the replies, so
+            // that the sync below covers both.
+            let flushed = l.archive.flush(&l.dir);
+            flushed.map_err(|source| Error::Io { what: "archive", path: l.dir.join(archive::MBOX), source })?;
             if batch.is_empty() {
                 continue;
             }
@@ -1447,7 +1451,6 @@ impl Desk {
         let games = std::mem::take(&mut open.games);
         let mut saved = Vec::new();
         for (id, (mut l, _)) in games {
-            l.archive.close();
             if open.unsaved.remove(&id) {
                 l.save()?;
                 saved.push(l);
@@ -1574,7 +1577,11 @@ impl Desk {
     fn keep(&self, games: impl IntoIterator<Item = Loaded>) {
         let cap = self.cfg.limits.games_in_memory;
         let mut k = self.kept.lock().unwrap_or_else(|e| e.into_inner());
-        for l in games {
+        for mut l in games {
+            // A kept game holds no descriptor between passes (a thousand
+            // games would hold thousands): its files open again when used.
+            l.archive.close();
+            l.journal.close();
             // Taken just after this desk's own commit, under the desk lock
             // that every writer takes: the key of what this game wrote.
             let Some(key) = self.tip_key(&l.game.id) else { continue };

@@ -319,6 +319,9 @@ pub struct Journal {
     pub last_seq: u64,
     pub last_hash: String,
     pub format: Format,
+    /// The file, open for appending from the first append until
+    /// [`Journal::close`]: a pass's groups open it once, not once each.
+    file: Option<File>,
 }
 
 impl Journal {
@@ -330,13 +333,19 @@ impl Journal {
         // A new journal is written in the current format.
         let format = Format::of(&entries).map_err(|message| Error::Parse { path: path.to_path_buf(), message })?;
         let format = if entries.is_empty() { Format::V1 } else { format };
-        Ok(Journal { path: path.to_path_buf(), last_seq, last_hash, format })
+        Ok(Journal { path: path.to_path_buf(), last_seq, last_hash, format, file: None })
     }
 
     /// Open with a known tip, without reading the file (fast path for the
     /// desk, which keeps the tip in the snapshot).
     pub fn with_tip(path: &Path, last_seq: u64, last_hash: String, format: Format) -> Journal {
-        Journal { path: path.to_path_buf(), last_seq, last_hash, format }
+        Journal { path: path.to_path_buf(), last_seq, last_hash, format, file: None }
+    }
+
+    /// Let the file go: a game the desk keeps in memory between passes
+    /// holds no descriptor.
+    pub fn close(&mut self) {
+        self.file = None;
     }
 
     pub fn path(&self) -> &Path {
@@ -411,13 +420,16 @@ impl Journal {
 
     fn write_entries(&mut self, out: Vec<Entry>, sync: bool) -> Result<Vec<Entry>, Error> {
         let werr = |source| Error::Write { path: self.path.clone(), source };
-        let mut f = OpenOptions::new().create(true).append(true).open(&self.path).map_err(werr)?;
+        let f = match &mut self.file {
+            Some(f) => f,
+            None => self.file.insert(OpenOptions::new().create(true).append(true).open(&self.path).map_err(werr)?),
+        };
         let before = f.metadata().map_err(werr)?.len();
         // Spelled and written a slice at a time: a pass's thousands of
         // entries never sit in memory as one text (which cost more in fresh
         // pages than the spelling itself). A failed write is cut off whole.
         const SLICE: usize = 1 << 20;
-        let mut text = String::with_capacity(SLICE + 64 * 1024);
+        let mut text = String::with_capacity((out.len() * 1024).min(SLICE) + 64 * 1024);
         let mut written = Ok(());
         for (i, e) in out.iter().enumerate() {
             e.write_text(&mut text);
@@ -434,6 +446,7 @@ impl Journal {
             // cut it off again (nothing was sent on the strength of it).
             let _ = f.set_len(before);
             let _ = f.sync_all();
+            self.file = None;
             return Err(werr(e));
         }
         if let Some(e) = out.last() {

@@ -764,3 +764,34 @@ fn a_reply_finds_its_outbox_made_again_after_it_was_removed_by_hand() {
     assert!(mails.iter().all(|m| m.0.contains("accepted")), "{mails:?}");
     assert!(spool_empty(&t));
 }
+
+/// A game the desk keeps in memory between passes holds no file open: its
+/// journal and archive are opened once a pass, when it has mail, and let
+/// go when the pass ends (a thousand games kept would otherwise hold
+/// thousands of descriptors).
+#[test]
+fn a_game_kept_between_passes_holds_no_file_open() {
+    let mut t = Table::new("no-open-files");
+    t.send("austria", ALICE, "PLACE Laudon AT Riva");
+    t.send("austria", ALICE, "PLACE Laudon AT Rovereto");
+    assert_eq!(t.pass().accepted, 2);
+    let games = t.dir.join("games").canonicalize().unwrap();
+    let open: Vec<_> = std::fs::read_dir("/proc/self/fd")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| std::fs::read_link(e.path()).ok())
+        .filter(|p| p.starts_with(&games))
+        .collect();
+    assert!(open.is_empty(), "still open after the pass: {open:?}");
+    // And the files open again for the next mail, which is archived and
+    // journaled after the last.
+    t.send("austria", ALICE, "PLACE Laudon AT Riva");
+    assert_eq!(t.pass().accepted, 1);
+    let id = t.game.clone();
+    let journal = std::fs::read_to_string(games.join(&id).join("journal.toml")).unwrap();
+    assert_eq!(journal.matches("kind = \"accepted\"").count(), 3);
+    let mbox = std::fs::read_to_string(games.join(&id).join("mail.mbox")).unwrap();
+    assert_eq!(mbox.matches("From adjutant ").count(), 3);
+    let entries = adjutant::journal::read(&games.join(&id).join("journal.toml")).unwrap();
+    assert!(adjutant::journal::verify_chain(&entries).is_ok());
+}
