@@ -284,11 +284,11 @@ pub struct Desk {
     /// Games committed by this desk, kept for its next passes (a running
     /// daemon then loads a game from disk once, not once a pass).
     kept: std::sync::Mutex<Kept>,
-    /// The recipients of the letters this desk spooled, by spool file name,
-    /// and whether the file holds a CR: the file transport then moves them
-    /// without reading them back. A letter spooled by another process (or
-    /// before a crash) is read.
-    spooled: std::sync::Mutex<HashMap<String, (Vec<String>, bool)>>,
+    /// The recipient of each letter this desk spooled that the file
+    /// transport may move whole (its file holds no CR), by spool file
+    /// name: such a letter is moved without being read back. A letter
+    /// spooled by another process (or before a crash) is read.
+    spooled: std::sync::Mutex<HashMap<String, String>>,
     /// Letters the file transport delivered as they were released, to be
     /// counted by the next [`Desk::deliver`].
     released: std::sync::atomic::AtomicUsize,
@@ -1011,28 +1011,37 @@ impl Desk {
         let a = self.data.join("spool/tmp").join(name);
         if matches!(self.cfg.outbound, OutCfg::File { .. }) {
             let mut spooled = self.spooled.lock().unwrap_or_else(|e| e.into_inner());
-            if let Some((to, false)) = spooled.get(name).map(|(to, cr)| (to.clone(), *cr)) {
-                if let [to] = &to[..] {
-                    let mut outboxes = self.outboxes.lock().unwrap_or_else(|e| e.into_inner());
-                    if !outboxes.contains_key(to) {
-                        if let Ok(md) = self.open_outbox(to) {
-                            outboxes.insert(to.clone(), md);
-                        }
-                    }
-                    let mid = name.splitn(3, '~').nth(2).unwrap_or(name);
-                    if outboxes.get(to).is_some_and(|md| md.adopt(&a, mid).is_ok()) {
-                        spooled.remove(name);
-                        self.released.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        return Ok(());
-                    }
-                    // Opened afresh next time (a folder removed by hand is
-                    // made again by the delivery that takes the letter now).
-                    outboxes.remove(to);
+            if let Some(to) = spooled.get(name) {
+                if self.move_to_outbox(&a, to, mail_id(name)) {
+                    spooled.remove(name);
+                    self.released.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    return Ok(());
                 }
             }
         }
         let b = self.data.join("spool/new").join(name);
         fs::rename(&a, &b).map_err(io("release", &a))
+    }
+
+    /// Move the letter at `path`, in its local form, whole into the outbox
+    /// of `to` under `mid` (one rename), through the outboxes this desk
+    /// opened once for the process. False when the rename cannot reach the
+    /// outbox (another file system, a folder removed by hand): the letter
+    /// is then copied, and the outbox opened afresh, its folders made
+    /// again, next time.
+    fn move_to_outbox(&self, path: &Path, to: &str, mid: &str) -> bool {
+        let mut outboxes = self.outboxes.lock().unwrap_or_else(|e| e.into_inner());
+        if !outboxes.contains_key(to) {
+            match self.open_outbox(to) {
+                Ok(md) => outboxes.insert(to.to_string(), md),
+                Err(_) => return false,
+            };
+        }
+        if outboxes.get(to).is_some_and(|md| md.adopt(path, mid).is_ok()) {
+            return true;
+        }
+        outboxes.remove(to);
+        false
     }
 
     /// Make the journals just appended durable: one file-system sync for
@@ -1095,11 +1104,9 @@ impl Desk {
             let tmp = self.data.join("spool/tmp").join(&name);
             let form = self.spool_form(&bytes);
             fs::write(&tmp, &form).map_err(io("spool", &tmp))?;
-            if matches!(self.cfg.outbound, OutCfg::File { .. }) {
+            if matches!(self.cfg.outbound, OutCfg::File { .. }) && !form.contains(&b'\r') {
                 // A letter is rendered to its one address and no other.
-                let to = vec![letter.to.clone()];
-                let cr = form.contains(&b'\r');
-                self.spooled.lock().unwrap_or_else(|e| e.into_inner()).insert(name.clone(), (to, cr));
+                self.spooled.lock().unwrap_or_else(|e| e.into_inner()).insert(name.clone(), letter.to.clone());
             }
             batch.entry(
                 "mail",
@@ -1228,34 +1235,27 @@ impl Desk {
         names.sort();
         let mut n = self.released.swap(0, std::sync::atomic::Ordering::Relaxed);
         let mut done = Vec::new();
-        // One outbox opened once a pass, not once a letter.
-        let mut outboxes: BTreeMap<String, Maildir> = BTreeMap::new();
         let mut known = std::mem::take(&mut *self.spooled.lock().unwrap_or_else(|e| e.into_inner()));
         for p in names {
             let name = p.file_name().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
-            let mid = name.splitn(3, '~').nth(2).unwrap_or(&name).to_string();
+            let mid = mail_id(&name);
             // What this desk spooled is known; anything else is read.
             let (bytes, recipients, cr) = match known.remove(&name) {
-                Some((to, cr)) if to.len() == 1 && !cr => (None, to, cr),
-                _ => {
+                Some(to) => (None, vec![to], false),
+                None => {
                     let bytes = fs::read(&p).map_err(io("read", &p))?;
                     let to = crate::mail::parse::recipients(&bytes);
                     let cr = bytes.contains(&b'\r');
                     (Some(bytes), to, cr)
                 }
             };
-            for to in &recipients {
-                if !outboxes.contains_key(to) {
-                    outboxes.insert(to.clone(), self.open_outbox(to)?);
-                }
-            }
             n += 1;
             // The spool of the file transport already holds the local form
             // (LF, which local clients such as s-nail and mutt expect): a
             // letter to one recipient is moved into the outbox whole, which
             // lets it go from the spool in the same step.
             if let [to] = &recipients[..] {
-                if !cr && outboxes[to].adopt(&p, &mid).is_ok() {
+                if !cr && self.move_to_outbox(&p, to, mid) {
                     continue;
                 }
             }
@@ -1264,9 +1264,11 @@ impl Desk {
                 None => fs::read(&p).map_err(io("read", &p))?,
             };
             let local = crlf_to_lf(&bytes);
+            // Copies are rare (a letter to several, a lone CR): each
+            // outbox is opened for the copy.
             for to in &recipients {
-                let md = &outboxes[to];
-                md.deliver_with(&mid, &local, false).map_err(io("deliver", &md.root))?;
+                let md = self.open_outbox(to)?;
+                md.deliver_with(mid, &local, false).map_err(io("deliver", &md.root))?;
             }
             done.push(p);
         }
@@ -1911,6 +1913,12 @@ fn crlf_to_lf(bytes: &[u8]) -> Vec<u8> {
         }
     }
     out
+}
+
+/// The name an outbox gives a spooled letter: its spool file's name
+/// (`stamp~index~message-id.eml`) after the stamp and the index.
+fn mail_id(spool_name: &str) -> &str {
+    spool_name.splitn(3, '~').nth(2).unwrap_or(spool_name)
 }
 
 /// A sortable stamp for spool and inbox file names.
