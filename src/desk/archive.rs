@@ -98,7 +98,15 @@ struct Tail {
     /// Appended since the last flush: the mbox's text and the index's
     /// lines, which `end` already counts.
     pending: (Vec<u8>, Vec<u8>),
+    /// Closed since it was read: another process may have written the
+    /// archive meanwhile, so `end` is checked against the file before the
+    /// next append counts on it.
+    closed: bool,
 }
+
+/// How much archived text waits in memory before it is written: a group of
+/// large mails is not held twice (fetched and archived) until its commit.
+const PENDING: usize = 1 << 20;
 
 /// How many recent digests an archive remembers: twice the messages one
 /// commit covers, as many as a crash can send back.
@@ -129,6 +137,12 @@ impl Archive {
             Some(t) => t,
             None => self.tail.insert(Tail::read(dir)?),
         };
+        if std::mem::take(&mut t.closed) && t.pending.0.is_empty() {
+            let len = fs::metadata(dir.join(MBOX)).map(|m| m.len()).ok();
+            if len != Some(t.end) {
+                *t = Tail::read(dir)?;
+            }
+        }
         if t.shas.contains(sha) {
             return Ok(());
         }
@@ -146,6 +160,12 @@ impl Archive {
         writeln!(idx, "{seq} {sha} {offset} {len}")?;
         t.end += (mbox.len() - start) as u64;
         t.remember(sha);
+        if t.pending.0.len() >= PENDING {
+            // Written now, and its files let go: a pass over many games
+            // holds no descriptor for a game it has not committed.
+            self.flush(dir)?;
+            self.close();
+        }
         Ok(())
     }
 
@@ -170,8 +190,9 @@ impl Archive {
         })();
         match written {
             Ok(()) => {
-                t.pending.0.clear();
-                t.pending.1.clear();
+                // Let the memory go, not only the text: a game kept
+                // between passes keeps its archive.
+                t.pending = Default::default();
                 Ok(())
             }
             Err(e) => {
@@ -188,6 +209,7 @@ impl Archive {
     pub fn close(&mut self) {
         if let Some(t) = &mut self.tail {
             t.files = None;
+            t.closed = true;
         }
     }
 }
@@ -231,8 +253,14 @@ impl Tail {
             // No index to go by: nothing is cut.
             _ => len,
         };
-        let mut t =
-            Tail { shas: HashSet::new(), order: VecDeque::new(), end, files: None, pending: Default::default() };
+        let mut t = Tail {
+            shas: HashSet::new(),
+            order: VecDeque::new(),
+            end,
+            files: None,
+            pending: Default::default(),
+            closed: false,
+        };
         for l in lines {
             t.remember(&l.sha);
         }
@@ -327,8 +355,20 @@ mod tests {
         assert!(arc.tail.as_ref().is_some_and(|t| t.files.is_some()));
         arc.close();
         assert!(arc.tail.as_ref().is_some_and(|t| t.files.is_none()));
+        // Between two passes another process archived a message: the kept
+        // archive sees the file grew and reads its end again, so the next
+        // message's offset is right.
+        let o = b"From: <o@x>\r\n\r\nother\r\n".to_vec();
+        let so = to_hex(&sha256(&o));
+        once(&mut Archive::default(), 2, &so, &o);
+        let q = b"From: <q@x>\r\n\r\nlater\r\n".to_vec();
+        let sq = to_hex(&sha256(&q));
+        once(&mut arc, 3, &sq, &q);
+        arc.close();
+        assert_eq!(read(&dir, &so).unwrap(), Some(o));
+        assert_eq!(read(&dir, &sq).unwrap(), Some(q));
         let mbox = fs::read_to_string(dir.join(MBOX)).unwrap();
-        assert_eq!(mbox.matches("\nFrom ").count() + usize::from(mbox.starts_with("From ")), 2, "{mbox}");
+        assert_eq!(mbox.matches("\nFrom ").count() + usize::from(mbox.starts_with("From ")), 4, "{mbox}");
         assert!(mbox.contains("\r\n>From the hills") && mbox.contains(">>From the sea"));
         assert_eq!(read(&dir, &sa).unwrap(), Some(a.clone()));
         assert_eq!(read(&dir, &sb[..16]).unwrap(), Some(b.clone()));
@@ -344,7 +384,7 @@ mod tests {
         once(&mut Archive::default(), 3, &sc, &c);
         assert_eq!(read(&dir, &sc).unwrap(), Some(c));
         let after = fs::read_to_string(dir.join(MBOX)).unwrap();
-        assert_eq!(after.matches("From adjutant").count(), 3, "the torn message is gone: {after}");
+        assert_eq!(after.matches("From adjutant").count(), 5, "the torn message is gone: {after}");
         assert!(after.len() as u64 > clean && !after.contains("TORN"));
         assert_eq!(read(&dir, &sa).unwrap(), Some(a));
         assert!(fs::read_to_string(dir.join("mail.mbox.cut")).unwrap().contains("TORN"), "the cut tail is kept");
@@ -365,6 +405,16 @@ mod tests {
         let se = to_hex(&sha256(b""));
         once(&mut Archive::default(), 6, &se, b"");
         assert_eq!(read(&dir, &se).unwrap(), Some(Vec::new()));
+        // A mail larger than what may wait in memory is written at once,
+        // and its buffer let go.
+        let big = vec![b'x'; PENDING + 10];
+        let sbig = to_hex(&sha256(&big));
+        let before = fs::metadata(dir.join(MBOX)).unwrap().len();
+        let mut arc = Archive::default();
+        arc.append(&dir, 7, &sbig, &big, now).unwrap();
+        assert!(fs::metadata(dir.join(MBOX)).unwrap().len() > before + PENDING as u64);
+        assert!(arc.tail.as_ref().is_some_and(|t| t.pending.0.capacity() == 0));
+        assert_eq!(read(&dir, &sbig).unwrap(), Some(big));
         let _ = fs::remove_dir_all(&dir);
     }
 }

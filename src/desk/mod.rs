@@ -957,17 +957,24 @@ impl Desk {
     /// means the game is rebuilt from its journal when next loaded.
     fn commit_batches(&self, games: Vec<(&mut Loaded, Batch)>, now: DateTime<Utc>, save: bool) -> Result<(), Error> {
         let mut staged = Vec::new();
+        // Past a share of the process's descriptors, each game's files are
+        // let go once written: the syncs below are of the file system.
+        let many = games.len() > games_with_open_files();
         for (l, batch) in games {
             // The mail its messages named, written with the replies, so
             // that the sync below covers both.
             let flushed = l.archive.flush(&l.dir);
             flushed.map_err(|source| Error::Io { what: "archive", path: l.dir.join(archive::MBOX), source })?;
+            if many {
+                l.archive.close();
+            }
             if batch.is_empty() {
                 continue;
             }
             let s = self.stage(l, batch, now)?;
             staged.push((l, s));
         }
+        crash_point("written");
         if staged.is_empty() {
             return Ok(());
         }
@@ -979,6 +986,9 @@ impl Desk {
         let at = now.to_rfc3339();
         for (l, s) in staged.iter_mut() {
             l.journal.append_values_unsynced(&at, std::mem::take(&mut s.entries))?;
+            if many {
+                l.journal.close();
+            }
         }
         self.sync_journals(staged.iter().map(|(l, _)| l.journal.path()))?;
         crash_point("journaled");
@@ -1031,17 +1041,41 @@ impl Desk {
     /// again, next time.
     fn move_to_outbox(&self, path: &Path, to: &str, mid: &str) -> bool {
         let mut outboxes = self.outboxes.lock().unwrap_or_else(|e| e.into_inner());
-        if !outboxes.contains_key(to) {
-            match self.open_outbox(to) {
-                Ok(md) => outboxes.insert(to.to_string(), md),
-                Err(_) => return false,
-            };
+        let Ok(md) = self.cached_outbox(&mut outboxes, to) else { return false };
+        match md.adopt(path, mid) {
+            Ok(_) => true,
+            // The outbox is on another file system: it is fine, and kept;
+            // only a copy reaches it.
+            Err(e) if e.raw_os_error() == Some(libc::EXDEV) => false,
+            Err(_) => {
+                outboxes.remove(to);
+                false
+            }
         }
-        if outboxes.get(to).is_some_and(|md| md.adopt(path, mid).is_ok()) {
-            return true;
+    }
+
+    /// Copy a letter in its local form into the outbox of `to` (a letter
+    /// to several, a lone CR, an outbox on another file system). A copy
+    /// that fails is tried once more in the outbox opened afresh, its
+    /// folders made again (one removed by hand).
+    fn copy_to_outbox(&self, to: &str, mid: &str, local: &[u8]) -> Result<(), Error> {
+        let mut outboxes = self.outboxes.lock().unwrap_or_else(|e| e.into_inner());
+        if self.cached_outbox(&mut outboxes, to)?.deliver_with(mid, local, false).is_ok() {
+            return Ok(());
         }
         outboxes.remove(to);
-        false
+        let md = self.cached_outbox(&mut outboxes, to)?;
+        md.deliver_with(mid, local, false).map(|_| ()).map_err(io("deliver", &md.root))
+    }
+
+    /// The outbox of `to` from `outboxes`, opened (its folders made) the
+    /// first time: once for the process, not once a letter.
+    fn cached_outbox<'a>(&self, outboxes: &'a mut HashMap<String, Maildir>, to: &str) -> Result<&'a Maildir, Error> {
+        if !outboxes.contains_key(to) {
+            let md = self.open_outbox(to)?;
+            outboxes.insert(to.to_string(), md);
+        }
+        Ok(&outboxes[to])
     }
 
     /// Make the journals just appended durable: one file-system sync for
@@ -1264,11 +1298,8 @@ impl Desk {
                 None => fs::read(&p).map_err(io("read", &p))?,
             };
             let local = crlf_to_lf(&bytes);
-            // Copies are rare (a letter to several, a lone CR): each
-            // outbox is opened for the copy.
             for to in &recipients {
-                let md = self.open_outbox(to)?;
-                md.deliver_with(mid, &local, false).map_err(io("deliver", &md.root))?;
+                self.copy_to_outbox(to, mid, &local)?;
             }
             done.push(p);
         }
@@ -1436,6 +1467,16 @@ impl Desk {
         let games = open.games.values_mut().map(|(l, batch)| (l, std::mem::take(batch))).collect();
         self.commit_batches(games, now, false)?;
         open.unsaved.extend(committed);
+        // Each game holds its journal, archive and index open for the pass;
+        // past a share of the process's descriptors, over all of a pass's
+        // groups, they are let go after each group and opened again when
+        // needed.
+        if open.games.len() > games_with_open_files() {
+            for (l, _) in open.games.values_mut() {
+                l.journal.close();
+                l.archive.close();
+            }
+        }
         // Kept for the pass's next groups, not read again for each.
         if let Some(c) = open.counts.as_mut() {
             c.save();
@@ -1859,7 +1900,8 @@ fn attachments(svgs: &[(String, String)]) -> Vec<compose::Attached> {
 
 /// For the crash tests: `ADJUTANT_CRASH_AT=<point>:<n>` aborts the
 /// process the n-th time it reaches `point` (one of "archived",
-/// "spooled", "journaled", "released", "flushed", "delivered"), as a
+/// "written", "spooled", "journaled", "released", "flushed",
+/// "delivered"), as a
 /// power cut or an out-of-memory kill would at that moment. Unset, it
 /// costs one check of a value read once.
 pub(crate) fn crash_point(point: &str) {
@@ -1913,6 +1955,22 @@ fn crlf_to_lf(bytes: &[u8]) -> Vec<u8> {
         }
     }
     out
+}
+
+/// How many games a pass may hold with their files open (three each): an
+/// eighth of the process's limit on descriptors, which leaves the rest to
+/// the mail, the spool and the servers.
+fn games_with_open_files() -> usize {
+    // SAFETY: getrlimit only writes the struct it is given.
+    let soft = unsafe {
+        let mut lim: libc::rlimit = std::mem::zeroed();
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) == 0 {
+            lim.rlim_cur
+        } else {
+            1024
+        }
+    };
+    usize::try_from(soft / 8).unwrap_or(usize::MAX).max(8)
 }
 
 /// The name an outbox gives a spooled letter: its spool file's name

@@ -81,9 +81,9 @@ impl Inbox for MaildirInbox {
 
 /// A mail's bytes, read without asking the file its size first (`fs::read`
 /// and `read_to_end` on a file each cost one or two system calls more a
-/// mail), into a vector of their length. A message in `new/` is whole
-/// (Maildir delivers through `tmp/`), so a read short of the chunk is its
-/// end: most mails take one read.
+/// mail), into a vector of their length. Read until a read gives nothing:
+/// a short read is not the end on every file system (FUSE, some network
+/// ones), and a mail cut short would be handled as if whole.
 fn read_mail(p: &Path) -> std::io::Result<Vec<u8>> {
     use std::io::Read;
     let mut f = std::fs::File::open(p)?;
@@ -92,7 +92,6 @@ fn read_mail(p: &Path) -> std::io::Result<Vec<u8>> {
     loop {
         match f.read(&mut chunk) {
             Ok(0) => return Ok(raw),
-            Ok(n) if n < chunk.len() && raw.is_empty() => return Ok(chunk[..n].to_vec()),
             Ok(n) => raw.extend_from_slice(&chunk[..n]),
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
             Err(e) => return Err(e),

@@ -144,7 +144,8 @@ fn raw_files(dir: &std::path::Path) -> Vec<Vec<u8>> {
 }
 
 /// The daemon binary killed at chosen points of its pass — after a mail is
-/// archived and before its commit, with replies spooled but not journaled,
+/// handled and before its commit, with the archive and the replies written
+/// but not synced, with replies spooled but not journaled,
 /// after the journal and before the replies are released, after the commit
 /// and before the inbox is marked, mid-delivery — several times, and twice
 /// in a row at the same point, over two hundred mails, in groups of three
@@ -181,7 +182,7 @@ fn crashes_injected_at_every_point_lose_and_repeat_nothing() {
         }
         c.stdout(std::process::Stdio::null()).stderr(std::process::Stdio::null()).status().unwrap()
     };
-    let points = ["archived", "spooled", "journaled", "released", "flushed", "delivered"];
+    let points = ["archived", "written", "spooled", "journaled", "released", "flushed", "delivered"];
     let mut crashes = 0;
     for round in 0..24 {
         // Eight more mails each round (and a stranger's every third).

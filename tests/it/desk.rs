@@ -795,3 +795,63 @@ fn a_game_kept_between_passes_holds_no_file_open() {
     let entries = adjutant::journal::read(&games.join(&id).join("journal.toml")).unwrap();
     assert!(adjutant::journal::verify_chain(&entries).is_ok());
 }
+
+/// Under a tight limit on open files (64, soft and hard, as a strict
+/// service manager may set), a pass over forty games with mail commits
+/// every one: past a share of the limit, each game's journal and archive
+/// are let go once written rather than held for the pass (three files a
+/// game would need 120).
+#[test]
+fn a_pass_over_many_games_fits_a_low_limit_on_open_files() {
+    use adjutant::config::Config;
+    use adjutant::desk::{Desk, NewGame};
+    let dir = temp_dir("few-files");
+    let desk = Desk::open(&dir, Config::default()).unwrap();
+    let now = chrono::Utc::now();
+    let mut ids = Vec::new();
+    for g in 0..40 {
+        let req = NewGame {
+            ruleset: "mantua".into(),
+            scenario: None,
+            players: vec![
+                ("austria".into(), format!("a{g}@example.org")),
+                ("france".into(), format!("f{g}@example.org")),
+            ],
+            gm: None,
+            deadline: None,
+            dice: "committed".into(),
+            id: Some(format!("m{g}")),
+        };
+        ids.push(desk.create(&req, now, &mut fixed_entropy()).unwrap());
+    }
+    desk.deliver().unwrap();
+    for (g, id) in ids.iter().enumerate() {
+        let to = desk.reply_address(id, "austria");
+        let raw = format!(
+            "From: <a{g}@example.org>\r\nTo: <{to}>\r\nSubject: orders\r\nMessage-ID: <few{g}@example.org>\r\n\r\nPLACE Laudon AT Riva\r\n"
+        );
+        desk.post(raw.as_bytes(), now).unwrap();
+    }
+    drop(desk);
+    let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_adjutant"));
+    c.arg("--data").arg(&dir).arg("run").arg("--once");
+    use std::os::unix::process::CommandExt;
+    // SAFETY: only setrlimit, async-signal-safe, between fork and exec.
+    unsafe {
+        c.pre_exec(|| {
+            let few = libc::rlimit { rlim_cur: 64, rlim_max: 64 };
+            libc::setrlimit(libc::RLIMIT_NOFILE, &few);
+            Ok(())
+        });
+    }
+    let out = c.output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    for id in &ids {
+        let journal = std::fs::read_to_string(dir.join("games").join(id).join("journal.toml")).unwrap();
+        assert_eq!(journal.matches("kind = \"accepted\"").count(), 1, "{id}: {journal}");
+        let mbox = std::fs::read_to_string(dir.join("games").join(id).join("mail.mbox")).unwrap();
+        assert_eq!(mbox.matches("From adjutant ").count(), 1, "{id}");
+    }
+    let quarantined = std::fs::read_dir(dir.join("quarantine")).map(|d| d.count()).unwrap_or(0);
+    assert_eq!(quarantined, 0);
+}
