@@ -17,18 +17,6 @@ fn main() {
             libc::signal(libc::SIGPIPE, libc::SIG_DFL);
         }
     }
-    // A pass keeps a few files open for each game it touches (journal,
-    // archive, index); the soft limit on descriptors is often 1,024 where
-    // the hard one is far higher. Raised to the hard limit, as a server
-    // does; the desk still closes a pass's files early when the limit is
-    // low (`Desk::flush`).
-    // SAFETY: getrlimit and setrlimit only read and write the struct given.
-    unsafe {
-        let mut lim: libc::rlimit = std::mem::zeroed();
-        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) == 0 && lim.rlim_cur < lim.rlim_max {
-            lim.rlim_cur = lim.rlim_max;
-            libc::setrlimit(libc::RLIMIT_NOFILE, &lim);
-        }
-    }
+    adjutant::desk::raise_descriptor_limit();
     std::process::exit(adjutant::cli::main());
 }

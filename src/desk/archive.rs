@@ -204,6 +204,20 @@ impl Archive {
 }
 
 impl Archive {
+    /// Make what was written durable, file by file: for a game folder on
+    /// another file system than the data folder, which the commit's sync
+    /// of the data folder does not reach.
+    pub fn sync(&self, dir: &Path) -> std::io::Result<()> {
+        for name in [MBOX, INDEX] {
+            match fs::File::open(dir.join(name)) {
+                Ok(f) => f.sync_all()?,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(())
+    }
+
     /// Let the files go: a game kept in memory between passes holds no
     /// descriptor (a thousand games would hold two thousand).
     pub fn close(&mut self) {

@@ -76,6 +76,9 @@ pub struct Letter {
 pub struct Staged {
     entries: Vec<(String, toml::Value)>,
     spooled: Vec<String>,
+    /// The game folder is on another file system than the data folder (a
+    /// link under `games/`): the data folder's syncs do not reach it.
+    elsewhere: bool,
 }
 
 /// Entries and letters one event produces, committed together.
@@ -960,6 +963,7 @@ impl Desk {
         // Past a share of the process's descriptors, each game's files are
         // let go once written: the syncs below are of the file system.
         let many = games.len() > games_with_open_files();
+        let dev = device(&self.data).map_err(io("stat", &self.data))?;
         for (l, batch) in games {
             // The mail its messages named, written with the replies, so
             // that the sync below covers both.
@@ -971,7 +975,14 @@ impl Desk {
             if batch.is_empty() {
                 continue;
             }
-            let s = self.stage(l, batch, now)?;
+            let mut s = self.stage(l, batch, now)?;
+            // Its archived mail made durable on its own, before the entries
+            // that name it.
+            s.elsewhere = device(&l.dir).map_err(io("stat", &l.dir))? != dev;
+            if s.elsewhere {
+                let synced = l.archive.sync(&l.dir);
+                synced.map_err(|source| Error::Io { what: "sync", path: l.dir.join(archive::MBOX), source })?;
+            }
             staged.push((l, s));
         }
         crash_point("written");
@@ -990,7 +1001,7 @@ impl Desk {
                 l.journal.close();
             }
         }
-        self.sync_journals(staged.iter().map(|(l, _)| l.journal.path()))?;
+        self.sync_journals(staged.iter().map(|(l, s)| (l.journal.path(), s.elsewhere)))?;
         crash_point("journaled");
         for (l, s) in staged.iter_mut() {
             for name in &s.spooled {
@@ -1080,15 +1091,13 @@ impl Desk {
 
     /// Make the journals just appended durable: one file-system sync for
     /// those on the data folder's file system, an fsync for any elsewhere.
-    fn sync_journals<'a>(&self, journals: impl Iterator<Item = &'a Path>) -> Result<(), Error> {
-        use std::os::unix::fs::MetadataExt;
-        let dev = fs::metadata(&self.data).map_err(io("stat", &self.data))?.dev();
+    fn sync_journals<'a>(&self, journals: impl Iterator<Item = (&'a Path, bool)>) -> Result<(), Error> {
         let mut same = false;
-        for p in journals {
-            if fs::metadata(p).map(|m| m.dev() == dev).unwrap_or(false) {
-                same = true;
-            } else {
+        for (p, elsewhere) in journals {
+            if elsewhere {
                 fs::File::open(p).and_then(|f| f.sync_all()).map_err(io("sync", p))?;
+            } else {
+                same = true;
             }
         }
         if same {
@@ -1153,7 +1162,7 @@ impl Desk {
             );
             spooled.push(name);
         }
-        Ok(Staged { entries: batch.entries, spooled })
+        Ok(Staged { entries: batch.entries, spooled, elsewhere: false })
     }
 
     /// Spool a letter that belongs to no game (a refusal to a stranger, a
@@ -1473,8 +1482,7 @@ impl Desk {
         // needed.
         if open.games.len() > games_with_open_files() {
             for (l, _) in open.games.values_mut() {
-                l.journal.close();
-                l.archive.close();
+                l.close_files();
             }
         }
         // Kept for the pass's next groups, not read again for each.
@@ -1623,8 +1631,7 @@ impl Desk {
         for mut l in games {
             // A kept game holds no descriptor between passes (a thousand
             // games would hold thousands): its files open again when used.
-            l.archive.close();
-            l.journal.close();
+            l.close_files();
             // Taken just after this desk's own commit, under the desk lock
             // that every writer takes: the key of what this game wrote.
             let Some(key) = self.tip_key(&l.game.id) else { continue };
@@ -1961,16 +1968,39 @@ fn crlf_to_lf(bytes: &[u8]) -> Vec<u8> {
 /// eighth of the process's limit on descriptors, which leaves the rest to
 /// the mail, the spool and the servers.
 fn games_with_open_files() -> usize {
-    // SAFETY: getrlimit only writes the struct it is given.
-    let soft = unsafe {
-        let mut lim: libc::rlimit = std::mem::zeroed();
-        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) == 0 {
-            lim.rlim_cur
-        } else {
-            1024
-        }
-    };
+    let soft = descriptor_limits().map_or(1024, |l| l.rlim_cur);
     usize::try_from(soft / 8).unwrap_or(usize::MAX).max(8)
+}
+
+/// The file system `p` is on.
+fn device(p: &Path) -> std::io::Result<u64> {
+    use std::os::unix::fs::MetadataExt;
+    fs::metadata(p).map(|m| m.dev())
+}
+
+/// The process's soft and hard limits on open descriptors.
+fn descriptor_limits() -> Option<libc::rlimit> {
+    // SAFETY: getrlimit only writes the struct it is given.
+    unsafe {
+        let mut lim: libc::rlimit = std::mem::zeroed();
+        (libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) == 0).then_some(lim)
+    }
+}
+
+/// Raise the soft limit on open descriptors to the hard one, as a server
+/// does: it is often 1,024 where the hard one is far higher, and a pass
+/// keeps a few files open for each game it touches (journal, archive,
+/// index). The desk still lets them go early when the limit stays low
+/// ([`Desk::flush`]).
+pub fn raise_descriptor_limit() {
+    if let Some(mut lim) = descriptor_limits().filter(|l| l.rlim_cur < l.rlim_max) {
+        lim.rlim_cur = lim.rlim_max;
+        // SAFETY: setrlimit only reads the struct given. A refusal leaves
+        // the limit as it was, which the desk allows for.
+        unsafe {
+            libc::setrlimit(libc::RLIMIT_NOFILE, &lim);
+        }
+    }
 }
 
 /// The name an outbox gives a spooled letter: its spool file's name

@@ -413,6 +413,13 @@ pub fn read_tip(data: &Path, id: &str) -> Option<Tip> {
 }
 
 impl Loaded {
+    /// Let go of the game's open files (journal and archive): they open
+    /// again when next written.
+    pub fn close_files(&mut self) {
+        self.journal.close();
+        self.archive.close();
+    }
+
     /// Write the snapshot, then the tip that vouches for it.
     pub fn save(&mut self) -> Result<(), Error> {
         let jp = self.journal.path();

@@ -855,3 +855,102 @@ fn a_pass_over_many_games_fits_a_low_limit_on_open_files() {
     let quarantined = std::fs::read_dir(dir.join("quarantine")).map(|d| d.count()).unwrap_or(0);
     assert_eq!(quarantined, 0);
 }
+
+/// A folder on another file system than the data folder (tmpfs here),
+/// made for one test and removed with it.
+fn elsewhere(tag: &str) -> Option<std::path::PathBuf> {
+    let shm = std::path::Path::new("/dev/shm");
+    if !shm.is_dir() {
+        eprintln!("skipped: no /dev/shm to stand for another file system");
+        return None;
+    }
+    let d = shm.join(format!("adjutant-it-{}-{tag}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    Some(d)
+}
+
+/// Outboxes on another file system than the data folder (a mail spool on
+/// its own disk): no rename reaches them, so each letter is copied there
+/// from the spool, in its local form. An outbox removed there by hand
+/// while the daemon runs is made again for the next letter.
+#[test]
+fn letters_reach_outboxes_on_another_file_system_even_one_removed_by_hand() {
+    let Some(root) = elsewhere("outboxes") else { return };
+    let cfg = adjutant::config::Config {
+        outbound: adjutant::config::Outbound::File { path: Some(root.display().to_string()) },
+        ..Default::default()
+    };
+    let mut t = Table::configured("outbox-elsewhere", Some("72h"), "committed", cfg);
+    assert!(t.desk.outbox_of(ALICE).starts_with(&root));
+    t.send("austria", ALICE, "PLACE Laudon AT Riva");
+    assert_eq!(t.pass().accepted, 1);
+    let spool_empty = |t: &Table| {
+        ["spool/tmp", "spool/new"].iter().all(|d| std::fs::read_dir(t.dir.join(d)).unwrap().next().is_none())
+    };
+    assert!(spool_empty(&t), "every letter copied out of the spool");
+    assert!(t.last(ALICE).0.contains("accepted"), "{:?}", t.last(ALICE));
+    // The desk holds this outbox open from the last pass; it goes.
+    std::fs::remove_dir_all(t.desk.outbox_of(ALICE)).unwrap();
+    t.send("austria", ALICE, "PLACE Laudon AT Rovereto");
+    assert_eq!(t.pass().accepted, 1);
+    assert!(spool_empty(&t), "the letter was copied into the outbox made again");
+    let mails = t.raw_mails(ALICE);
+    assert_eq!(mails.len(), 1, "only the letter after the removal");
+    assert!(!mails[0].contains(&b'\r'), "a local letter ends its lines with LF");
+    assert!(t.last(ALICE).1.contains("PLACE Laudon AT Rovereto"), "{:?}", t.last(ALICE));
+    let _ = std::fs::remove_dir_all(root);
+}
+
+/// A game folder on another file system than the data folder (a link
+/// under `games/`): the data folder's sync does not reach it, so its
+/// journal and archived mail are synced on their own. The game plays on,
+/// its journal audits and its mail is archived.
+#[test]
+fn a_game_folder_on_another_file_system_plays_on() {
+    let Some(root) = elsewhere("game") else { return };
+    let mut t = Table::new("game-elsewhere");
+    let dir = t.dir.join("games").join(&t.game);
+    let moved = root.join(&t.game);
+    // A copy, then a link in its place: a rename cannot cross file systems.
+    std::fs::create_dir_all(&moved).unwrap();
+    for e in std::fs::read_dir(&dir).unwrap().flatten() {
+        std::fs::copy(e.path(), moved.join(e.file_name())).unwrap();
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+    std::os::unix::fs::symlink(&moved, &dir).unwrap();
+    t.send("austria", ALICE, "PLACE Laudon AT Riva\nSALT elsewhere");
+    t.send("france", BOB, "PLACE Bonaparte AT Verona");
+    let r = t.pass();
+    assert_eq!((r.accepted, r.resolved), (2, 1));
+    assert_audits(&moved.join("journal.toml"));
+    let mbox = std::fs::read_to_string(moved.join(adjutant::desk::archive::MBOX)).unwrap();
+    assert!(mbox.contains("SALT elsewhere"), "{mbox}");
+    let _ = std::fs::remove_dir_all(root);
+}
+
+/// A letter left in the spool in its wire form (CRLF: spooled for SMTP,
+/// delivered after the transport was changed to files) is copied, never
+/// moved, into its outbox; an outbox the desk opened earlier and that was
+/// removed by hand since is made again for it.
+#[test]
+fn a_letter_in_wire_form_reaches_an_outbox_removed_by_hand() {
+    let mut t = Table::new("wire-form-outbox-gone");
+    t.send("austria", ALICE, "PLACE Laudon AT Riva");
+    assert_eq!(t.pass().accepted, 1);
+    std::fs::remove_dir_all(t.desk.outbox_of(ALICE)).unwrap();
+    let raw = format!(
+        "From: <game@example.org>\r\nTo: <{ALICE}>\r\nSubject: left in the spool\r\nMessage-ID: <left.1@example.org>\r\n\r\nStill here.\r\n"
+    );
+    let name = "00000000000000000001.0000000001~000~left.1@example.org.eml";
+    std::fs::write(t.dir.join("spool/new").join(name), raw).unwrap();
+    assert_eq!(t.desk.deliver().unwrap(), 1);
+    assert!(std::fs::read_dir(t.dir.join("spool/new")).unwrap().next().is_none(), "the spool let it go");
+    let mails = t.raw_mails(ALICE);
+    assert_eq!(mails.len(), 1, "{mails:?}");
+    assert!(
+        !mails[0].contains(&b'\r') && mails[0].ends_with(b"Still here.\n"),
+        "{:?}",
+        String::from_utf8_lossy(&mails[0])
+    );
+}
