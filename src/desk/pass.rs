@@ -81,22 +81,18 @@ impl Inbox for MaildirInbox {
 
 /// A mail's bytes, read without asking the file its size first (`fs::read`
 /// and `read_to_end` on a file each cost one or two system calls more a
-/// mail), into a vector of their length. Read until a read gives nothing:
-/// a short read is not the end on every file system (FUSE, some network
-/// ones), and a mail cut short would be handled as if whole.
+/// mail: `take` hides the file from the size query), until a read gives
+/// nothing: a short read is not the end on every file system (FUSE, some
+/// network ones), and a mail cut short would be handled as if whole. Read
+/// into memory not zeroed first, then cut to the mail's length, since a
+/// group holds its mails until its commit.
 fn read_mail(p: &Path) -> std::io::Result<Vec<u8>> {
     use std::io::Read;
-    let mut f = std::fs::File::open(p)?;
-    let mut chunk = [0u8; 32 * 1024];
-    let mut raw = Vec::new();
-    loop {
-        match f.read(&mut chunk) {
-            Ok(0) => return Ok(raw),
-            Ok(n) => raw.extend_from_slice(&chunk[..n]),
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
+    let f = std::fs::File::open(p)?;
+    let mut raw = Vec::with_capacity(16 * 1024);
+    f.take(u64::MAX).read_to_end(&mut raw)?;
+    raw.shrink_to_fit();
+    Ok(raw)
 }
 
 /// An IMAP folder: handled messages move to the processed folder, those
@@ -197,5 +193,27 @@ impl Desk {
     pub fn run_once(&self, now: DateTime<Utc>) -> Result<PassReport, Error> {
         let mut inbox = MaildirInbox::open(&self.inbox_path(), self.cfg.limits.group_messages)?;
         self.pass(&mut inbox, &|| now, &AtomicBool::new(false))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::read_mail;
+
+    /// Every byte, whatever the size: empty, under one read, over the
+    /// buffer first given, and over many reads.
+    #[test]
+    fn a_mail_is_read_whole() {
+        let dir = std::env::temp_dir().join(format!("adjutant-read-mail-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        for len in [0, 1, 150, 8192, 16 * 1024, 16 * 1024 + 1, 300_000] {
+            let bytes: Vec<u8> = (0..len).map(|i| (i * 7 % 251) as u8).collect();
+            let p = dir.join(format!("m{len}"));
+            std::fs::write(&p, &bytes).unwrap();
+            let read = read_mail(&p).unwrap();
+            assert!(read == bytes, "{len} bytes written, {} read", read.len());
+            assert_eq!(read.capacity(), read.len(), "held at its length");
+        }
+        let _ = std::fs::remove_dir_all(dir);
     }
 }
