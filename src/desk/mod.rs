@@ -1956,11 +1956,15 @@ fn lf_to_crlf(bytes: &[u8]) -> Vec<u8> {
 /// A message's line ends as a Maildir file wants them: LF.
 fn crlf_to_lf(bytes: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(bytes.len());
-    for (i, &b) in bytes.iter().enumerate() {
-        if !(b == b'\r' && bytes.get(i + 1) == Some(&b'\n')) {
-            out.push(b);
+    // The text between two CRs copied whole (every letter is converted).
+    let mut from = 0;
+    for i in memchr::memchr_iter(b'\r', bytes) {
+        if bytes.get(i + 1) == Some(&b'\n') {
+            out.extend_from_slice(&bytes[from..i]);
+            from = i + 1;
         }
     }
+    out.extend_from_slice(&bytes[from..]);
     out
 }
 
@@ -2026,4 +2030,26 @@ pub fn os_random() -> [u8; 32] {
     let mut b = [0u8; 32];
     getrandom::fill(&mut b).expect("the OS random source is available");
     b
+}
+
+#[cfg(test)]
+mod line_end_tests {
+    use super::{crlf_to_lf, lf_to_crlf};
+
+    /// CRLF becomes LF; a lone CR stays, as does a CR at the very end; and
+    /// back again for SMTP.
+    #[test]
+    fn line_ends_convert_both_ways() {
+        for (wire, local) in [
+            (&b""[..], &b""[..]),
+            (b"a\r\nb\r\n", b"a\nb\n"),
+            (b"\r\n\r\n", b"\n\n"),
+            (b"lone\rcr\r\n", b"lone\rcr\n"),
+            (b"\r\r\nx\r", b"\r\nx\r"),
+            (b"no end", b"no end"),
+        ] {
+            assert_eq!(crlf_to_lf(wire), local, "{:?}", String::from_utf8_lossy(wire));
+        }
+        assert_eq!(lf_to_crlf(b"a\nb\r\nc\n"), b"a\r\nb\r\nc\r\n");
+    }
 }

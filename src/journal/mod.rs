@@ -176,14 +176,38 @@ fn spell_key(k: &str, out: &mut String, sp: &Spelling) {
     }
 }
 
+/// The bytes [`quoted`] escapes: [`ALWAYS`] (controls, `"` and `\\`), or
+/// [`DEL`] in TOML only.
+const ESCAPED: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut b = 0;
+    while b < 0x20 {
+        t[b] = ALWAYS;
+        b += 1;
+    }
+    t[b'"' as usize] = ALWAYS;
+    t[b'\\' as usize] = ALWAYS;
+    t[0x7f] = DEL;
+    t
+};
+const ALWAYS: u8 = 1;
+const DEL: u8 = 2;
+
 /// A string in double quotes with JSON's escapes, which TOML's basic
 /// strings share; TOML also wants DEL escaped (`del`), canonical JSON not.
 fn quoted(s: &str, out: &mut String, del: bool) {
+    out.reserve(s.len() + 2);
     out.push('"');
     // Every character escaped is ASCII, so the text between two of them is
     // copied whole (a byte below 0x80 never falls inside a UTF-8 sequence).
+    // Whether a byte is escaped is looked up, not matched: every string of
+    // every entry passes here twice (hashed, then written).
+    let mask = if del { ALWAYS | DEL } else { ALWAYS };
     let mut from = 0;
     for (i, b) in s.bytes().enumerate() {
+        if ESCAPED[b as usize] & mask == 0 {
+            continue;
+        }
         let esc = match b {
             b'"' => "\\\"",
             b'\\' => "\\\\",
@@ -192,8 +216,8 @@ fn quoted(s: &str, out: &mut String, del: bool) {
             b'\n' => "\\n",
             0x0c => "\\f",
             b'\r' => "\\r",
-            b if b < 0x20 || (del && b == 0x7f) => "",
-            _ => continue,
+            // Other controls, and DEL in TOML.
+            _ => "",
         };
         out.push_str(&s[from..i]);
         if esc.is_empty() {
@@ -762,6 +786,22 @@ mod tests {
         assert!(toml_text.contains("\\u007f") && !json.contains("\\u007f"));
         let back: toml::Table = toml::from_str(&format!("x = {toml_text}")).unwrap();
         assert_eq!(back["x"].as_str(), Some(s), "TOML reads it back");
+    }
+
+    /// Every ASCII character, one string: TOML reads the journal's
+    /// spelling back as it was, and canonical JSON leaves only controls,
+    /// `"` and `\\` escaped.
+    #[test]
+    fn every_ascii_character_is_quoted_so_that_it_reads_back() {
+        let s: String = (0u8..0x80).map(char::from).collect();
+        let (mut json, mut toml_text) = (String::new(), String::new());
+        quoted(&s, &mut json, false);
+        quoted(&s, &mut toml_text, true);
+        let back: toml::Table = toml::from_str(&format!("x = {toml_text}")).unwrap();
+        assert_eq!(back["x"].as_str(), Some(s.as_str()));
+        assert_eq!(serde_json_like(&json), s);
+        let bare = json.chars().filter(|c| (' '..='~').contains(c) || *c == '\u{7f}').count();
+        assert_eq!(bare, json.len(), "{json}");
     }
 
     /// A JSON string literal read back by the TOML reader, whose basic

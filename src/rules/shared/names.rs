@@ -8,6 +8,12 @@ use crate::engine::Problem;
 /// squeezed to one space.
 pub fn fold(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
+    fold_into(s, &mut out);
+    out
+}
+
+/// [`fold`], appended to `out`.
+fn fold_into(s: &str, out: &mut String) {
     let mut gap = false;
     // Most names and orders are ASCII: folded a byte at a time, the same
     // as below without the Unicode tables (every order names a few places
@@ -24,7 +30,7 @@ pub fn fold(s: &str) -> String {
                 gap = true;
             }
         }
-        return out;
+        return;
     }
     for c in s.chars().flat_map(|c| c.to_lowercase()) {
         let c = match c {
@@ -48,7 +54,6 @@ pub fn fold(s: &str) -> String {
             gap = true;
         }
     }
-    out
 }
 
 /// Find `query` among `names` (index). `what` names the kind of thing for
@@ -58,10 +63,18 @@ pub fn find(names: &[&str], query: &str, what: &str) -> Result<usize, Problem> {
     if q.is_empty() {
         return Err(Problem::new(format!("a {what} name is missing")));
     }
-    let folded: Vec<String> = names.iter().map(|n| fold(n)).collect();
-    if let Some(i) = folded.iter().position(|f| *f == q) {
-        return Ok(i);
+    // An order names its places exactly nearly always: each name folded in
+    // turn into one buffer until one matches, before the table of them all
+    // that a prefix or a near miss needs.
+    let mut buf = String::new();
+    for (i, n) in names.iter().enumerate() {
+        buf.clear();
+        fold_into(n, &mut buf);
+        if buf == q {
+            return Ok(i);
+        }
     }
+    let folded: Vec<String> = names.iter().map(|n| fold(n)).collect();
     let prefixed: Vec<usize> = (0..names.len()).filter(|&i| folded[i].starts_with(&q)).collect();
     match prefixed.len() {
         1 => return Ok(prefixed[0]),
