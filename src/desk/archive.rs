@@ -8,7 +8,9 @@
 //!
 //! Appends wait in memory until the commit writes them ([`Archive::flush`],
 //! one write to each file a game a group, not two a message) and syncs the
-//! file system before the journal says the message was received. A crash in mid-append
+//! file system before the journal says the message was received (a game
+//! folder on another file system, which that sync does not reach, is synced
+//! file by file: [`Archive::sync`]). A crash in mid-append
 //! leaves a tail longer than the index says; the next append cuts it off.
 //! The player's own file (the inbox) is never written through.
 
@@ -204,18 +206,20 @@ impl Archive {
 }
 
 impl Archive {
-    /// Make what was written durable, file by file: for a game folder on
-    /// another file system than the data folder, which the commit's sync
-    /// of the data folder does not reach.
-    pub fn sync(&self, dir: &Path) -> std::io::Result<()> {
-        for name in [MBOX, INDEX] {
-            match fs::File::open(dir.join(name)) {
-                Ok(f) => f.sync_all()?,
+    /// Make what was written durable, file by file, and the folder that
+    /// names them (the game's first mail creates both files): for a game
+    /// folder on another file system than the data folder, which the
+    /// commit's sync of the data folder does not reach. A failure names
+    /// the file.
+    pub fn sync(&self, dir: &Path) -> Result<(), (std::path::PathBuf, std::io::Error)> {
+        for p in [dir.join(MBOX), dir.join(INDEX)] {
+            match fs::File::open(&p) {
+                Ok(f) => f.sync_all().map_err(|e| (p, e))?,
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                Err(e) => return Err(e),
+                Err(e) => return Err((p, e)),
             }
         }
-        Ok(())
+        fs::File::open(dir).and_then(|d| d.sync_all()).map_err(|e| (dir.to_path_buf(), e))
     }
 
     /// Let the files go: a game kept in memory between passes holds no

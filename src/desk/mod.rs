@@ -966,7 +966,8 @@ impl Desk {
         let dev = device(&self.data).map_err(io("stat", &self.data))?;
         for (l, batch) in games {
             // The mail its messages named, written with the replies, so
-            // that the sync below covers both.
+            // that the sync below covers both (or synced here, below, for a
+            // game folder that sync does not reach).
             let flushed = l.archive.flush(&l.dir);
             flushed.map_err(|source| Error::Io { what: "archive", path: l.dir.join(archive::MBOX), source })?;
             if many {
@@ -975,14 +976,16 @@ impl Desk {
             if batch.is_empty() {
                 continue;
             }
-            let mut s = self.stage(l, batch, now)?;
-            // Its archived mail made durable on its own, before the entries
-            // that name it.
-            s.elsewhere = device(&l.dir).map_err(io("stat", &l.dir))? != dev;
-            if s.elsewhere {
-                let synced = l.archive.sync(&l.dir);
-                synced.map_err(|source| Error::Io { what: "sync", path: l.dir.join(archive::MBOX), source })?;
+            // A game folder on another file system: its archived mail made
+            // durable on its own, before the entries that name it (and
+            // before its letters are spooled, which a failure here would
+            // leave behind).
+            let elsewhere = device(&l.dir).map_err(io("stat", &l.dir))? != dev;
+            if elsewhere {
+                l.archive.sync(&l.dir).map_err(|(path, source)| Error::Io { what: "sync", path, source })?;
             }
+            let mut s = self.stage(l, batch, now)?;
+            s.elsewhere = elsewhere;
             staged.push((l, s));
         }
         crash_point("written");
@@ -1956,7 +1959,7 @@ fn lf_to_crlf(bytes: &[u8]) -> Vec<u8> {
 /// A message's line ends as a Maildir file wants them: LF.
 fn crlf_to_lf(bytes: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(bytes.len());
-    // The text between two CRs copied whole (every letter is converted).
+    // The text between two CRLFs copied whole (every letter is converted).
     let mut from = 0;
     for i in memchr::memchr_iter(b'\r', bytes) {
         if bytes.get(i + 1) == Some(&b'\n') {

@@ -42,12 +42,16 @@ pub trait Inbox {
 pub struct MaildirInbox {
     md: Maildir,
     group: usize,
+    /// Where each mail is read first: zeroed once a pass, when the first
+    /// mail is read, not once a mail.
+    scratch: Vec<u8>,
 }
 
 impl MaildirInbox {
     /// The Maildir at `path`, read `group` messages a commit.
     pub fn open(path: &Path, group: usize) -> Result<Self, Error> {
-        Ok(MaildirInbox { md: Maildir::open(path).map_err(io("open inbox", path))?, group: group.clamp(1, GROUP) })
+        let md = Maildir::open(path).map_err(io("open inbox", path))?;
+        Ok(MaildirInbox { md, group: group.clamp(1, GROUP), scratch: Vec::new() })
     }
 }
 
@@ -62,7 +66,7 @@ impl Inbox for MaildirInbox {
     fn fetch(&mut self, ids: &[PathBuf]) -> Result<Fetched<PathBuf>, Error> {
         Ok(ids
             .iter()
-            .filter_map(|p| match read_mail(p) {
+            .filter_map(|p| match read_mail(p, &mut self.scratch) {
                 Ok(raw) => Some((p.clone(), raw)),
                 Err(e) => {
                     warn!(file = %p.display(), error = %e, "cannot read inbound message; leaving it");
@@ -81,18 +85,27 @@ impl Inbox for MaildirInbox {
 
 /// A mail's bytes, read without asking the file its size first (`fs::read`
 /// and `read_to_end` on a file each cost one or two system calls more a
-/// mail: `take` hides the file from the size query), until a read gives
+/// mail, and `read_to_end` reads 8 KB at a time), until a read gives
 /// nothing: a short read is not the end on every file system (FUSE, some
 /// network ones), and a mail cut short would be handled as if whole. Read
-/// into memory not zeroed first, then cut to the mail's length, since a
-/// group holds its mails until its commit.
-fn read_mail(p: &Path) -> std::io::Result<Vec<u8>> {
+/// into `scratch` (grown for a larger mail, zeroed only then), then copied
+/// at its length: a group holds its mails until its commit. Two reads for
+/// a mail that fits.
+fn read_mail(p: &Path, scratch: &mut Vec<u8>) -> std::io::Result<Vec<u8>> {
     use std::io::Read;
-    let f = std::fs::File::open(p)?;
-    let mut raw = Vec::with_capacity(16 * 1024);
-    f.take(u64::MAX).read_to_end(&mut raw)?;
-    raw.shrink_to_fit();
-    Ok(raw)
+    let mut f = std::fs::File::open(p)?;
+    let mut n = 0;
+    loop {
+        if n == scratch.len() {
+            scratch.resize((2 * n).max(64 * 1024), 0);
+        }
+        match f.read(&mut scratch[n..]) {
+            Ok(0) => return Ok(scratch[..n].to_vec()),
+            Ok(k) => n += k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
 }
 
 /// An IMAP folder: handled messages move to the processed folder, those
@@ -206,13 +219,16 @@ mod tests {
     fn a_mail_is_read_whole() {
         let dir = std::env::temp_dir().join(format!("adjutant-read-mail-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        for len in [0, 1, 150, 8192, 16 * 1024, 16 * 1024 + 1, 300_000] {
+        // The scratch grows past its first size too; a larger mail read
+        // after a smaller one is read whole, and a smaller one after a
+        // larger one no longer than itself.
+        let mut scratch = Vec::new();
+        for len in [0, 1, 150, 65_536, 65_537, 300_000, 8192, 2] {
             let bytes: Vec<u8> = (0..len).map(|i| (i * 7 % 251) as u8).collect();
             let p = dir.join(format!("m{len}"));
             std::fs::write(&p, &bytes).unwrap();
-            let read = read_mail(&p).unwrap();
+            let read = read_mail(&p, &mut scratch).unwrap();
             assert!(read == bytes, "{len} bytes written, {} read", read.len());
-            assert_eq!(read.capacity(), read.len(), "held at its length");
         }
         let _ = std::fs::remove_dir_all(dir);
     }

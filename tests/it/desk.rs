@@ -752,17 +752,14 @@ fn a_reply_finds_its_outbox_made_again_after_it_was_removed_by_hand() {
     std::fs::remove_dir_all(t.desk.outbox_of(ALICE)).unwrap();
     t.send("austria", ALICE, "PLACE Laudon AT Rovereto");
     assert_eq!(t.pass().accepted, 1);
-    let spool_empty = |t: &Table| {
-        ["spool/tmp", "spool/new"].iter().all(|d| std::fs::read_dir(t.dir.join(d)).unwrap().next().is_none())
-    };
-    assert!(spool_empty(&t), "nothing left in the spool");
+    assert!(t.spool_empty(), "nothing left in the spool");
     // And the one after goes straight in again.
     t.send("austria", ALICE, "PLACE Laudon AT Riva");
     assert_eq!(t.pass().accepted, 1);
     let mails = t.mails(ALICE);
     assert_eq!(mails.len(), 2, "{mails:?}");
     assert!(mails.iter().all(|m| m.0.contains("accepted")), "{mails:?}");
-    assert!(spool_empty(&t));
+    assert!(t.spool_empty());
 }
 
 /// A game the desk keeps in memory between passes holds no file open: its
@@ -856,18 +853,30 @@ fn a_pass_over_many_games_fits_a_low_limit_on_open_files() {
     assert_eq!(quarantined, 0);
 }
 
-/// A folder on another file system than the data folder (tmpfs here),
-/// made for one test and removed with it.
-fn elsewhere(tag: &str) -> Option<std::path::PathBuf> {
-    let shm = std::path::Path::new("/dev/shm");
-    if !shm.is_dir() {
-        eprintln!("skipped: no /dev/shm to stand for another file system");
-        return None;
+/// A folder on another file system than the tests' data folders (tmpfs,
+/// here), removed when dropped, even by a failing test; `None`, and the
+/// test skipped with a line saying so, where there is no such place.
+struct Elsewhere(std::path::PathBuf);
+
+impl Elsewhere {
+    fn new(tag: &str) -> Option<Elsewhere> {
+        use std::os::unix::fs::MetadataExt;
+        let dev = |p: &std::path::Path| std::fs::metadata(p).map(|m| m.dev()).ok();
+        let d = std::path::Path::new("/dev/shm").join(format!("adjutant-it-{}-{tag}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        if std::fs::create_dir_all(&d).is_err() || dev(&d) == dev(&std::env::temp_dir()) {
+            let _ = std::fs::remove_dir_all(&d);
+            eprintln!("skipped: /dev/shm is not a writable file system apart from the data folder's");
+            return None;
+        }
+        Some(Elsewhere(d))
     }
-    let d = shm.join(format!("adjutant-it-{}-{tag}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    Some(d)
+}
+
+impl Drop for Elsewhere {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }
 
 /// Outboxes on another file system than the data folder (a mail spool on
@@ -876,39 +885,39 @@ fn elsewhere(tag: &str) -> Option<std::path::PathBuf> {
 /// while the daemon runs is made again for the next letter.
 #[test]
 fn letters_reach_outboxes_on_another_file_system_even_one_removed_by_hand() {
-    let Some(root) = elsewhere("outboxes") else { return };
+    let Some(shm) = Elsewhere::new("outboxes") else { return };
+    let root = &shm.0;
     let cfg = adjutant::config::Config {
         outbound: adjutant::config::Outbound::File { path: Some(root.display().to_string()) },
         ..Default::default()
     };
     let mut t = Table::configured("outbox-elsewhere", Some("72h"), "committed", cfg);
-    assert!(t.desk.outbox_of(ALICE).starts_with(&root));
+    assert!(t.desk.outbox_of(ALICE).starts_with(root));
     t.send("austria", ALICE, "PLACE Laudon AT Riva");
     assert_eq!(t.pass().accepted, 1);
-    let spool_empty = |t: &Table| {
-        ["spool/tmp", "spool/new"].iter().all(|d| std::fs::read_dir(t.dir.join(d)).unwrap().next().is_none())
-    };
-    assert!(spool_empty(&t), "every letter copied out of the spool");
+    assert!(t.spool_empty(), "every letter copied out of the spool");
     assert!(t.last(ALICE).0.contains("accepted"), "{:?}", t.last(ALICE));
     // The desk holds this outbox open from the last pass; it goes.
     std::fs::remove_dir_all(t.desk.outbox_of(ALICE)).unwrap();
     t.send("austria", ALICE, "PLACE Laudon AT Rovereto");
     assert_eq!(t.pass().accepted, 1);
-    assert!(spool_empty(&t), "the letter was copied into the outbox made again");
+    assert!(t.spool_empty(), "the letter was copied into the outbox made again");
     let mails = t.raw_mails(ALICE);
     assert_eq!(mails.len(), 1, "only the letter after the removal");
     assert!(!mails[0].contains(&b'\r'), "a local letter ends its lines with LF");
     assert!(t.last(ALICE).1.contains("PLACE Laudon AT Rovereto"), "{:?}", t.last(ALICE));
-    let _ = std::fs::remove_dir_all(root);
 }
 
 /// A game folder on another file system than the data folder (a link
 /// under `games/`): the data folder's sync does not reach it, so its
 /// journal and archived mail are synced on their own. The game plays on,
-/// its journal audits and its mail is archived.
+/// its journal audits and its mail is archived. (Whether the syncs reach
+/// the disk no test can tell without pulling the power: this runs that
+/// path, nothing more.)
 #[test]
 fn a_game_folder_on_another_file_system_plays_on() {
-    let Some(root) = elsewhere("game") else { return };
+    let Some(shm) = Elsewhere::new("game") else { return };
+    let root = &shm.0;
     let mut t = Table::new("game-elsewhere");
     let dir = t.dir.join("games").join(&t.game);
     let moved = root.join(&t.game);
@@ -926,7 +935,6 @@ fn a_game_folder_on_another_file_system_plays_on() {
     assert_audits(&moved.join("journal.toml"));
     let mbox = std::fs::read_to_string(moved.join(adjutant::desk::archive::MBOX)).unwrap();
     assert!(mbox.contains("SALT elsewhere"), "{mbox}");
-    let _ = std::fs::remove_dir_all(root);
 }
 
 /// A letter left in the spool in its wire form (CRLF: spooled for SMTP,
@@ -945,7 +953,7 @@ fn a_letter_in_wire_form_reaches_an_outbox_removed_by_hand() {
     let name = "00000000000000000001.0000000001~000~left.1@example.org.eml";
     std::fs::write(t.dir.join("spool/new").join(name), raw).unwrap();
     assert_eq!(t.desk.deliver().unwrap(), 1);
-    assert!(std::fs::read_dir(t.dir.join("spool/new")).unwrap().next().is_none(), "the spool let it go");
+    assert!(t.spool_empty(), "the spool let it go");
     let mails = t.raw_mails(ALICE);
     assert_eq!(mails.len(), 1, "{mails:?}");
     assert!(

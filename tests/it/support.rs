@@ -161,6 +161,11 @@ impl Table {
         out
     }
 
+    /// Nothing waits in the spool: every letter released and delivered.
+    pub fn spool_empty(&self) -> bool {
+        ["spool/tmp", "spool/new"].iter().all(|d| std::fs::read_dir(self.dir.join(d)).unwrap().next().is_none())
+    }
+
     pub fn last(&self, who: &str) -> (String, String) {
         self.mails(who).pop().unwrap_or_default()
     }

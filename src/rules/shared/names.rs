@@ -12,8 +12,10 @@ pub fn fold(s: &str) -> String {
     out
 }
 
-/// [`fold`], appended to `out`.
+/// [`fold`], into an empty `out` (a space is put between words only once
+/// `out` holds one).
 fn fold_into(s: &str, out: &mut String) {
+    debug_assert!(out.is_empty());
     let mut gap = false;
     // Most names and orders are ASCII: folded a byte at a time, the same
     // as below without the Unicode tables (every order names a few places
