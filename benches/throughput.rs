@@ -36,6 +36,10 @@ fn ingest(tag: &str, games: usize, per_game: usize) -> Ingest {
     // Throughput, not flood protection: every mail is answered.
     let mut cfg = Config::default();
     cfg.limits.replies_per_hour = u32::MAX;
+    // BENCH_GROUP: the messages a commit covers (`[limits] group_messages`).
+    if let Some(g) = std::env::var("BENCH_GROUP").ok().and_then(|s| s.parse().ok()) {
+        cfg.limits.group_messages = g;
+    }
     let desk = Desk::open(&dir, cfg).unwrap();
     let t0 = Utc.with_ymd_and_hms(2026, 3, 1, 12, 0, 0).unwrap();
     let mut ent = entropy();

@@ -14,6 +14,7 @@
 pub mod archive;
 mod daemon;
 pub mod deadlines;
+mod files;
 mod handle;
 pub mod hourly;
 pub mod letters;
@@ -28,6 +29,7 @@ use crate::journal::{kinds, Journal};
 use crate::mail::compose::{self, Outgoing};
 use crate::mail::maildir::{safe_name, Maildir};
 use chrono::{DateTime, Utc};
+pub use files::Files;
 use hmac::{Hmac, Mac};
 use minijinja::context;
 use serde::Serialize;
@@ -116,6 +118,8 @@ pub struct Open {
     /// The game the message in hand named, once [`Desk::handle`] has read
     /// it: what a failure of that message drops.
     game_in_hand: Option<String>,
+    /// Where the commits' file operations go (the pass's second thread).
+    pub(crate) files: Files,
 }
 
 /// `DATA/desk/handling`: the digest of the message in hand and how many
@@ -951,14 +955,21 @@ impl Desk {
     /// journal gets its entries (naming those letters), made durable; then
     /// the letters are released and the snapshots and tips written.
     pub fn commit_all(&self, games: Vec<(&mut Loaded, Batch)>, now: DateTime<Utc>) -> Result<(), Error> {
-        self.commit_batches(games, now, true)
+        self.commit_batches(games, now, true, &Files::default())
     }
 
     /// [`Desk::commit_all`], with the snapshots and tips written (`save`)
     /// or left to the end of the pass. Those are caches of the journal, not
     /// synced: a tip behind the journal (a crash before the pass ends) only
     /// means the game is rebuilt from its journal when next loaded.
-    fn commit_batches(&self, games: Vec<(&mut Loaded, Batch)>, now: DateTime<Utc>, save: bool) -> Result<(), Error> {
+    /// Its file operations go through `files`, waited for before each sync.
+    fn commit_batches(
+        &self,
+        games: Vec<(&mut Loaded, Batch)>,
+        now: DateTime<Utc>,
+        save: bool,
+        files: &Files,
+    ) -> Result<(), Error> {
         let mut staged = Vec::new();
         // Past a share of the process's descriptors, each game's files are
         // let go once written: the syncs below are of the file system.
@@ -984,10 +995,16 @@ impl Desk {
             if elsewhere {
                 l.archive.sync(&l.dir).map_err(|(path, source)| Error::Io { what: "sync", path, source })?;
             }
-            let mut s = self.stage(l, batch, now)?;
+            let mut s = self.stage(l, batch, now, files)?;
             s.elsewhere = elsewhere;
             staged.push((l, s));
         }
+        // The entries chained (their hashes worked out) while the letters
+        // are still being written.
+        let at = now.to_rfc3339();
+        let linked: Vec<_> =
+            staged.iter_mut().map(|(l, s)| l.journal.link_values(&at, std::mem::take(&mut s.entries))).collect();
+        files.wait_spooled()?;
         crash_point("written");
         if staged.is_empty() {
             return Ok(());
@@ -997,9 +1014,8 @@ impl Desk {
         let d = self.data.join("spool/tmp");
         crate::journal::sync_filesystem(&d).map_err(io("sync", &d))?;
         crash_point("spooled");
-        let at = now.to_rfc3339();
-        for (l, s) in staged.iter_mut() {
-            l.journal.append_values_unsynced(&at, std::mem::take(&mut s.entries))?;
+        for ((l, _), entries) in staged.iter_mut().zip(linked) {
+            l.journal.write_linked(entries)?;
             if many {
                 l.journal.close();
             }
@@ -1007,8 +1023,8 @@ impl Desk {
         self.sync_journals(staged.iter().map(|(l, s)| (l.journal.path(), s.elsewhere)))?;
         crash_point("journaled");
         for (l, s) in staged.iter_mut() {
-            for name in &s.spooled {
-                self.release(name)?;
+            for name in std::mem::take(&mut s.spooled) {
+                files.release(self, name)?;
             }
             crash_point("released");
             if save {
@@ -1111,7 +1127,7 @@ impl Desk {
 
     /// Render a batch's letters into `spool/tmp` (not synced) and add their
     /// `mail` entries: what [`Desk::commit_all`] then journals.
-    fn stage(&self, l: &mut Loaded, mut batch: Batch, now: DateTime<Utc>) -> Result<Staged, Error> {
+    fn stage(&self, l: &mut Loaded, mut batch: Batch, now: DateTime<Utc>, files: &Files) -> Result<Staged, Error> {
         let base = l.journal.last_seq + 1;
         let mut spooled = Vec::new();
         let mut letters = std::mem::take(&mut batch.letters);
@@ -1149,11 +1165,11 @@ impl Desk {
             let name = format!("{}~{:03}~{}.eml", spool_stamp(now, base), i, safe_name(&mid));
             let tmp = self.data.join("spool/tmp").join(&name);
             let form = self.spool_form(&bytes);
-            fs::write(&tmp, &form).map_err(io("spool", &tmp))?;
             if matches!(self.cfg.outbound, OutCfg::File { .. }) && !form.contains(&b'\r') {
                 // A letter is rendered to its one address and no other.
                 self.spooled.lock().unwrap_or_else(|e| e.into_inner()).insert(name.clone(), letter.to.clone());
             }
+            files.spool(tmp, form)?;
             batch.entry(
                 "mail",
                 &kinds::Mail {
@@ -1477,7 +1493,7 @@ impl Desk {
         let committed: Vec<String> =
             open.games.iter().filter(|(_, (_, b))| !b.is_empty()).map(|(id, _)| id.clone()).collect();
         let games = open.games.values_mut().map(|(l, batch)| (l, std::mem::take(batch))).collect();
-        self.commit_batches(games, now, false)?;
+        self.commit_batches(games, now, false, &open.files)?;
         open.unsaved.extend(committed);
         // Each game holds its journal, archive and index open for the pass;
         // past a share of the process's descriptors, over all of a pass's

@@ -4,7 +4,7 @@
 //! its messages handled; a message seen again after a crash is recognised
 //! by its digest or Message-ID and only marked.
 
-use super::{crash_point, io, Desk, Error, Handled, Open, PassReport};
+use super::{crash_point, io, Desk, Error, Files, Handled, Open, PassReport};
 use crate::config::ImapConfig;
 use crate::mail::{imap, maildir::Maildir};
 use chrono::{DateTime, Utc};
@@ -32,8 +32,9 @@ pub trait Inbox {
     /// The raw bytes of some waiting messages; one that cannot be read is
     /// left where it is (logged) and missing from the answer.
     fn fetch(&mut self, ids: &[Self::Id]) -> Result<Fetched<Self::Id>, Error>;
-    /// Handled and committed: never to be handled again.
-    fn mark_handled(&mut self, ids: &[Self::Id]) -> Result<(), Error>;
+    /// Handled and committed: never to be handled again. A local inbox
+    /// moves its files through `files`, after the commit's releases.
+    fn mark_handled(&mut self, ids: &[Self::Id], files: &Files) -> Result<(), Error>;
     /// Could not be handled: out of the way (a copy is in quarantine).
     fn set_aside(&mut self, ids: &[Self::Id]) -> Result<(), Error>;
 }
@@ -75,11 +76,14 @@ impl Inbox for MaildirInbox {
             })
             .collect())
     }
-    fn mark_handled(&mut self, ids: &[PathBuf]) -> Result<(), Error> {
-        ids.iter().try_for_each(|p| self.md.mark_seen(p).map_err(io("mark processed", p)))
+    fn mark_handled(&mut self, ids: &[PathBuf], files: &Files) -> Result<(), Error> {
+        for p in ids {
+            files.mark(p.clone(), self.md.seen_path(p).map_err(io("mark processed", p))?)?;
+        }
+        Ok(())
     }
     fn set_aside(&mut self, ids: &[PathBuf]) -> Result<(), Error> {
-        self.mark_handled(ids)
+        self.mark_handled(ids, &Files::default())
     }
 }
 
@@ -131,7 +135,7 @@ impl Inbox for ImapInbox<'_> {
     fn fetch(&mut self, ids: &[u32]) -> Result<Fetched<u32>, Error> {
         Ok(imap::fetch(self.session, ids)?)
     }
-    fn mark_handled(&mut self, ids: &[u32]) -> Result<(), Error> {
+    fn mark_handled(&mut self, ids: &[u32], _: &Files) -> Result<(), Error> {
         Ok(imap::move_to(self.session, ids, &self.cfg.processed_folder)?)
     }
     fn set_aside(&mut self, ids: &[u32]) -> Result<(), Error> {
@@ -162,13 +166,41 @@ impl Desk {
         // One set of open games for the whole pass: each group is committed
         // (journals synced) before its messages are marked, but a game's
         // snapshot and tip are written once, at the end.
-        let mut open = Open::default();
+        let mut open = if ids.is_empty() {
+            // An idle pass starts no thread.
+            Open::default()
+        } else {
+            std::thread::scope(|s| {
+                // Nothing the threads do outlives the pass or its lock.
+                let mut open = Open { files: Files::start(s, self), ..Open::default() };
+                self.groups(inbox, &ids, now, stop, &mut report, &mut open)?;
+                open.files.wait()?;
+                open.files = Files::default();
+                Ok::<_, Error>(open)
+            })?
+        };
+        self.settle(&mut open)?;
+        self.deadlines(now(), &mut report)?;
+        report.sent += self.deliver()?;
+        Ok(report)
+    }
+
+    /// The pass's messages in groups: each handled, committed, then marked.
+    fn groups<I: Inbox>(
+        &self,
+        inbox: &mut I,
+        ids: &[I::Id],
+        now: &dyn Fn() -> DateTime<Utc>,
+        stop: &AtomicBool,
+        report: &mut PassReport,
+        open: &mut Open,
+    ) -> Result<(), Error> {
         for chunk in ids.chunks(inbox.batch().max(1)) {
             let mut done: Vec<(I::Id, Option<String>)> = Vec::new();
             let mut failed = Vec::new();
             for (id, raw) in inbox.fetch(chunk)? {
                 report.messages += 1;
-                match self.handle_safely(&raw, now(), &mut report, &mut open)? {
+                match self.handle_safely(&raw, now(), report, open)? {
                     Handled::Done(g) => done.push((id, g)),
                     Handled::Failed(g, why) => {
                         // The failing message goes to quarantine; its
@@ -185,20 +217,17 @@ impl Desk {
                     break;
                 }
             }
-            self.attempted(&mut open);
-            self.flush(&mut open, now())?;
+            self.attempted(open);
+            self.flush(open, now())?;
             crash_point("flushed");
             let done: Vec<I::Id> = done.into_iter().map(|d| d.0).collect();
-            inbox.mark_handled(&done)?;
+            inbox.mark_handled(&done, &open.files)?;
             inbox.set_aside(&failed)?;
             if stop.load(Ordering::SeqCst) {
                 break;
             }
         }
-        self.settle(&mut open)?;
-        self.deadlines(now(), &mut report)?;
-        report.sent += self.deliver()?;
-        Ok(report)
+        Ok(())
     }
 
     /// One pass over the local Maildir at the time `now` (tests and the

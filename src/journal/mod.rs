@@ -423,18 +423,28 @@ impl Journal {
         self.append_with(at, items, false)
     }
 
-    /// [`Journal::append_unsynced`] for bodies that are TOML tables
-    /// already (the desk's batches), taken as they are rather than copied
-    /// through serde.
-    pub fn append_values_unsynced(&mut self, at: &str, items: Vec<(String, toml::Value)>) -> Result<Vec<Entry>, Error> {
-        let out = self.link(
+    /// [`Journal::chain`] for bodies that are TOML tables already (the
+    /// desk's batches), taken as they are rather than copied through
+    /// serde: the entries [`Journal::write_linked`] then appends. Apart,
+    /// so that a commit works out its hashes while its letters are still
+    /// being written.
+    pub fn link_values(&self, at: &str, items: Vec<(String, toml::Value)>) -> Vec<Entry> {
+        self.link(
             at,
             items.into_iter().map(|(kind, body)| match body {
                 toml::Value::Table(t) => (kind, t),
                 _ => (kind, toml::Table::new()),
             }),
-        );
-        self.write_entries(out, false)
+        )
+    }
+
+    /// Append entries [`Journal::link_values`] chained to the tip (nothing
+    /// appended since), in one write, leaving them to a sync the caller
+    /// makes for several journals at once; nothing may depend on them
+    /// before.
+    pub fn write_linked(&mut self, entries: Vec<Entry>) -> Result<Vec<Entry>, Error> {
+        debug_assert!(entries.first().is_none_or(|e| e.seq == self.last_seq + 1 && e.prev == self.last_hash));
+        self.write_entries(entries, false)
     }
 
     fn append_with<B: Serialize>(&mut self, at: &str, items: &[(&str, B)], sync: bool) -> Result<Vec<Entry>, Error> {
