@@ -6,15 +6,17 @@
 //! is reading orders, playing them and writing letters. On a machine with
 //! more than one core, two threads take the first half while the pass goes
 //! on with the second: one writes letters into the spool, one moves files
-//! (a commit's releases, then its inbox marks). Neither changes an order
-//! that crash safety rests on: each runs its jobs in the order they were
-//! given, the desk waits for the spool's writes ([`Files::wait_spooled`])
-//! before the sync that makes them durable, and for everything
-//! ([`Files::wait`]) at the end of the pass's groups. A commit's moves come
-//! after its journal's sync, and its inbox marks after its releases. A
-//! process that dies leaves a prefix of each thread's jobs done, which is
-//! what a crash a moment earlier would have left; a release not done is
-//! done by the next pass ([`Desk::recover_spool`]).
+//! (a commit's releases, then the local inbox's marks). Each runs its jobs
+//! in the order they were given. A commit waits for both ([`Files::wait`])
+//! before the sync that makes its letters durable, so its letters are all
+//! written, and the moves of the group before it are done: its own moves
+//! (given after its journals' sync) overlap the handling of the next group
+//! and no more, so at most one group is ever committed and not yet marked,
+//! as without the threads. A failed job stops both threads for the rest of
+//! the pass and fails every later wait. A process that dies leaves the
+//! releases and marks of at most one committed group undone: the next pass
+//! releases the letters its journal names ([`Desk::recover_spool`]) and
+//! knows its messages again by their digests.
 
 use super::{io, Desk, Error};
 use std::path::{Path, PathBuf};
@@ -59,17 +61,22 @@ struct Failed {
 impl Files {
     /// Start the two threads in `scope`: they end when the `Files` is
     /// dropped (on a failure or a panic of the pass too), and the scope
-    /// waits for them.
+    /// waits for them. A thread the system will not start leaves the
+    /// pass's file operations in its own thread, as before there were any.
     pub(crate) fn start<'scope>(scope: &'scope std::thread::Scope<'scope, '_>, desk: &'scope Desk) -> Files {
         let failed = Arc::new(Failed::default());
-        let spawn = || {
+        let spawn = |name: &str| {
             let (tx, jobs) = mpsc::channel();
             let failed = failed.clone();
-            scope.spawn(move || desk.file_jobs(jobs, &failed));
-            tx
+            let started = std::thread::Builder::new()
+                .name(name.into())
+                .spawn_scoped(scope, move || desk.file_jobs(jobs, &failed));
+            started.map(|_| tx).map_err(|e| tracing::warn!(error = %e, "no thread for the pass's files"))
         };
-        let (writes, moves) = (spawn(), spawn());
-        Files { threads: Some(Threads { writes, moves, failed }) }
+        match (spawn("spool writes"), spawn("file moves")) {
+            (Ok(writes), Ok(moves)) => Files { threads: Some(Threads { writes, moves, failed }) },
+            _ => Files::default(),
+        }
     }
 
     /// Write a letter into the spool.
@@ -94,14 +101,6 @@ impl Files {
             None => mark(&from, &to),
             Some(t) => send(&t.moves, Job::Mark(from, to)),
         }
-    }
-
-    /// Every letter given so far is written (moves may still be under way);
-    /// or the first failure of either thread.
-    pub(crate) fn wait_spooled(&self) -> Result<(), Error> {
-        let Some(t) = &self.threads else { return Ok(()) };
-        wait_for(&t.writes)?;
-        t.failed.report()
     }
 
     /// Every operation given so far is done; or the first failure.
@@ -187,37 +186,42 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("adjutant-files-{tag}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         let desk = Desk::open(&dir.join("data"), Config::default()).unwrap();
-        std::fs::create_dir_all(dir.join("a")).unwrap();
-        std::fs::create_dir_all(dir.join("b")).unwrap();
+        for d in ["a", "b", "c"] {
+            std::fs::create_dir_all(dir.join(d)).unwrap();
+        }
         (dir, desk)
     }
 
-    /// What the threads were given is done, in order, when a wait returns:
-    /// a file written then moved is where the move put it.
+    /// What the threads were given is done, in order, when a wait returns
+    /// (looked at before the threads end): a file written, moved, then
+    /// moved again is where the second move put it.
     #[test]
-    fn a_wait_returns_when_every_job_before_it_is_done() {
+    fn a_wait_returns_when_every_job_before_it_is_done_in_order() {
         let (dir, desk) = table("order");
+        let at = |d: &str, i: usize| dir.join(format!("{d}/{i}"));
         std::thread::scope(|s| {
             let files = Files::start(s, &desk);
             for i in 0..200 {
-                files.spool(dir.join(format!("a/{i}")), vec![b'x'; i]).unwrap();
-            }
-            files.wait_spooled().unwrap();
-            for i in 0..200 {
-                files.mark(dir.join(format!("a/{i}")), dir.join(format!("b/{i}"))).unwrap();
+                files.spool(at("a", i), vec![b'x'; i]).unwrap();
             }
             files.wait().unwrap();
+            assert!((0..200).all(|i| at("a", i).exists()), "every letter written when the wait returned");
+            for i in 0..200 {
+                files.mark(at("a", i), at("b", i)).unwrap();
+                files.mark(at("b", i), at("c", i)).unwrap();
+            }
+            files.wait().unwrap();
+            for i in 0..200 {
+                assert_eq!(std::fs::read(at("c", i)).unwrap().len(), i);
+                assert!(!at("a", i).exists() && !at("b", i).exists());
+            }
         });
-        for i in 0..200 {
-            assert_eq!(std::fs::read(dir.join(format!("b/{i}"))).unwrap().len(), i);
-            assert!(!dir.join(format!("a/{i}")).exists());
-        }
         let _ = std::fs::remove_dir_all(dir);
     }
 
-    /// A move that fails is reported by the next wait, of either kind, with
-    /// the file it named; nothing given after it is done, and every later
-    /// wait fails too, so that no commit goes on as if it had been.
+    /// A move that fails is reported by the next wait with the file it
+    /// named; nothing given after it is done, by either thread, and every
+    /// later wait fails too, so that no commit goes on as if it had been.
     #[test]
     fn a_failure_stops_every_later_job_and_every_wait_fails() {
         let (dir, desk) = table("failure");
@@ -226,31 +230,33 @@ mod tests {
             let files = Files::start(s, &desk);
             files.mark(dir.join("a/missing"), dir.join("b/missing")).unwrap();
             files.mark(dir.join("a/kept"), dir.join("b/kept")).unwrap();
-            // The writer is told of the mover's failure by the wait after it.
-            files.wait().unwrap_err();
-            let said = files.wait_spooled().unwrap_err().to_string();
-            assert!(said.contains("failed earlier"), "{said}");
+            let said = files.wait().unwrap_err().to_string();
+            assert!(said.contains("mark processed") && said.contains("a/missing"), "{said}");
             files.spool(dir.join("a/late"), b"l".to_vec()).unwrap();
-            assert!(files.wait().is_err());
+            let said = files.wait().unwrap_err().to_string();
+            assert!(said.contains("failed earlier"), "{said}");
+            assert!(!dir.join("a/late").exists(), "nothing was written after the failure");
         });
         assert!(dir.join("a/kept").exists() && !dir.join("b/kept").exists(), "the move after the failure was not done");
-        assert!(!dir.join("a/late").exists(), "nothing was written after the failure");
         let _ = std::fs::remove_dir_all(dir);
     }
 
-    /// The first wait after a failure names it.
+    /// A letter that cannot be written stops the moves given after it.
     #[test]
-    fn the_failure_is_said_with_its_file() {
-        let (dir, desk) = table("said");
+    fn a_failed_write_stops_the_moves() {
+        let (dir, desk) = table("write");
+        std::fs::write(dir.join("a/kept"), b"k").unwrap();
         std::thread::scope(|s| {
             let files = Files::start(s, &desk);
-            files.mark(dir.join("a/missing"), dir.join("b/missing")).unwrap();
+            files.spool(dir.join("nowhere/letter"), b"x".to_vec()).unwrap();
+            // Given once the write has failed, as a commit's moves come
+            // after its wait.
             let said = files.wait().unwrap_err().to_string();
-            assert!(said.contains("mark processed") && said.contains("a/missing"), "{said}");
-            // Written by the other thread, whose wait still sees the failure.
-            files.spool(dir.join("a/x"), vec![]).unwrap();
-            assert!(files.wait_spooled().is_err());
+            assert!(said.contains("spool") && said.contains("nowhere/letter"), "{said}");
+            files.mark(dir.join("a/kept"), dir.join("b/kept")).unwrap();
+            assert!(files.wait().is_err());
         });
+        assert!(dir.join("a/kept").exists(), "no move after the failed write");
         let _ = std::fs::remove_dir_all(dir);
     }
 }

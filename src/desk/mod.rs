@@ -118,8 +118,6 @@ pub struct Open {
     /// The game the message in hand named, once [`Desk::handle`] has read
     /// it: what a failure of that message drops.
     game_in_hand: Option<String>,
-    /// Where the commits' file operations go (the pass's second thread).
-    pub(crate) files: Files,
 }
 
 /// `DATA/desk/handling`: the digest of the message in hand and how many
@@ -962,7 +960,8 @@ impl Desk {
     /// or left to the end of the pass. Those are caches of the journal, not
     /// synced: a tip behind the journal (a crash before the pass ends) only
     /// means the game is rebuilt from its journal when next loaded.
-    /// Its file operations go through `files`, waited for before each sync.
+    /// Its file operations go through `files`, every one of them waited for
+    /// before the spool's sync.
     fn commit_batches(
         &self,
         games: Vec<(&mut Loaded, Batch)>,
@@ -1004,7 +1003,11 @@ impl Desk {
         let at = now.to_rfc3339();
         let linked: Vec<_> =
             staged.iter_mut().map(|(l, s)| l.journal.link_values(&at, std::mem::take(&mut s.entries))).collect();
-        files.wait_spooled()?;
+        // Every letter written, and every move an earlier group of the pass
+        // gave (its releases and inbox marks) done: at most one group is
+        // ever committed and not yet marked, which is what the games'
+        // dedupe windows are sized for (`seen.rs`).
+        files.wait()?;
         crash_point("written");
         if staged.is_empty() {
             return Ok(());
@@ -1050,10 +1053,12 @@ impl Desk {
     fn release(&self, name: &str) -> Result<(), Error> {
         let a = self.data.join("spool/tmp").join(name);
         if matches!(self.cfg.outbound, OutCfg::File { .. }) {
-            let mut spooled = self.spooled.lock().unwrap_or_else(|e| e.into_inner());
-            if let Some(to) = spooled.get(name) {
-                if self.move_to_outbox(&a, to, mail_id(name)) {
-                    spooled.remove(name);
+            // Not held over the rename: the pass's thread that stages
+            // letters takes the same lock.
+            let to = self.spooled.lock().unwrap_or_else(|e| e.into_inner()).get(name).cloned();
+            if let Some(to) = to {
+                if self.move_to_outbox(&a, &to, mail_id(name)) {
+                    self.spooled.lock().unwrap_or_else(|e| e.into_inner()).remove(name);
                     self.released.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                     return Ok(());
                 }
@@ -1489,11 +1494,12 @@ impl Desk {
     /// order. The games stay open for the pass's next group, their
     /// snapshots and tips unwritten until [`Desk::settle`], unless the pass
     /// holds more games than the desk keeps in memory.
-    pub fn flush(&self, open: &mut Open, now: DateTime<Utc>) -> Result<(), Error> {
+    /// Its file operations go through `files`.
+    pub fn flush(&self, open: &mut Open, now: DateTime<Utc>, files: &Files) -> Result<(), Error> {
         let committed: Vec<String> =
             open.games.iter().filter(|(_, (_, b))| !b.is_empty()).map(|(id, _)| id.clone()).collect();
         let games = open.games.values_mut().map(|(l, batch)| (l, std::mem::take(batch))).collect();
-        self.commit_batches(games, now, false, &open.files)?;
+        self.commit_batches(games, now, false, files)?;
         open.unsaved.extend(committed);
         // Each game holds its journal, archive and index open for the pass;
         // past a share of the process's descriptors, over all of a pass's
@@ -1928,8 +1934,10 @@ fn attachments(svgs: &[(String, String)]) -> Vec<compose::Attached> {
 /// process the n-th time it reaches `point` (one of "archived",
 /// "written", "spooled", "journaled", "released", "flushed",
 /// "delivered"), as a
-/// power cut or an out-of-memory kill would at that moment. Unset, it
-/// costs one check of a value read once.
+/// power cut or an out-of-memory kill would at that moment. In a pass, the
+/// releases and marks a point follows are given to the pass's threads
+/// (`files.rs`), which may not have done them all yet: the crash then
+/// finds them partly done. Unset, it costs one check of a value read once.
 pub(crate) fn crash_point(point: &str) {
     use std::sync::atomic::{AtomicU32, Ordering};
     use std::sync::OnceLock;

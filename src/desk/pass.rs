@@ -33,7 +33,9 @@ pub trait Inbox {
     /// left where it is (logged) and missing from the answer.
     fn fetch(&mut self, ids: &[Self::Id]) -> Result<Fetched<Self::Id>, Error>;
     /// Handled and committed: never to be handled again. A local inbox
-    /// moves its files through `files`, after the commit's releases.
+    /// moves its files through `files`, after the commit's releases; an
+    /// IMAP folder moves its messages at once (the commit's journals are
+    /// synced, so a release not yet done is done by the next pass).
     fn mark_handled(&mut self, ids: &[Self::Id], files: &Files) -> Result<(), Error>;
     /// Could not be handled: out of the way (a copy is in quarantine).
     fn set_aside(&mut self, ids: &[Self::Id]) -> Result<(), Error>;
@@ -171,11 +173,12 @@ impl Desk {
             Open::default()
         } else {
             std::thread::scope(|s| {
-                // Nothing the threads do outlives the pass or its lock.
-                let mut open = Open { files: Files::start(s, self), ..Open::default() };
-                self.groups(inbox, &ids, now, stop, &mut report, &mut open)?;
-                open.files.wait()?;
-                open.files = Files::default();
+                // The threads end when `files` is dropped, here or on a
+                // failure or panic, and the scope waits for them: nothing
+                // they do outlives the pass or its lock.
+                let files = Files::start(s, self);
+                let open = self.groups(inbox, &ids, now, stop, &mut report, &files)?;
+                files.wait()?;
                 Ok::<_, Error>(open)
             })?
         };
@@ -185,7 +188,8 @@ impl Desk {
         Ok(report)
     }
 
-    /// The pass's messages in groups: each handled, committed, then marked.
+    /// The pass's messages in groups: each handled, committed, then marked,
+    /// the file operations through `files`. The games it opened, to settle.
     fn groups<I: Inbox>(
         &self,
         inbox: &mut I,
@@ -193,14 +197,15 @@ impl Desk {
         now: &dyn Fn() -> DateTime<Utc>,
         stop: &AtomicBool,
         report: &mut PassReport,
-        open: &mut Open,
-    ) -> Result<(), Error> {
+        files: &Files,
+    ) -> Result<Open, Error> {
+        let mut open = Open::default();
         for chunk in ids.chunks(inbox.batch().max(1)) {
             let mut done: Vec<(I::Id, Option<String>)> = Vec::new();
             let mut failed = Vec::new();
             for (id, raw) in inbox.fetch(chunk)? {
                 report.messages += 1;
-                match self.handle_safely(&raw, now(), report, open)? {
+                match self.handle_safely(&raw, now(), report, &mut open)? {
                     Handled::Done(g) => done.push((id, g)),
                     Handled::Failed(g, why) => {
                         // The failing message goes to quarantine; its
@@ -217,17 +222,17 @@ impl Desk {
                     break;
                 }
             }
-            self.attempted(open);
-            self.flush(open, now())?;
+            self.attempted(&mut open);
+            self.flush(&mut open, now(), files)?;
             crash_point("flushed");
             let done: Vec<I::Id> = done.into_iter().map(|d| d.0).collect();
-            inbox.mark_handled(&done, &open.files)?;
+            inbox.mark_handled(&done, files)?;
             inbox.set_aside(&failed)?;
             if stop.load(Ordering::SeqCst) {
                 break;
             }
         }
-        Ok(())
+        Ok(open)
     }
 
     /// One pass over the local Maildir at the time `now` (tests and the

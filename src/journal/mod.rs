@@ -443,7 +443,10 @@ impl Journal {
     /// makes for several journals at once; nothing may depend on them
     /// before.
     pub fn write_linked(&mut self, entries: Vec<Entry>) -> Result<Vec<Entry>, Error> {
-        debug_assert!(entries.first().is_none_or(|e| e.seq == self.last_seq + 1 && e.prev == self.last_hash));
+        if let Some(e) = entries.first().filter(|e| e.seq != self.last_seq + 1 || e.prev != self.last_hash) {
+            let message = format!("was chained to entry {} but the journal ends at {}", e.seq - 1, self.last_seq);
+            return Err(Error::Chain { path: self.path.clone(), seq: e.seq, message });
+        }
         self.write_entries(entries, false)
     }
 

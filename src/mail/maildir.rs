@@ -111,13 +111,8 @@ impl Maildir {
         Ok(dst)
     }
 
-    /// Mark a message in new/ processed by moving it to cur/.
-    pub fn mark_seen(&self, path: &Path) -> std::io::Result<()> {
-        fs::rename(path, self.seen_path(path)?)
-    }
-
-    /// Where [`Maildir::mark_seen`] moves a message in new/: into cur/,
-    /// flagged seen.
+    /// Where a message in new/ goes once processed: into cur/, flagged
+    /// seen.
     pub fn seen_path(&self, path: &Path) -> std::io::Result<PathBuf> {
         let name = path.file_name().ok_or_else(|| std::io::Error::other("no file name"))?;
         let mut n = name.to_string_lossy().to_string();

@@ -149,8 +149,10 @@ fn raw_files(dir: &std::path::Path) -> Vec<Vec<u8>> {
 /// after the journal and before the replies are released, after the commit
 /// and before the inbox is marked, mid-delivery — several times, and twice
 /// in a row at the same point, over two hundred mails, in groups of three
-/// mails (a crash in a later group finds the earlier groups journaled and
-/// marked, their snapshots not yet written): every mail ends
+/// mails (a crash in a later group finds the earlier groups journaled,
+/// their snapshots not yet written, and all marked but perhaps the last,
+/// whose releases and marks the pass's threads may still be doing): every
+/// mail ends
 /// journaled once with exactly one reply, or quarantined with none (a mail
 /// in hand when the daemon died twice is set aside by design); every
 /// stranger gets one refusal; the journal audits.
