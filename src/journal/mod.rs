@@ -886,6 +886,30 @@ mod tests {
         let _ = fs::remove_dir_all(&dir);
     }
 
+    /// Entries chained while the journal's tip was another (something was
+    /// appended between) are refused whole, and the journal is unchanged;
+    /// chained to the tip, they append and verify.
+    #[test]
+    fn linked_entries_are_written_only_onto_the_tip_they_were_chained_to() {
+        let dir = std::env::temp_dir().join(format!("adj-journal-linked-{}", std::process::id()));
+        let _ = fs::create_dir_all(&dir);
+        let p = dir.join("j.toml");
+        let _ = fs::remove_file(&p);
+        let mut j = Journal::open(&p).unwrap();
+        let body = |x: u32| vec![("a".to_string(), toml::Value::try_from(B { x, s: "s".into() }).unwrap())];
+        let stale = j.link_values("2026-01-01T00:00:00Z", body(1));
+        j.append("2026-01-01T00:00:00Z", &[("b", B { x: 2, s: "two".into() })]).unwrap();
+        let before = fs::read(&p).unwrap();
+        let said = j.write_linked(stale).unwrap_err().to_string();
+        assert!(said.contains("chained to entry 0") && said.contains("ends at 1"), "{said}");
+        assert_eq!(fs::read(&p).unwrap(), before);
+        let fresh = j.link_values("2026-01-01T00:00:01Z", body(3));
+        j.write_linked(fresh).unwrap();
+        verify_chain(&read(&p).unwrap()).unwrap();
+        assert_eq!(j.last_seq, 2);
+        let _ = fs::remove_dir_all(&dir);
+    }
+
     #[test]
     fn entries_one_at_a_time_are_the_entries_even_when_a_text_holds_an_entry_header() {
         let dir = std::env::temp_dir().join(format!("adj-journal-stream-{}", std::process::id()));
