@@ -167,22 +167,20 @@ impl Desk {
         let ids = inbox.pending()?;
         // One set of open games for the whole pass: each group is committed
         // (journals synced) before its messages are marked, but a game's
-        // snapshot and tip are written once, at the end.
-        let mut open = if ids.is_empty() {
-            // An idle pass starts no thread.
-            Open::default()
-        } else {
+        // snapshot and tip are written once, at the end. An idle pass
+        // starts no thread.
+        if !ids.is_empty() {
             std::thread::scope(|s| {
                 // The threads end when `files` is dropped, here or on a
                 // failure or panic, and the scope waits for them: nothing
                 // they do outlives the pass or its lock.
                 let files = Files::start(s, self);
-                let open = self.groups(inbox, &ids, now, stop, &mut report, &files)?;
-                files.wait()?;
-                Ok::<_, Error>(open)
-            })?
-        };
-        self.settle(&mut open)?;
+                let mut open = self.groups(inbox, &ids, now, stop, &mut report, &files)?;
+                // Written while the last group's releases and marks go on.
+                self.settle(&mut open)?;
+                files.wait()
+            })?;
+        }
         self.deadlines(now(), &mut report)?;
         report.sent += self.deliver()?;
         Ok(report)
