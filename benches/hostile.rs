@@ -22,13 +22,11 @@ fn game(tag: &str) -> (std::path::PathBuf, Desk, String) {
     let _ = std::fs::remove_dir_all(&dir);
     let desk = Desk::open(&dir, Config::default()).unwrap();
     let req = NewGame {
-        ruleset: "mantua".into(),
-        scenario: None,
-        players: vec![("austria".into(), "a@example.org".into()), ("france".into(), "b@example.org".into())],
-        gm: None,
-        deadline: None,
-        dice: "committed".into(),
         id: Some("g1".into()),
+        ..NewGame::new(
+            "mantua",
+            vec![("austria".into(), "a@example.org".into()), ("france".into(), "b@example.org".into())],
+        )
     };
     let mut i = 0u8;
     let mut ent = move || {

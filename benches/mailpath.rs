@@ -69,13 +69,11 @@ fn main() {
     let desk = Desk::open(&data, cfg.clone()).unwrap();
     let mut i = 0u8;
     let req = NewGame {
-        ruleset: "mantua".into(),
-        scenario: None,
-        players: vec![("austria".into(), "alice@adjutant.test".into()), ("france".into(), "bob@adjutant.test".into())],
-        gm: None,
-        deadline: None,
-        dice: "committed".into(),
         id: Some("bench".into()),
+        ..NewGame::new(
+            "mantua",
+            vec![("austria".into(), "alice@adjutant.test".into()), ("france".into(), "bob@adjutant.test".into())],
+        )
     };
     desk.create(&req, chrono::Utc::now(), &mut || {
         i += 1;

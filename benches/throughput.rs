@@ -46,16 +46,12 @@ fn ingest(tag: &str, games: usize, per_game: usize) -> Ingest {
     let mut ids = Vec::new();
     for g in 0..games {
         let req = NewGame {
-            ruleset: "mantua".into(),
-            scenario: None,
-            players: vec![
-                ("austria".into(), format!("a{g}@example.org")),
-                ("france".into(), format!("f{g}@example.org")),
-            ],
-            gm: None,
             deadline: Some("72h".into()),
-            dice: "committed".into(),
             id: Some(format!("b{g}")),
+            ..NewGame::new(
+                "mantua",
+                vec![("austria".into(), format!("a{g}@example.org")), ("france".into(), format!("f{g}@example.org"))],
+            )
         };
         ids.push(desk.create(&req, t0, &mut ent).unwrap());
     }
@@ -324,13 +320,12 @@ fn main() {
     let start = Instant::now();
     for g in 0..sieges {
         let req = NewGame {
-            ruleset: "leaguer".into(),
-            scenario: None,
-            players: vec![("besiegers".into(), "b@example.org".into()), ("garrison".into(), "g@example.org".into())],
             gm: Some("gm@example.org".into()),
-            deadline: None,
-            dice: "committed".into(),
             id: Some(format!("siege{g}")),
+            ..NewGame::new(
+                "leaguer",
+                vec![("besiegers".into(), "b@example.org".into()), ("garrison".into(), "g@example.org".into())],
+            )
         };
         let id = desk3.create(&req, t0, &mut ent).unwrap();
         let mut l = desk3.load(&id).unwrap();
@@ -356,13 +351,13 @@ fn main() {
     icfg.limits.replies_per_hour = u32::MAX;
     let desk4 = Desk::open(&idir, icfg).unwrap();
     let req = NewGame {
-        ruleset: "mantua".into(),
-        scenario: None,
-        players: vec![("austria".into(), "a@example.org".into()), ("france".into(), "f@example.org".into())],
         gm: Some("gm@example.org".into()),
         deadline: Some("24h".into()),
-        dice: "committed".into(),
         id: Some("inodes".into()),
+        ..NewGame::new(
+            "mantua",
+            vec![("austria".into(), "a@example.org".into()), ("france".into(), "f@example.org".into())],
+        )
     };
     desk4.create(&req, t0, &mut ent).unwrap();
     let count = |p: &std::path::Path| -> usize {
@@ -396,13 +391,12 @@ fn main() {
     std::fs::create_dir_all(&jdir).unwrap();
     let desk2 = Desk::open(&jdir, Config::default()).unwrap();
     let req = NewGame {
-        ruleset: "mantua".into(),
-        scenario: None,
-        players: vec![("austria".into(), "a@example.org".into()), ("france".into(), "f@example.org".into())],
         gm: Some("gm@example.org".into()),
-        deadline: None,
-        dice: "committed".into(),
         id: Some("long".into()),
+        ..NewGame::new(
+            "mantua",
+            vec![("austria".into(), "a@example.org".into()), ("france".into(), "f@example.org".into())],
+        )
     };
     desk2.create(&req, t0, &mut ent).unwrap();
     let mut l = desk2.load("long").unwrap();

@@ -105,13 +105,10 @@ pub fn run(data: &Path, cfg: Config, ruleset: &str, scenario: Option<&str>) -> R
     let desk = Desk::open(data, cfg)?;
     let players: Vec<(String, String)> = roles.iter().cloned().zip([ALICE, BOB].map(String::from)).collect();
     let req = NewGame {
-        ruleset: ruleset.into(),
         scenario: Some(sc.name.clone()),
-        players: players.clone(),
         gm: Some(CAROL.into()),
         deadline: Some("72h".into()),
-        dice: "committed".into(),
-        id: None,
+        ..NewGame::new(ruleset, players.clone())
     };
     let game = desk.create(&req, chrono::Utc::now(), &mut crate::desk::os_random)?;
     desk.deliver()?;

@@ -268,6 +268,24 @@ pub struct NewGame {
     pub id: Option<String>,
 }
 
+impl NewGame {
+    /// A game of `ruleset` for `players` (role, address), with what
+    /// `adjutant new` takes when told nothing else: the ruleset's first
+    /// scenario, no moderator, no deadline, committed dice, an id made of
+    /// the ruleset's name and six random hex digits.
+    pub fn new(ruleset: &str, players: Vec<(String, String)>) -> NewGame {
+        NewGame {
+            ruleset: ruleset.into(),
+            scenario: None,
+            players,
+            gm: None,
+            deadline: None,
+            dice: "committed".into(),
+            id: None,
+        }
+    }
+}
+
 /// The process's file-creation mask before the desk narrowed it.
 static OPERATOR_UMASK: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
 

@@ -59,13 +59,10 @@ fn corpus_desk(tag: &str) -> (PathBuf, Desk) {
     std::fs::copy(corpus().join("server.key"), dir.join("server.key")).unwrap();
     let desk = Desk::open(&dir, Config::default()).unwrap();
     let req = NewGame {
-        ruleset: "mantua".into(),
-        scenario: None,
-        players: vec![("austria".into(), ALICE.into()), ("france".into(), BOB.into())],
         gm: Some(CAROL.into()),
         deadline: Some("72h".into()),
-        dice: "committed".into(),
         id: Some("corpus".into()),
+        ..NewGame::new("mantua", vec![("austria".into(), ALICE.into()), ("france".into(), BOB.into())])
     };
     let now = Utc.with_ymd_and_hms(2026, 3, 1, 12, 0, 0).unwrap();
     let mut entropy = crate::support::fixed_entropy();

@@ -278,13 +278,12 @@ fn a_permanent_smtp_failure_is_journaled_and_reported_to_the_moderator() {
     // A player at a domain the test server does not take: Postfix refuses
     // the recipient with a 5xx at once.
     let req = adjutant::desk::NewGame {
-        ruleset: "mantua".into(),
-        scenario: None,
-        players: vec![("austria".into(), addr("alice")), ("france".into(), "zed@elsewhere.example".into())],
         gm: Some(addr("carol")),
-        deadline: None,
-        dice: "committed".into(),
         id: Some("g1".into()),
+        ..adjutant::desk::NewGame::new(
+            "mantua",
+            vec![("austria".into(), addr("alice")), ("france".into(), "zed@elsewhere.example".into())],
+        )
     };
     desk.create(&req, chrono::Utc::now(), &mut crate::support::fixed_entropy()).unwrap();
     let sent = desk.deliver().unwrap();

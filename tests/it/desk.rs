@@ -385,13 +385,8 @@ fn hostile_text_never_crashes_the_desk() {
 fn a_broken_game_is_quarantined_and_the_others_go_on() {
     let mut t = Table::new("quarantine");
     let req = adjutant::desk::NewGame {
-        ruleset: "mantua".into(),
-        scenario: None,
-        players: vec![("austria".into(), ALICE.into()), ("france".into(), BOB.into())],
-        gm: None,
-        deadline: None,
-        dice: "committed".into(),
         id: Some("g2".into()),
+        ..adjutant::desk::NewGame::new("mantua", vec![("austria".into(), ALICE.into()), ("france".into(), BOB.into())])
     };
     t.desk.create(&req, t0(), &mut fixed_entropy()).unwrap();
     // Game g2's journal is destroyed beyond repair (and its snapshot gone).
@@ -808,16 +803,11 @@ fn a_pass_over_many_games_fits_a_low_limit_on_open_files() {
     let mut ids = Vec::new();
     for g in 0..40 {
         let req = NewGame {
-            ruleset: "mantua".into(),
-            scenario: None,
-            players: vec![
-                ("austria".into(), format!("a{g}@example.org")),
-                ("france".into(), format!("f{g}@example.org")),
-            ],
-            gm: None,
-            deadline: None,
-            dice: "committed".into(),
             id: Some(format!("m{g}")),
+            ..NewGame::new(
+                "mantua",
+                vec![("austria".into(), format!("a{g}@example.org")), ("france".into(), format!("f{g}@example.org"))],
+            )
         };
         ids.push(desk.create(&req, now, &mut fixed_entropy()).unwrap());
     }

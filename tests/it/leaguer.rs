@@ -163,13 +163,11 @@ fn a_leaguer_game_needs_a_moderator() {
     let dir = temp_dir("leaguer-nogm");
     let desk = adjutant::desk::Desk::open(&dir, Default::default()).unwrap();
     let req = adjutant::desk::NewGame {
-        ruleset: "leaguer".into(),
-        scenario: None,
-        players: vec![("besiegers".into(), ALICE.into()), ("garrison".into(), BOB.into())],
-        gm: None,
-        deadline: None,
-        dice: "committed".into(),
         id: Some("g1".into()),
+        ..adjutant::desk::NewGame::new(
+            "leaguer",
+            vec![("besiegers".into(), ALICE.into()), ("garrison".into(), BOB.into())],
+        )
     };
     let e = desk.create(&req, t0(), &mut fixed_entropy()).unwrap_err();
     assert!(e.to_string().contains("needs a moderator"), "{e}");

@@ -244,13 +244,12 @@ impl Stack {
         let dir = crate::support::temp_dir(tag);
         let desk = adjutant::desk::Desk::open(&dir, self.config()).unwrap();
         let req = adjutant::desk::NewGame {
-            ruleset: "mantua".into(),
-            scenario: None,
-            players: vec![("austria".into(), format!("alice@{DOMAIN}")), ("france".into(), format!("bob@{DOMAIN}"))],
             gm: Some(format!("carol@{DOMAIN}")),
-            deadline: None,
-            dice: "committed".into(),
             id: Some("g1".into()),
+            ..adjutant::desk::NewGame::new(
+                "mantua",
+                vec![("austria".into(), format!("alice@{DOMAIN}")), ("france".into(), format!("bob@{DOMAIN}"))],
+            )
         };
         desk.create(&req, chrono::Utc::now(), &mut crate::support::fixed_entropy()).unwrap();
         (dir, desk)

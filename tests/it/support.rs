@@ -85,15 +85,14 @@ impl Table {
             .roles
             .clone();
         let req = NewGame {
-            ruleset: ruleset.into(),
             scenario: scenario.map(str::to_string),
-            // Alice plays the first role, Bob the second (a solo game has
-            // only Alice).
-            players: roles.iter().cloned().zip([ALICE.to_string(), BOB.to_string()]).collect(),
             gm: Some(CAROL.into()),
             deadline: deadline.map(str::to_string),
             dice: dice.into(),
             id: Some("g1".into()),
+            // Alice plays the first role, Bob the second (a solo game has
+            // only Alice).
+            ..NewGame::new(ruleset, roles.iter().cloned().zip([ALICE.to_string(), BOB.to_string()]).collect())
         };
         let game = desk.create(&req, t0(), &mut fixed_entropy()).unwrap();
         desk.deliver().unwrap();

@@ -80,13 +80,14 @@ fn consuls_set_up_sealed_by_mail_and_no_press_between_partners() {
     let desk = adjutant::desk::Desk::open(&dir, adjutant::config::Config::default()).unwrap();
     let players = [("white", ALICE), ("black", BOB), ("blue", DAVE), ("red", ERIN)];
     let req = adjutant::desk::NewGame {
-        ruleset: "tacticum".into(),
         scenario: Some("consuls".into()),
-        players: players.iter().map(|(r, a)| (r.to_string(), a.to_string())).collect(),
         gm: Some(CAROL.into()),
         deadline: Some("72h".into()),
-        dice: "committed".into(),
         id: Some("g1".into()),
+        ..adjutant::desk::NewGame::new(
+            "tacticum",
+            players.iter().map(|(r, a)| (r.to_string(), a.to_string())).collect(),
+        )
     };
     let game = desk.create(&req, t0(), &mut fixed_entropy()).unwrap();
     desk.deliver().unwrap();
