@@ -78,9 +78,6 @@ pub struct Letter {
 pub struct Staged {
     entries: Vec<(String, toml::Value)>,
     spooled: Vec<String>,
-    /// The game folder is on another file system than the data folder (a
-    /// link under `games/`): the data folder's syncs do not reach it.
-    elsewhere: bool,
 }
 
 /// Entries and letters one event produces, committed together.
@@ -987,6 +984,9 @@ impl Desk {
         save: bool,
         files: &Files,
     ) -> Result<(), Error> {
+        // Each game, its staged batch, and whether its folder is on another
+        // file system than the data folder (a link under `games/`), which
+        // the data folder's syncs do not reach.
         let mut staged = Vec::new();
         // Past a share of the process's descriptors, each game's files are
         // let go once written: the syncs below are of the file system.
@@ -1012,15 +1012,14 @@ impl Desk {
             if elsewhere {
                 l.archive.sync(&l.dir).map_err(|(path, source)| Error::Io { what: "sync", path, source })?;
             }
-            let mut s = self.stage(l, batch, now, files)?;
-            s.elsewhere = elsewhere;
-            staged.push((l, s));
+            let s = self.stage(l, batch, now, files)?;
+            staged.push((l, s, elsewhere));
         }
         // The entries chained (their hashes worked out) while the letters
         // are still being written.
         let at = now.to_rfc3339();
         let linked: Vec<_> =
-            staged.iter_mut().map(|(l, s)| l.journal.link_values(&at, std::mem::take(&mut s.entries))).collect();
+            staged.iter_mut().map(|(l, s, _)| l.journal.link_values(&at, std::mem::take(&mut s.entries))).collect();
         // Every letter written, and every move an earlier group of the pass
         // gave (its releases and inbox marks) done: at most one group is
         // ever committed and not yet marked, which is what the games'
@@ -1035,15 +1034,15 @@ impl Desk {
         let d = self.data.join("spool/tmp");
         crate::journal::sync_filesystem(&d).map_err(io("sync", &d))?;
         crash_point("spooled");
-        for ((l, _), entries) in staged.iter_mut().zip(linked) {
+        for ((l, _, _), entries) in staged.iter_mut().zip(linked) {
             l.journal.write_linked(entries)?;
             if many {
                 l.journal.close();
             }
         }
-        self.sync_journals(staged.iter().map(|(l, s)| (l.journal.path(), s.elsewhere)))?;
+        self.sync_journals(staged.iter().map(|(l, _, elsewhere)| (l.journal.path(), *elsewhere)))?;
         crash_point("journaled");
-        for (l, s) in staged.iter_mut() {
+        for (l, s, _) in staged.iter_mut() {
             for name in std::mem::take(&mut s.spooled) {
                 files.release(self, name)?;
             }
@@ -1055,7 +1054,7 @@ impl Desk {
         // Read these tips afresh next time, unless [`Desk::keep`] records
         // the key of the one this desk writes.
         let mut tips = self.tips.lock().unwrap_or_else(|e| e.into_inner());
-        for (l, _) in &staged {
+        for (l, _, _) in &staged {
             tips.remove(&l.game.id);
         }
         Ok(())
@@ -1204,7 +1203,7 @@ impl Desk {
             );
             spooled.push(name);
         }
-        Ok(Staged { entries: batch.entries, spooled, elsewhere: false })
+        Ok(Staged { entries: batch.entries, spooled })
     }
 
     /// Spool a letter that belongs to no game (a refusal to a stranger, a
