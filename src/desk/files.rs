@@ -3,9 +3,9 @@
 //! done in order beside the thread that handles the mail.
 //!
 //! Half of a pass is the kernel making and renaming files; the other half
-//! is reading orders, playing them and writing letters. On a machine with
-//! more than one core, two threads take the first half while the pass goes
-//! on with the second: one writes letters into the spool, one moves files
+//! is reading orders, playing them and writing letters. Two threads take
+//! the first half while the pass goes on with the second (on a machine
+//! with more than one core, at the same time): one writes letters into the spool, one moves files
 //! (a commit's releases, then the local inbox's marks). Each runs its jobs
 //! in the order they were given. A commit waits for both ([`Files::wait`])
 //! before the sync that makes its letters durable, so its letters are all
@@ -50,8 +50,8 @@ struct Threads {
 }
 
 /// The first failure of either thread. After it, neither tries another
-/// job for the rest of the pass (the inbox is not marked after a letter
-/// that could not be released), and every wait fails.
+/// job for the rest of the pass (a local inbox is not marked after a
+/// letter that could not be released), and every wait fails.
 #[derive(Default)]
 struct Failed {
     stopped: AtomicBool,

@@ -975,8 +975,10 @@ impl Desk {
     /// or left to the end of the pass. Those are caches of the journal, not
     /// synced: a tip behind the journal (a crash before the pass ends) only
     /// means the game is rebuilt from its journal when next loaded.
-    /// Its file operations go through `files`, every one of them waited for
-    /// before the spool's sync.
+    /// Its file operations go through `files`: its letters' writes, and
+    /// every operation given before them, are waited for before the
+    /// spool's sync; its releases, given after the journals' sync, by the
+    /// next commit or the end of the pass.
     fn commit_batches(
         &self,
         games: Vec<(&mut Loaded, Batch)>,

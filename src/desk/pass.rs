@@ -1,8 +1,9 @@
 //! One pass over an inbox, written once for every kind of inbox: a local
 //! Maildir or an IMAP folder. The crash-safety order lives here: handle a
-//! batch, commit it (journal fsynced, replies released), and only then mark
-//! its messages handled; a message seen again after a crash is recognised
-//! by its digest or Message-ID and only marked.
+//! batch, commit it (journal fsynced, replies released or handed to the
+//! pass's threads to release, `files.rs`), and only then mark its messages
+//! handled; a message seen again after a crash is recognised by its digest
+//! or Message-ID and only marked.
 
 use super::{crash_point, io, Desk, Error, Files, Handled, Open, PassReport};
 use crate::config::ImapConfig;

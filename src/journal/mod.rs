@@ -444,7 +444,11 @@ impl Journal {
     /// before.
     pub fn write_linked(&mut self, entries: Vec<Entry>) -> Result<Vec<Entry>, Error> {
         if let Some(e) = entries.first().filter(|e| e.seq != self.last_seq + 1 || e.prev != self.last_hash) {
-            let message = format!("was chained to entry {} but the journal ends at {}", e.seq - 1, self.last_seq);
+            let message = if e.seq == self.last_seq + 1 {
+                format!("was chained to another hash of entry {} than the journal's", self.last_seq)
+            } else {
+                format!("was chained to entry {} but the journal ends at {}", e.seq - 1, self.last_seq)
+            };
             return Err(Error::Chain { path: self.path.clone(), seq: e.seq, message });
         }
         self.write_entries(entries, false)
