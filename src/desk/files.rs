@@ -5,9 +5,9 @@
 //! Half of a pass is the kernel making and renaming files; the other half
 //! is reading orders, playing them and writing letters. Two threads take
 //! the first half while the pass goes on with the second (on a machine
-//! with more than one core, at the same time): one writes letters into the spool, one moves files
-//! (a commit's releases, then the local inbox's marks). Each runs its jobs
-//! in the order they were given. A commit waits for both ([`Files::wait`])
+//! with more than one core, at the same time): one writes letters into the
+//! spool, one moves files (a commit's releases, then the local inbox's
+//! marks). Each runs its jobs in the order they were given. A commit waits for both ([`Files::wait`])
 //! before the sync that makes its letters durable, so its letters are all
 //! written, and the moves of the group before it are done: its own moves
 //! (given after its journals' sync) overlap the handling of the next group

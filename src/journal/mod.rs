@@ -911,6 +911,19 @@ mod tests {
         j.write_linked(fresh).unwrap();
         verify_chain(&read(&p).unwrap()).unwrap();
         assert_eq!(j.last_seq, 2);
+        // Chained to an entry 2 of another journal: the right number, the
+        // wrong hash.
+        let q = dir.join("other.toml");
+        let _ = fs::remove_file(&q);
+        let mut other = Journal::open(&q).unwrap();
+        other
+            .append("2026-01-01T00:00:00Z", &[("c", B { x: 4, s: "c".into() }), ("d", B { x: 5, s: "d".into() })])
+            .unwrap();
+        let foreign = other.link_values("2026-01-01T00:00:02Z", body(6));
+        let before = fs::read(&p).unwrap();
+        let said = j.write_linked(foreign).unwrap_err().to_string();
+        assert!(said.contains("another hash of entry 2"), "{said}");
+        assert_eq!(fs::read(&p).unwrap(), before);
         let _ = fs::remove_dir_all(&dir);
     }
 
