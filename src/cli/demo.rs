@@ -78,10 +78,13 @@ impl Table {
     }
 }
 
+/// The order letters were sent in, from their file names (their
+/// Message-IDs, `<game>.<seq>-<tag>.<n>…`): the batch's first journal
+/// entry, then the letter's place in the batch.
 fn order_key(p: &Path) -> (u64, u64) {
     let n = p.file_name().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
     let parts: Vec<&str> = n.split('.').collect();
-    let num = |i: usize| parts.get(i).and_then(|x| x.parse().ok()).unwrap_or(0);
+    let num = |i: usize| parts.get(i).and_then(|x| x.split('-').next()?.parse().ok()).unwrap_or(0);
     (num(1), num(2))
 }
 

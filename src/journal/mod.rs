@@ -393,8 +393,18 @@ impl Journal {
 
     /// Bodies made entries, chained to the tip.
     fn link(&self, at: &str, items: impl Iterator<Item = (String, toml::Table)>) -> Vec<Entry> {
-        let (mut seq, mut prev) = (self.last_seq, self.last_hash.clone());
         let mut out = Vec::new();
+        self.link_onto(&mut out, at, items);
+        out
+    }
+
+    /// Bodies made entries, chained onto `out` (entries already chained to
+    /// the tip), or onto the tip when `out` is empty.
+    fn link_onto(&self, out: &mut Vec<Entry>, at: &str, items: impl Iterator<Item = (String, toml::Table)>) {
+        let (mut seq, mut prev) = match out.last() {
+            Some(e) => (e.seq, e.hash.clone()),
+            None => (self.last_seq, self.last_hash.clone()),
+        };
         for (kind, mut body) in items {
             for k in ["seq", "at", "kind", "prev", "hash", "format"] {
                 assert!(!body.contains_key(k), "journal body of {kind} uses the reserved field {k}");
@@ -409,7 +419,6 @@ impl Journal {
             prev = e.hash.clone();
             out.push(e);
         }
-        out
     }
 
     /// Append entries in one write and fsync them.
@@ -429,7 +438,18 @@ impl Journal {
     /// so that a commit works out its hashes while its letters are still
     /// being written.
     pub fn link_values(&self, at: &str, items: Vec<(String, toml::Value)>) -> Vec<Entry> {
-        self.link(
+        let mut out = Vec::new();
+        self.link_values_onto(&mut out, at, items);
+        out
+    }
+
+    /// [`Journal::link_values`] chained onto `out`, entries this journal
+    /// chained to its tip and has not written yet: a batch's letters carry
+    /// the tip of its other entries, and their own `mail` entries, which
+    /// name the letters' digests, follow.
+    pub fn link_values_onto(&self, out: &mut Vec<Entry>, at: &str, items: Vec<(String, toml::Value)>) {
+        self.link_onto(
+            out,
             at,
             items.into_iter().map(|(kind, body)| match body {
                 toml::Value::Table(t) => (kind, t),

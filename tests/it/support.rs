@@ -201,11 +201,12 @@ impl Drop for Table {
 pub fn outbox(desk: &Desk, who: &str) -> Vec<(String, String)> {
     let md = Maildir::open(&desk.outbox_of(who)).unwrap();
     let mut files = md.list_new().unwrap();
-    // Delivery order: game mail is named <game>.<seq>.<n>, a refusal by
-    // the mail it answers, so the time each file was written decides.
+    // Delivery order: game mail is named <game>.<seq>-<tag>.<n>, a refusal
+    // by the mail it answers, so the time each file was written decides.
     files.sort_by_key(|p| {
         let n = p.file_name().unwrap().to_string_lossy().to_string();
-        let parts: Vec<u64> = n.split('.').skip(1).take(2).map(|x| x.parse().unwrap_or(0)).collect();
+        let parts: Vec<u64> =
+            n.split('.').skip(1).take(2).map(|x| x.split('-').next().unwrap().parse().unwrap_or(0)).collect();
         (std::fs::metadata(p).and_then(|m| m.modified()).ok(), parts)
     });
     files
