@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
-"""Independent verifier of adjutant's dice, scheme dice-v1 (docs/dice-v1.md).
+"""Independent verifier of adjutant's dice (scheme dice-v1, docs/dice-v1.md)
+and journals (adjutant-journal-1, docs/journal-v1.md).
 
 Python 3.11+ standard library only; shares no code with the Rust crate.
 
     python3 scripts/verify_dice.py JOURNAL.toml
-    python3 scripts/verify_dice.py --mail FILE.eml|DIR ...
+    python3 scripts/verify_dice.py --mail PATH... [--journal PUBLISHED.toml]...
     python3 scripts/verify_dice.py --vectors
 
-JOURNAL.toml (a game whose `created.dice` is "committed"): checks
+JOURNAL.toml (a game's journal.toml, or its public export written by
+`adjutant audit GAME --export-public FILE`; dice "committed"): checks
   * the journal's entry hash chain: seq = 1, 2, ...; each `prev` is the previous
     entry's `hash` (64 zeros for the first); each `hash` is SHA-256(prev + "\n" +
     canonical text of the entry without `hash`).  A journal whose first entry
@@ -24,10 +26,17 @@ JOURNAL.toml (a game whose `created.dice` is "committed"): checks
     roles of the game, each the last `salt` entry of that role for step k
     (absent: empty), and a salt entry names the open step and a role; each
     link revealed hashes back to that stream's previous revealed link, or to
-    the anchor (k - k' hashes from step k');
+    the anchor (k - k' hashes from step k'), or after a `renewed` entry to
+    its anchor;
   * the seed of every stream with draws, and every draw regenerated from it
     (ChaCha20 implemented below), with per-stream counters n = 0, 1, 2, ...
     in each step and no declared draw in a committed game.
+Kinds and fields it does not know are ignored (hashed, not read): `withheld`
+stubs and the `source`/`export` tables of an export, `reanchored`,
+`tip_kept`, ...  A public export of a game in progress (`export.redacted =
+true`) holds no salt entries and only the public stream's links and draws:
+those are checked, and the salts given and the private streams are reported
+as not checked (exit 0, "verified as far as a redacted export goes").
 It does NOT replay the rules: that the rules asked for exactly these draws
 (a draw left out at the end of a stream, or one added whose result happens
 to be what the stream gives, goes unnoticed here), that events and state
@@ -35,18 +44,50 @@ digests follow from them, or that orders were legal.  Nor does it check the
 order of draws across streams (streams are independent).  `adjutant audit`
 does all of that as well.
 
---mail FILES: reads ANCHORS (welcome), DICE (results) and REVEAL (game over)
-blocks from .eml files (MIME decoded) or plain text files, or from every file
-under a directory (a Maildir), and checks what a reader can see: every link
-shown hashes back to the anchor (through the nearest earlier link known),
-the same link is never shown with two values, and every draw shown for a
-stream whose link is in the same block regenerates, counters without gaps.
-It prints each step's salts so the reader can check their own.
+--mail PATH...: what a player can check from the mails adjutant sent, as
+their client stored them.  A PATH is a file or a folder walked recursively
+in name order (a Maildir's tmp/ and a client's own files, dovecot*,
+courierimap*, *.msf, *.sqlite, *.json, *.dat, maildirfolder, subscriptions,
+.DS_Store, are left alone).  A file starting with "From " is an mbox
+(Thunderbird's local folders, mutt), split at "From " lines that start it or
+follow a blank line, ">From " lines losing one ">" (mboxrd); any other file
+that starts with a header line is one message.  A message is adjutant's only
+if it has an X-Adjutant-Game header: others are counted as ignored (one
+holding an ADJUTANT block without that header, a forward or a copy, is named
+as skipped); one of ours with no text/plain part, a block cut short or a
+block line that cannot be read is skipped and named, never a failure.
+Mails are grouped by game, then by recipient (To), and ordered by the journal
+entry their Message-ID names (<game>.<seq>-<tag>.<n>[.s<k>]@..., older
+<game>.<seq>.<n>...), never by Date.  For each game it checks:
+  * the welcome mails (ANCHORS block, no base) of all recipients show the
+    same anchors, and each recipient's came before their first accepted
+    orders;
+  * per recipient: every link shown (DICE and game-over REVEAL blocks)
+    hashes back to the welcome anchor, or after a renewal (ANCHORS with
+    `base: b`) to the renewed one; the same link or step is never shown two
+    ways; every step lists a salt for every role, the recipient's own as
+    their acknowledgement ("Your salt for this step: ...") said; every draw
+    shown regenerates from its stream's seed, counters without gaps;
+  * the JOURNAL blocks (the journal's tip when the mail was sent): no entry
+    is named with two hashes by two mails;
+  * --journal FILE (repeatable; matched to its game by its first entry's
+    `game`): its own hash chain, then that it holds every tip of that game's
+    mails with the same hash: a game's journal by seq and hash, a public
+    export by each entry's `source = {seq, hash}` (withheld stubs included).
+    A tip past its last entry means entries were removed from its end;
+    another hash, that the history was changed after the mail went out.
+For each game it prints one line `game <id>: VERIFIED`, `NOT VERIFIED (n
+failure(s))` or `NOT CHECKED` (nothing failed, but no welcome mail of the
+game is among the mails, so its dice cannot be checked), details indented
+under it, and a last line `VERDICT: ...`.
 
-Exit status: 0 everything verified, 1 a mismatch (named by step, stream and
-draw, or entry seq), 2 bad usage or unreadable input (or declared dice).
+Exit status: 0 everything verified; 1 a check failed (named by step, stream
+and draw, entry seq, or mail); 2 bad usage or unreadable input (a path or a
+--journal that cannot be read, a --journal of a game none of the mails is
+of, a journal of declared dice); with --mail also 3 no mail of an adjutant
+game was found, 4 nothing failed but some game is NOT CHECKED.
 """
-import argparse, email, email.policy, hashlib, json, math, os, re, struct, sys, tomllib
+import argparse, datetime, email, email.policy, email.utils, hashlib, json, math, os, re, struct, sys, tomllib
 from decimal import Decimal
 
 SCHEME = b"adjutant/dice-v1"
@@ -140,14 +181,18 @@ def check_draws(seed, draws):
         result = list(result)
         if n != i:
             bad.append((n, label, f"counter n = {n} where {i} was expected (a gap or a repeat)"))
-        if kind not in ("die", "shuffle", "pool") or not isinstance(sides, int) or sides < 1 \
-                or sides > (1 << 32 if kind == "die" else 1 << 20) or (kind == "pool" and len(result) > sides):
+        if malformed(kind, sides, result):
             bad.append((n, label, f"malformed draw: kind {kind!r}, sides {sides!r}, result {result}"))
             break   # the stream cannot be followed past it
         got = s.draw(kind, sides, len(result))
         if got != result:
             bad.append((n, label, f"recorded {fmt(result)}, dice-v1 gives {fmt(got)}"))
     return bad
+
+def malformed(kind, sides, result):
+    """A draw no stream can give (it cannot be followed past)."""
+    return kind not in ("die", "shuffle", "pool") or not isinstance(sides, int) or sides < 1 \
+        or sides > (1 << 32 if kind == "die" else 1 << 20) or (kind == "pool" and len(result) > sides)
 
 def fmt(r):
     return ",".join(map(str, r)) if r else "(none)"
@@ -287,24 +332,19 @@ def entry_hash(e, fmt=None):
 
 # ------------------------------------------------------------ journal mode
 
-def verify_journal(path):
-    try:
-        with open(path, "rb") as f:
-            doc = tomllib.load(f)
-    except OSError as e:
-        return usage_error(f"cannot read {path}: {e.strerror}")
-    except tomllib.TOMLDecodeError as e:
-        return usage_error(f"{path} is not TOML: {e}")
-    entries = doc.get("entry")
-    if not isinstance(entries, list) or not entries or not all(isinstance(e, dict) for e in entries):
-        return usage_error(f"{path}: no [[entry]] tables: not an adjutant journal")
-    fails, notes = [], []
-    # 1. The entry hash chain, in the format the first entry names (none:
-    # the canonical TOML of journals from before the format was pinned).
+class UnknownFormat(Exception):
+    pass
+
+def hash_chain(entries):
+    """The entry hash chain, in the format the first entry names (none: the
+    canonical TOML of journals from before the format was pinned): seq = 1,
+    2, ...; each `prev` the previous entry's `hash` (64 zeros for the
+    first); each `hash` recomputed.  Returns (problems, notes); raises
+    UnknownFormat for a format this script does not know."""
     fmt = entries[0].get("format")
     if fmt is not None and fmt != FORMAT_V1:
-        return usage_error(f"{path}: journal format {fmt!r} is not one this script knows")
-    prev, unchecked = GENESIS, 0
+        raise UnknownFormat(fmt)
+    fails, notes, prev = [], [], GENESIS
     for i, e in enumerate(entries):
         seq = e.get("seq")
         if seq != i + 1:
@@ -316,12 +356,52 @@ def verify_journal(path):
             if h != e.get("hash"):
                 fails.append(f"entry seq {seq} ({e.get('kind')}): hash mismatch: recorded {e.get('hash')}, computed {h}")
         except Unsupported as u:
-            unchecked += 1
             notes.append(f"entry seq {seq}: holds a TOML {u}; its hash was not recomputed")
         prev = str(e.get("hash"))
-    chain = f"hash chain of {len(entries)} entries " + (
-        "intact" if not fails else "BROKEN") + (f" ({unchecked} not recomputed)" if unchecked else "")
-    print(chain)
+    return fails, notes
+
+def read_journal(path):
+    """The [[entry]] tables of a journal file; a UsageError if it cannot be
+    read as one."""
+    try:
+        with open(path, "rb") as f:
+            doc = tomllib.load(f)
+    except OSError as e:
+        raise UsageError(f"cannot read {path}: {e.strerror}")
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
+        raise UsageError(f"{path} is not TOML: {e}")
+    entries = doc.get("entry")
+    if not isinstance(entries, list) or not entries or not all(isinstance(e, dict) for e in entries):
+        raise UsageError(f"{path}: no [[entry]] tables: not an adjutant journal")
+    return entries
+
+class UsageError(Exception):
+    pass
+
+def verify_journal(path):
+    try:
+        entries = read_journal(path)
+    except UsageError as e:
+        return usage_error(str(e))
+    # 1. The entry hash chain.
+    try:
+        fails, notes = hash_chain(entries)
+    except UnknownFormat as u:
+        return usage_error(f"{path}: journal format {u.args[0]!r} is not one this script knows")
+    unchecked = len(notes)
+    print(f"hash chain of {len(entries)} entries " + ("intact" if not fails else "BROKEN")
+          + (f" ({unchecked} not recomputed)" if unchecked else ""))
+    # A public export (audit --export-public): a chain of its own, each
+    # entry naming its place in the game's journal (`source`), entries left
+    # out as `withheld` stubs.  While the game lasts (`redacted`) it holds
+    # no salt entries and only the public stream's links and draws.
+    export = entries[0].get("export") if isinstance(entries[0].get("export"), dict) else None
+    redacted = bool(export and export.get("redacted") is True)
+    if export is not None:
+        stubs = sum(1 for e in entries if e.get("kind") == "withheld")
+        print(f"a public export of {export.get('source_entries', '?')} entries of the game's journal "
+              f"(its tip {str(export.get('source_tip', '?'))[:16]}...): {stubs} withheld as stubs"
+              + ("; redacted, the game is in progress" if redacted else ""))
     shown = show(fails, 0)
     # 2. The commitment.
     c = entries[0]
@@ -402,6 +482,8 @@ def verify_journal(path):
                 expect = {r: salts.get(r, "") for r in roles}
                 got_salts = e.get("salts", {})
                 for r in sorted(set(expect) | set(got_salts)):
+                    if redacted and r in expect and r in got_salts:
+                        continue     # the salt entries are withheld: nothing to compare with
                     if r not in got_salts:
                         fails.append(f"{where}: salt of role {r} missing from the resolved entry (expected {expect[r]!r})")
                     elif r not in expect:
@@ -453,21 +535,25 @@ def verify_journal(path):
             fails.append(f"entry seq {seq} ({kind}): malformed: {x!r}")
 
     print(f"{nsteps} steps, {ndraws} draws" + ("; game ended" if ended else ""))
-    return verdict(fails, notes, shown)
+    if redacted:
+        notes.append("not checked (withheld from a public export while the game lasts): the salts given "
+                     "(each step's list of salts is used as it stands), the links and draws of the private "
+                     "streams; check the full export once the game has ended")
+    return verdict(fails, notes, shown, "as far as a redacted export goes" if redacted else "")
 
 def show(fails, start):
     for f in fails[start:]:
         print("  FAIL " + f)
     return len(fails)
 
-def verdict(fails, notes, shown=0):
+def verdict(fails, notes, shown=0, scope=""):
     for n in notes:
         print("note: " + n)
     show(fails, shown)
     if fails:
         print(f"VERDICT: NOT VERIFIED ({len(fails)} problem{'s' if len(fails) != 1 else ''})")
         return 1
-    print("VERDICT: verified")
+    print("VERDICT: verified" + (f" {scope}" if scope else ""))
     return 0
 
 def usage_error(msg):
@@ -475,158 +561,658 @@ def usage_error(msg):
     return 2
 
 # --------------------------------------------------------------- mail mode
+#
+# Reading what a mail client stored: Maildir folders, mbox files, single
+# messages, and folders of any of them.
 
-BLOCK = re.compile(r"^-----BEGIN ADJUTANT (ANCHORS|DICE|REVEAL)-----$(.*?)^-----END ADJUTANT \1-----$", re.M | re.S)
+CLIENT_PREFIXES = ("dovecot", "courierimap")
+CLIENT_SUFFIXES = (".msf", ".sqlite", ".json", ".dat")
+CLIENT_NAMES = {"maildirfolder", "subscriptions", ".ds_store"}
 
-def mail_text(raw):
-    """The text/plain parts of a message, or the file itself if it is not one."""
-    msg = email.message_from_bytes(raw, policy=email.policy.default)
-    if msg.get("Content-Type") or msg.get("MIME-Version"):
-        parts = [p.get_content() for p in msg.walk() if p.get_content_type() == "text/plain"]
-        if parts:
-            return "\n".join(parts).replace("\r\n", "\n")
-    return raw.decode("utf-8", "replace").replace("\r\n", "\n")
+def is_client_file(name):
+    """Files a mail client keeps beside its mail (indexes, settings)."""
+    low = name.lower()
+    return low.startswith(CLIENT_PREFIXES) or low.endswith(CLIENT_SUFFIXES) or low in CLIENT_NAMES
 
-def parse_block(kind, body, origin):
-    b = {"kind": kind, "origin": origin, "salts": {}, "links": {}, "draws": [], "anchors": {}}
-    for line in body.replace("\r", "").split("\n"):
-        if not line.strip():
+def split_mbox(raw):
+    """The messages of an mbox: each starts at a `From ` line that begins
+    the file or follows a blank line (the separator is not part of it);
+    `>From `, `>>From ` ... lose one `>` (mboxrd); the blank line before the
+    next separator belongs to the file."""
+    out, cur, blank = [], None, True
+    for line in raw.splitlines(keepends=True):
+        if blank and line.startswith(b"From "):
+            if cur is not None:
+                out.append(cur)
+            cur, blank = [], False
             continue
-        key, sep, val = line.partition(": ")
-        if not sep and line.endswith(":"):   # "salt austria:" with its empty value's space stripped
-            key, sep, val = line[:-1], ":", ""
-        if line.startswith("draw "):
-            left, _, label = line.partition(" | ")
-            t = left.split(" ")
-            if len(t) not in (6, 7) or not t[2].isdigit() or not t[4].isdigit():
-                raise ValueError(f"bad draw line {line!r}")
-            res = tuple(int(x) for x in t[5].split(",") if x != "")
-            b["draws"].append((t[1], int(t[2]), t[3], int(t[4]), res, label, len(t) == 7 and t[6] == "declared"))
-        elif key in ("scheme", "game", "step", "steps", "chain-length", "base"):
-            b[key] = val.strip()
-        elif key.startswith("salt "):
-            b["salts"][key[5:]] = val
-        elif key.startswith("anchor "):
-            b["anchors"][key[7:]] = val.strip()
-        elif key.startswith("link "):
-            name = key[5:].split(" ")
-            if kind == "REVEAL":     # "link <stream> <k>: <hex>"
-                b["links"][(name[0], int(name[1]))] = val.strip()
-            else:                    # "link <stream>: <hex>", of the block's step
-                b["links"][(name[0], None)] = val.strip()
-        else:
-            raise ValueError(f"unknown line {line!r}")
-    if b.get("scheme") != "dice-v1":
-        raise ValueError(f"scheme {b.get('scheme')!r}, this verifier knows dice-v1 only")
-    for key in {"ANCHORS": ["chain-length"], "DICE": ["step"], "REVEAL": ["steps"]}[kind]:
-        if not b.get(key, "").isdigit():
-            raise ValueError(f"{key}: {b.get(key)!r} is not a number")
-    b["links"] = {(st, int(b["step"]) if k is None else k): h for (st, k), h in b["links"].items()}
-    return b
+        blank = line.rstrip(b"\r\n") == b""
+        if cur is None:
+            continue
+        quoted = len(line) - len(line.lstrip(b">"))
+        cur.append(line[1:] if quoted and line[quoted:].startswith(b"From ") else line)
+    if cur is not None:
+        out.append(cur)
+    msgs = []
+    for lines in out:
+        m = b"".join(lines)
+        if m.endswith(b"\r\n\r\n"):
+            m = m[:-2]
+        elif m.endswith(b"\n\n"):
+            m = m[:-1]
+        msgs.append(m)
+    return msgs
 
-def verify_mail(paths):
-    files = []
+def looks_like_mail(raw):
+    """Does the file start with a header line (`Name: value`)?"""
+    first = raw.split(b"\n", 1)[0]
+    name, sep, _ = first.partition(b":")
+    return bool(sep and name) and all(0x21 <= c <= 0x7E for c in name)
+
+def gather(paths):
+    """Every stored message under `paths`: ([(name, raw bytes)], files that
+    are not mail).  A path given that cannot be read is a UsageError; inside
+    a folder, such a file is counted among the files that are not mail."""
+    messages, other = [], [0]
+    def take(name, raw):
+        if raw.startswith(b"From "):
+            for i, m in enumerate(split_mbox(raw), 1):
+                messages.append((f"{name}#{i}", m))
+        elif looks_like_mail(raw):
+            messages.append((name, raw))
+        else:
+            other[0] += 1
+    def walk(d, depth):
+        if depth > 16:        # a link loop or a pathological tree stops somewhere
+            return
+        try:
+            names = sorted(os.listdir(d), key=lambda n: os.fsencode(n))
+        except OSError:
+            other[0] += 1
+            return
+        maildir = os.path.isdir(os.path.join(d, "cur")) or os.path.isdir(os.path.join(d, "new"))
+        for n in names:
+            p = os.path.join(d, n)
+            if os.path.islink(p):
+                continue
+            if os.path.isdir(p):
+                if not (maildir and n == "tmp"):     # deliveries not yet finished
+                    walk(p, depth + 1)
+            elif os.path.isfile(p):
+                if is_client_file(n):
+                    other[0] += 1
+                    continue
+                try:
+                    with open(p, "rb") as f:
+                        raw = f.read()
+                except OSError:
+                    other[0] += 1
+                    continue
+                take(p, raw)
     for p in paths:
         if os.path.isdir(p):
-            files += sorted(os.path.join(d, f) for d, _, fs in os.walk(p) for f in fs)
+            if not os.access(p, os.R_OK | os.X_OK):
+                raise UsageError(f"cannot read {p}: permission denied")
+            walk(p, 0)
         else:
-            files.append(p)
-    blocks = []
-    for f in files:
-        try:
-            with open(f, "rb") as fh:
-                text = mail_text(fh.read())
-        except OSError as e:
-            return usage_error(f"cannot read {f}: {e.strerror}")
-        for m in BLOCK.finditer(text):
             try:
-                blocks.append(parse_block(m.group(1), m.group(2), os.path.basename(f)))
-            except ValueError as e:
-                return usage_error(f"{f}: {m.group(1)} block: {e}")
-    if not blocks:
-        return usage_error("no ADJUTANT ANCHORS, DICE or REVEAL block in the files given")
-    fails, notes, games, shown = [], [], {}, 0
-    for b in blocks:
-        games.setdefault(b.get("game", "?"), []).append(b)
-    for game, bs in sorted(games.items()):
-        anchors, chain_len, known = {}, None, {}   # known: (stream, k) -> (hex, origin)
-        renewed = {}   # base step -> {stream: hex}, from renewal mails
-        for b in bs:
-            if b["kind"] == "ANCHORS":
-                chain_len = int(b.get("chain-length", "0"))
-                base = int(b.get("base", "0"))
-                into = anchors if base == 0 else renewed.setdefault(base, {})
-                for s, h in b["anchors"].items():
-                    if into.setdefault(s, h) != h:
-                        fails.append(f"game {game}: two different anchors for {s}"
-                                     + (f" renewed after step {base}" if base else ""))
-            for (s, k), h in b["links"].items():
-                old = known.setdefault((s, k), (h, b["origin"]))
-                if old[0] != h:
-                    fails.append(f"game {game}, step {k}, stream {s}: link {h[:16]}... in {b['origin']} "
-                                 f"but {old[0][:16]}... in {old[1]}")
-        print(f"game {game}: " + (f"anchors of {len(anchors)} streams, chain length {chain_len}" if anchors
-                                  else "no ANCHORS block (welcome mail): links checked only against each other"))
-        if renewed:
-            print(f"  chains renewed after step(s) {', '.join(str(b) for b in sorted(renewed))}")
-        base_of = lambda k: max([0] + [b for b in renewed if b < k])
-        for s in sorted({s for s, _ in known}):
-            # One chain per stream and base: the welcome anchor's, then each
-            # renewal's; a link hashes back within its own chain.
-            for base in sorted({base_of(k) for (t, k) in known if t == s}):
-                chain = sorted((k, unhex(h)) for (t, k), (h, _) in known.items() if t == s and base_of(k) == base)
-                first = anchors if base == 0 else renewed.get(base, {})
-                if s in first:
-                    chain.insert(0, (base, unhex(first[s])))
-                elif anchors:
-                    fails.append(f"game {game}, stream {s}: no anchor in the " + (
-                        "welcome mail" if base == 0 else f"renewal mail for the steps after {base}"))
-                for k, l in chain:
-                    if l is None:
-                        fails.append(f"game {game}, step {k}, stream {s}: link is not 64 hex digits")
-                chain = [(k, l) for k, l in chain if l is not None]
-                for k, k0 in check_chain(chain).items() if chain else ():
-                    fails.append(f"game {game}, step {k}, stream {s}: link does not hash back to "
-                                 + ("the anchor" if k0 == 0 else f"the anchor renewed after step {k0}" if k0 == base
-                                    else f"the link of step {k0}"))
-                if chain_len and chain and chain[-1][0] > base + chain_len:
-                    fails.append(f"game {game}, stream {s}: link {chain[-1][0]} beyond chain length {chain_len}")
-                top = max(k for k, _ in chain) if chain else 0
-                print(f"  stream {s}: links of steps {', '.join(str(k) for k, _ in chain if k > base)} checked back to "
-                      + (("the anchor" if base == 0 else f"the anchor renewed after step {base}") if s in first
-                         else f"step {chain[0][0]}") if top > base else f"  stream {s}: anchor only")
-        seen = set()
-        for b in sorted((b for b in bs if b["kind"] == "DICE"), key=lambda b: int(b.get("step", "0"))):
-            k = int(b.get("step", "0"))
-            sig = (k, tuple(sorted(b["links"].items())), tuple(b["draws"]))
-            if sig in seen:
+                with open(p, "rb") as f:
+                    raw = f.read()
+            except OSError as e:
+                raise UsageError(f"cannot read {p}: {e.strerror}")
+            take(p, raw)
+    return messages, other[0]
+
+# What one of adjutant's mails says.
+
+class Mail:
+    def __init__(self, name, game):
+        self.name, self.game = name, game
+        self.to, self.seq, self.step, self.subject, self.date = "", None, None, "", None
+        self.role = None          # None: not said; ("role", r) or ("moderator", None)
+        self.anchors = []         # [{"base", "chain_len", "anchors": {stream: bytes}}]
+        self.dice = []            # [{"step", "salts", "links": {stream: bytes}, "draws": [...]}]
+        self.reveal = []          # [(stream, k, bytes)]
+        self.tip = None           # (entry, hash) of the JOURNAL block
+        self.ack = None           # (step, salt or None): an acknowledgement of accepted orders
+
+    def describe(self):
+        """The mail as a person finds it again: its date, step and subject."""
+        when = "unknown date"
+        if self.date is not None:
+            d = datetime.datetime.fromtimestamp(self.date, datetime.timezone.utc)
+            when = f"{d.day} {d:%b %Y %H:%M} UTC"
+        step = f", step {self.step}" if self.step is not None else ""
+        return f"your mail of {when}{step} (\"{self.subject}\", {self.name})"
+
+BLOCK_NAMES = ("ANCHORS", "DICE", "REVEAL", "JOURNAL")
+HEX64 = re.compile(r"[0-9a-fA-F]{64}")
+
+def cut_blocks(body, name):
+    """The text between each BEGIN and END line of block `name`; a
+    ValueError when one is cut short."""
+    begin, end = f"-----BEGIN ADJUTANT {name}-----", f"-----END ADJUTANT {name}-----"
+    out, i = [], 0
+    while (j := body.find(begin, i)) >= 0:
+        k = body.find(end, j + len(begin))
+        if k < 0:
+            raise ValueError(f"its {name} block is cut short (no END line): the mail is incomplete")
+        out.append(body[j + len(begin):k])
+        i = k + len(end)
+    return out
+
+def key_value(line, key):
+    """`key: value` -> value (trimmed), else None."""
+    if line.startswith(key) and line[len(key):len(key) + 1] == ":":
+        return line[len(key) + 1:].strip()
+    return None
+
+def link_of(h, what, line):
+    if not HEX64.fullmatch(h.strip()):
+        raise ValueError(f"the {what} in the line {line!r} is not 64 hex digits")
+    return bytes.fromhex(h.strip())
+
+def number(v, what):
+    if v is None or not v.isdigit():
+        raise ValueError(f"{what} {v!r} is not a number")
+    return int(v)
+
+def check_scheme(lines, name):
+    for l in lines:
+        v = key_value(l, "scheme")
+        if v is not None and v != "dice-v1":
+            raise ValueError(f"its {name} block is of scheme {v!r}; this verifier knows dice-v1 only")
+
+def read_draw(line):
+    """draw <stream> <n> <kind> <sides> <r1,r2,...>[ declared] | <label>"""
+    head, sep, label = line[5:].partition(" | ")
+    t = head.split(" ")
+    declared = len(t) == 6 and t[5] == "declared"
+    if not sep or len(t) not in (5, 6) or (len(t) == 6 and not declared) or not t[1].isdigit() \
+            or t[2] not in ("die", "shuffle", "pool") or not t[3].isdigit() \
+            or not all(x.isdigit() for x in t[4].split(",") if t[4]):
+        raise ValueError(f"cannot read the draw line {line!r}")
+    result = tuple(int(x) for x in t[4].split(",")) if t[4] else ()
+    return {"stream": t[0], "n": int(t[1]), "kind": t[2], "sides": int(t[3]), "result": result,
+            "declared": declared, "label": label.rstrip()}
+
+def read_blocks(m, body):
+    """Fill `m` from the mail's text.  A line of a block that cannot be read
+    makes the whole mail unreadable (a client mangled it): a ValueError,
+    and the mail is skipped, never taken for a lie.  Lines a block does not
+    need are ignored (a later adjutant may add some)."""
+    for name in BLOCK_NAMES:
+        cut_blocks(body, name)
+    for l in body.split("\n"):
+        if l.startswith("You play: "):
+            r = l[len("You play: "):].strip().rstrip(".").strip()
+            m.role = ("moderator", None) if r == "moderator" else ("role", r)
+            break
+    for text in cut_blocks(body, "ANCHORS"):
+        lines = text.split("\n")
+        check_scheme(lines, "ANCHORS")
+        a = {"base": 0, "chain_len": 0, "anchors": {}}
+        for l in lines:
+            if (v := key_value(l, "base")) is not None:
+                a["base"] = number(v, "its ANCHORS block has the base")
+            elif (v := key_value(l, "chain-length")) is not None:
+                a["chain_len"] = number(v, "its ANCHORS block has the chain length")
+            elif l.startswith("anchor "):
+                s, sep, h = l[7:].rpartition(": ")
+                if not sep:
+                    raise ValueError(f"cannot read the line {l!r}")
+                a["anchors"][s] = link_of(h, "anchor", l)
+        m.anchors.append(a)
+    for text in cut_blocks(body, "DICE"):
+        lines = text.split("\n")
+        check_scheme(lines, "DICE")
+        b = {"step": None, "salts": {}, "links": {}, "draws": []}
+        for l in lines:
+            if (v := key_value(l, "step")) is not None:
+                b["step"] = int(v) if v.isdigit() else None
+            elif l.startswith("salt "):
+                role, sep, v = l[5:].partition(":")
+                if not sep:
+                    raise ValueError(f"cannot read the line {l!r}")
+                b["salts"][role] = v.strip()    # "salt france:" once a client dropped the space
+            elif l.startswith("link "):
+                s, sep, h = l[5:].rpartition(": ")
+                if not sep:
+                    raise ValueError(f"cannot read the line {l!r}")
+                b["links"][s] = link_of(h, "link", l)
+            elif l.startswith("draw "):
+                b["draws"].append(read_draw(l))
+        if b["step"] is None:
+            raise ValueError("its DICE block names no step")
+        m.dice.append(b)
+    for text in cut_blocks(body, "REVEAL"):
+        lines = text.split("\n")
+        check_scheme(lines, "REVEAL")
+        for l in lines:
+            if not l.startswith("link "):      # link <stream> <k>: <hex>
                 continue
-            seen.add(sig)
-            f0 = shown = show(fails, shown)
-            if anchors and set(b["salts"]) != {s[5:] for s in anchors if s.startswith("role:")}:
-                fails.append(f"game {game}, step {k} ({b['origin']}): salts listed for {sorted(b['salts'])}, "
-                             "not for every role of the game")
-            by_stream, nd, counts = {}, 0, []
-            for d in b["draws"]:
-                by_stream.setdefault(d[0], []).append(d)
-            for s, ds in by_stream.items():
-                if any(d[6] for d in ds):
-                    notes.append(f"game {game}, step {k}, stream {s}: {len(ds)} declared draw(s), not verifiable")
-                    continue
-                if (s, k) not in b["links"]:
-                    fails.append(f"game {game}, step {k}, stream {s}: draws shown without the stream's link")
-                    continue
-                seed = seed_of(game, k, s, unhex(b["links"][(s, k)]) or b"", b["salts"])
-                for n, label, why in check_draws(seed, [d[1:6] for d in ds]):
-                    fails.append(f"game {game}, step {k}, stream {s}, draw {n} ({label}): {why}")
-                nd += len(ds)
-                counts.append(f"{s}: {len(ds)}")
-            salts = ", ".join(f"{r} [{v}]" for r, v in sorted(b["salts"].items()))
-            status = "verified" if len(fails) == f0 else "NOT VERIFIED"
-            print(f"  step {k}: {nd} draw{'s' if nd != 1 else ''} {status}" + (f" ({', '.join(counts)})" if counts else "")
-                  + f"; salts {salts}: check your own")
-            shown = show(fails, shown)
-    return verdict(fails, notes, shown)
+            head, sep, h = l[5:].rpartition(": ")
+            s, sp, k = head.rpartition(" ")
+            if not sep or not sp or not k.isdigit():
+                raise ValueError(f"cannot read the REVEAL line {l!r}")
+            m.reveal.append((s, int(k), link_of(h, "link", l)))
+    for text in cut_blocks(body, "JOURNAL"):
+        entry = h = None
+        for l in text.split("\n"):
+            if (v := key_value(l, "entry")) is not None:
+                entry = int(v) if v.isdigit() else None
+            elif (v := key_value(l, "hash")) is not None:
+                h = v
+        if entry is None or h is None or not HEX64.fullmatch(h):
+            raise ValueError("its JOURNAL block cannot be read")
+        m.tip = (entry, h)
+    # An acknowledgement of accepted orders: subject "[g] step k: accepted".
+    i = m.subject.find("] step ")
+    if i >= 0:
+        k, sep, tail = m.subject[i + 7:].partition(":")
+        if sep and tail.strip().startswith("accepted") and k.strip().isdigit():
+            salt = None
+            for l in body.split("\n"):
+                if l.strip().startswith("Your salt for this step: "):
+                    salt = l.strip()[len("Your salt for this step: "):].strip()
+                    break
+            m.ack = (int(k.strip()), salt)
+
+GAME_ID = re.compile(r"[a-z0-9][a-z0-9-]{0,39}")
+
+def seq_of_id(mid, game):
+    """The journal entry one of our Message-IDs names: <game>.<seq>-<tag>.<n>
+    (or .<n>.s<k>; <game>.<seq>.<n>... from an older adjutant), then @domain."""
+    local = mid.strip().strip("<>").split("@")[0]
+    if not local.startswith(game + "."):
+        return None
+    first = local[len(game) + 1:].split(".")[0].split("-")[0]
+    return int(first) if first.isdigit() else None
+
+def header(msg, name):
+    try:
+        v = msg.get(name)
+        return None if v is None else str(v)
+    except Exception:       # a header the parser cannot make sense of
+        return None
+
+def read_message(name, raw):
+    """("ours", Mail) | ("not ours", None) | ("skipped", (game or None, why))."""
+    def skipped(game, why):
+        return "skipped", (game, why)
+    try:
+        msg = email.message_from_bytes(raw, policy=email.policy.default)
+    except Exception:
+        return skipped(None, "it cannot be read as a mail")
+    def plain():
+        try:
+            part = msg.get_body(preferencelist=("plain",))
+            return None if part is None else (part.get_payload(decode=True) or b"").decode("utf-8", "replace")
+        except Exception:
+            return None
+    game = header(msg, "X-Adjutant-Game")
+    if game is None:
+        # A forward or a copy of one of ours has lost the headers that say
+        # whose it is: what it holds cannot be trusted as ours.
+        text = plain() or ""
+        if b"-----BEGIN ADJUTANT " in raw or "-----BEGIN ADJUTANT " in text:
+            return skipped(None, "it holds an ADJUTANT block but not adjutant's headers (a forward or a copy); "
+                                 "only the mail adjutant sent can be checked")
+        return "not ours", None
+    game = game.strip()
+    if not GAME_ID.fullmatch(game):
+        return skipped(None, "its X-Adjutant-Game header names no game id")
+    try:
+        part = msg.get_body(preferencelist=("plain",))
+    except Exception:
+        return skipped(game, "its structure cannot be read")
+    text = None
+    if part is not None:
+        try:
+            text = part.get_content()
+        except Exception:     # a charset Python does not know: the bytes, read as UTF-8
+            try:
+                text = (part.get_payload(decode=True) or b"").decode("utf-8", "replace")
+            except Exception:
+                return skipped(game, "its text cannot be decoded")
+    if not isinstance(text, str):
+        return skipped(game, "it has no plain-text part (an HTML-only copy): the blocks cannot be read")
+    m = Mail(name, game)
+    m.subject = header(msg, "Subject") or ""
+    mid = header(msg, "Message-ID")
+    m.seq = seq_of_id(mid, game) if mid else None
+    st = (header(msg, "X-Adjutant-Step") or "").strip()
+    m.step = int(st) if st.isdigit() else None
+    try:
+        to = msg.get("To")
+        addrs = [a.addr_spec for a in to.addresses] if to is not None else []
+        m.to = addrs[0].lower() if addrs else ""
+    except Exception:
+        m.to = ""
+    try:
+        d = email.utils.parsedate_to_datetime(header(msg, "Date"))
+        m.date = int((d if d.tzinfo else d.replace(tzinfo=datetime.timezone.utc)).timestamp())
+    except Exception:
+        m.date = None
+    try:
+        read_blocks(m, text.replace("\r\n", "\n"))
+    except ValueError as e:
+        return skipped(game, str(e))
+    return "ours", m
+
+# Checking one game's mails.
+
+class GameResult:
+    def __init__(self, game):
+        self.game, self.lines, self.failures, self.incomplete = game, [], 0, None
+        self.skipped, self.mails, self.dice, self.last_entry, self.notes = [], 0, 0, None, []
+    def ok(self, s):
+        self.lines.append(s)
+    def fail(self, s):
+        self.failures += 1
+        self.lines.append("FAIL " + s)
+
+def base_text(k0, renewed):
+    return ("the anchor" if k0 == 0 else f"the anchor renewed after step {k0}" if k0 in renewed
+            else f"the link of step {k0}")
+
+def check_recipient(game, to, mails, res):
+    """The dice one recipient was shown: their streams, their salts."""
+    who = to or "the mails with no recipient"
+    role = next((m.role for m in mails if m.role is not None), None)
+    welcome = next(((m, a) for m in mails for a in m.anchors if a["base"] == 0), None)
+    if welcome is None:
+        res.ok(f"{who}: {len(mails)} mail(s), no welcome mail among them: dice not checked")
+        return
+    wmail, first = welcome
+    anchors, chain_len = first["anchors"], first["chain_len"]
+    renewed = {}
+    for m in mails:
+        for a in m.anchors:
+            if a["base"] > 0:
+                renewed[a["base"]] = a["anchors"]
+    # The anchors came before the first accepted orders: by the journal
+    # entries the Message-IDs name, else by the dates.
+    ack = next((m for m in mails if m.ack is not None), None)
+    if ack is not None:
+        if wmail.seq is not None and ack.seq is not None:
+            before = wmail.seq <= ack.seq
+        elif wmail.date is not None and ack.date is not None:
+            before = wmail.date <= ack.date
+        else:
+            before = True
+        if not before:
+            res.fail(f"{who}: the dice anchors ({wmail.name}) were sent after your first accepted orders "
+                     f"({ack.name}): they were not committed in advance")
+    # Each step's block once; a step shown twice must be shown the same.
+    steps = {}
+    for m in mails:
+        for b in m.dice:
+            k = b["step"]
+            if k in steps and steps[k][0] != b:
+                res.fail(f"{who}: step {k}: {m.name} and {steps[k][1].name} show the dice of the step differently")
+            steps.setdefault(k, (b, m))
+    own_salts = {}
+    for m in mails:
+        if m.ack is not None and m.ack[1] is not None:
+            own_salts[m.ack[0]] = (m.ack[1], m)
+    # Every link seen, by stream and step: from the game-over REVEAL and
+    # from each step's block; one link, one value.
+    links = {}
+    def see(s, k, l, m):
+        by = links.setdefault(s, {})
+        if k in by and by[k][0] != l:
+            res.fail(f"{who}: step {k}, stream {s}: {m.name} and {by[k][1].name} show two different links")
+        by[k] = (l, m)
+    for m in mails:
+        for s, k, l in m.reveal:
+            see(s, k, l, m)
+    for k, (b, m) in sorted(steps.items()):
+        for s, l in b["links"].items():
+            see(s, k, l, m)
+    # One chain per stream and base: the welcome anchor's, then each
+    # renewal's; each link hashes back within its own chain.
+    base_of = lambda k: max([0] + [b for b in renewed if b < k])
+    bad = set()
+    for s, by in sorted(links.items()):
+        if s not in anchors:
+            res.fail(f"{who}: stream {s} has links but no anchor in the welcome mail ({wmail.name})")
+            continue
+        for base in sorted({base_of(k) for k in by}):
+            start = anchors[s] if base == 0 else renewed[base].get(s)
+            chain = sorted((k, l) for k, (l, _) in by.items() if base_of(k) == base)
+            if start is None:
+                res.fail(f"{who}, stream {s}: no anchor in the renewal mail for the steps after {base}")
+            else:
+                chain.insert(0, (base, start))
+            if not chain:
+                continue
+            for k, k0 in check_chain(chain).items():
+                res.fail(f"{who}: step {k}, stream {s} ({by[k][1].name}): the link does not hash back to "
+                         + base_text(k0, renewed))
+                bad.add((s, k))
+            if chain_len and chain[-1][0] > base + chain_len:
+                res.fail(f"{who}: stream {s}: a link of step {chain[-1][0]}, past the chains of length {chain_len}")
+    # Salts and draws, step by step.
+    roles = sorted(s[5:] for s in anchors if s.startswith("role:"))
+    mine = role[1] if role and role[0] == "role" else None
+    regenerated = 0
+    for k, (b, m) in sorted(steps.items()):
+        if roles and sorted(b["salts"]) != roles:
+            res.fail(f"{who}: step {k} ({m.name}): salts listed for {', '.join(sorted(b['salts'])) or 'no role'}, "
+                     f"not for every role of the game ({', '.join(roles)})")
+        if mine is not None:
+            shown = b["salts"].get(mine)
+            if shown is None:
+                res.fail(f"{who}: step {k} ({m.name}): your salt ({mine}) is not in the list")
+            elif k in own_salts and own_salts[k][0] != shown:
+                res.fail(f"{who}: step {k} ({m.name}): your salt was {own_salts[k][0]!r} ({own_salts[k][1].name}) "
+                         f"but the list shows {shown!r}")
+        by_stream = {}
+        for d in b["draws"]:
+            by_stream.setdefault(d["stream"], []).append(d)
+        for s, ds in sorted(by_stream.items()):
+            gaps = [(i, d) for i, d in enumerate(ds) if d["n"] != i]
+            if gaps:
+                i, d = gaps[0]
+                res.fail(f"{who}: step {k}, stream {s} ({m.name}): draw counter {d['n']} where {i} was expected "
+                         f"(a gap" + (f", and {len(gaps) - 1} more" if len(gaps) > 1 else "") + ")")
+            if any(d["declared"] for d in ds):
+                res.notes.append(f"{who}: step {k}, stream {s}: {len(ds)} declared draw(s), not verifiable")
+                continue
+            if s not in b["links"]:
+                res.fail(f"{who}: step {k}, stream {s} ({m.name}): draws shown without their link")
+                continue
+            if (s, k) in bad or gaps:
+                continue
+            stream = Stream(seed_of(game, k, s, b["links"][s], b["salts"]))
+            for d in ds:
+                where = f"{who}: step {k}, stream {s}, draw {d['n']} ({d['label']}) in {m.name}"
+                result = list(d["result"])
+                if malformed(d["kind"], d["sides"], result):
+                    res.fail(f"{where}: no draw of dice-v1 gives {d['kind']} {d['sides']} {fmt(result)}; "
+                             "the stream cannot be followed past it")
+                    break
+                got = stream.draw(d["kind"], d["sides"], len(result))
+                if got == result:
+                    regenerated += 1
+                else:
+                    res.fail(f"{where}: shows {fmt(result)}, dice-v1 gives {fmt(got)}")
+    res.dice += regenerated
+    said = {None: "", "moderator": " (the moderator)"}.get(role and role[0], f" ({mine})")
+    res.ok(f"{who}{said}: {len(mails)} mail(s); {len(steps)} step(s) of dice, {regenerated} draw(s) regenerated "
+           "from their seeds; every link back to the anchors of the welcome mail"
+           + (f", chains renewed after step(s) {', '.join(map(str, sorted(renewed)))}" if renewed else "")
+           + ", sent before the first accepted orders")
+
+def published_hashes(entries):
+    """Entry number -> hash as a published journal holds them, and the last
+    entry it covers: in a public export each entry (a withheld one as a
+    stub) names its place in the game's journal (`source`); a game's own
+    journal is its own."""
+    exported = isinstance(entries[0].get("export"), dict)
+    out = {}
+    for e in entries:
+        if exported:
+            src = e.get("source")
+            if isinstance(src, dict) and isinstance(src.get("seq"), int) and isinstance(src.get("hash"), str):
+                out[src["seq"]] = src["hash"]
+        elif isinstance(e.get("seq"), int):
+            out[e["seq"]] = str(e.get("hash"))
+    return out, max(out, default=0)
+
+def check_tips(mails, journal, res):
+    """The journal tips the mails carry: no two mails name one entry with two
+    hashes, and a published journal holds every one."""
+    tips = {}
+    for m in mails:
+        if m.tip is not None:
+            tips.setdefault(m.tip[0], []).append((m.tip[1], m))
+    for k, seen in sorted(tips.items()):
+        h0, m0 = seen[0]
+        other = next((m for h, m in seen if h != h0), None)
+        if other is not None:
+            res.fail(f"journal entry {k} has one hash in {m0.describe()} and another in {other.describe()}: "
+                     "the operator told two different histories")
+    if not tips:
+        res.ok("no journal tip in these mails: the history is not witnessed (mails of an older adjutant)")
+        return
+    last = max(tips)
+    res.last_entry = last
+    witnessed = sum(len(v) for v in tips.values())
+    if journal is None:
+        res.ok(f"history: {witnessed} mail(s) witness the journal up to entry {last}, and none contradicts "
+               "another; give the journal the operator publishes with --journal to hold it to them")
+        return
+    jname, entries = journal
+    try:
+        broken, _ = hash_chain(entries)
+    except UnknownFormat as u:
+        broken = [f"its format {u.args[0]!r} is not one this verifier knows"]
+    if broken:
+        res.fail(f"the published journal {jname} is not a journal: {broken[0]}")
+        return
+    hashes, end = published_hashes(entries)
+    past_end = 0
+    for k, seen in sorted(tips.items()):
+        h, m = seen[-1]
+        if k in hashes:
+            if hashes[k] != h:
+                res.fail(f"{m.describe()} shows journal entry {k} with hash {h[:16]}..., but the published journal "
+                         f"{jname} has another: the history was changed after this mail went out")
+        elif k > end:
+            past_end += 1
+        else:
+            res.fail(f"{m.describe()} shows journal entry {k}, which the published journal {jname} does not hold: "
+                     "entries were removed or the history rewritten")
+    if past_end:
+        m = tips[last][-1][1]
+        res.fail(f"the published journal {jname} stops at entry {end}, but {m.describe()} already showed entry "
+                 f"{last}" + (f" ({past_end} of your mails show entries past its end)" if past_end > 1 else "")
+                 + ": entries were removed from its end")
+    else:
+        res.ok(f"history: the published journal {jname} holds every tip of {witnessed} mail(s), up to entry {last}")
+
+def check_game(game, mails, journal):
+    """One game's mails, in the order they were sent."""
+    res = GameResult(game)
+    res.mails = len(mails)
+    if not mails:
+        res.incomplete = "no mail of this game could be read"
+        return res
+    by_to = {}
+    for m in mails:
+        by_to.setdefault(m.to, []).append(m)
+    welcome = None    # (recipient, anchors, mail) of the first recipient with a welcome mail
+    for to, ms in sorted(by_to.items()):
+        first = next(((a, m) for m in ms for a in m.anchors if a["base"] == 0), None)
+        if first is not None and welcome is not None and first[0]["anchors"] != welcome[1]["anchors"]:
+            res.fail(f"the welcome mails to {to} ({first[1].name}) and to {welcome[0]} ({welcome[2].name}) show "
+                     "different dice anchors: the operator committed to two sets of dice")
+        if welcome is None and first is not None:
+            welcome = (to, first[0], first[1])
+        check_recipient(game, to, ms, res)
+    if welcome is None:
+        res.incomplete = ("no welcome mail (with the ANCHORS block) of this game is among these mails, so its "
+                          "dice cannot be checked: add it (it was the game's first mail to you)")
+    check_tips(mails, journal, res)
+    return res
+
+def verify_mail(paths, journal_paths=()):
+    try:
+        messages, other_files = gather(paths)
+        published = [(p, read_journal(p)) for p in journal_paths]
+    except UsageError as e:
+        return usage_error(str(e))
+    mails, skipped, ignored = [], [], 0
+    for name, raw in messages:
+        what, x = read_message(name, raw)
+        if what == "ours":
+            mails.append(x)
+        elif what == "not ours":
+            ignored += 1
+        else:
+            skipped.append((x[0], name, x[1]))
+    games = {m.game for m in mails}
+    journals = {}
+    for p, entries in published:
+        g = entries[0].get("game")
+        if not isinstance(g, str):
+            return usage_error(f"{p} is not a journal of adjutant's (its first entry names no game)")
+        if g not in games:
+            return usage_error(f"{p} is the journal of game {g}, of which these mails hold none")
+        journals.setdefault(g, (p, entries))
+    by_game = {}
+    for m in mails:
+        by_game.setdefault(m.game, []).append(m)
+    skipped_of, loose = {}, []
+    for g, name, why in skipped:
+        if g is None:
+            loose.append((name, why))
+        else:
+            by_game.setdefault(g, [])
+            skipped_of.setdefault(g, []).append((name, why))
+    results = []
+    for g, ms in sorted(by_game.items()):
+        # The order they were sent in: the journal entry each Message-ID
+        # names (never the Date: a pass sends many in one second).
+        ms.sort(key=lambda m: (m.seq if m.seq is not None else math.inf,
+                               m.date if m.date is not None else -math.inf, m.name))
+        r = check_game(g, ms, journals.get(g))
+        r.skipped = skipped_of.get(g, [])
+        results.append(r)
+    for r in results:
+        state = (f"NOT VERIFIED ({r.failures} failure(s))" if r.failures else
+                 "NOT CHECKED" if r.incomplete else "VERIFIED")
+        last = f", the history up to journal entry {r.last_entry}" if r.last_entry is not None else ""
+        print(f"game {r.game}: {state}: {r.mails} mail(s), {r.dice} draw(s) regenerated{last}")
+        for l in r.lines:
+            print("  " + l)
+        if r.incomplete:
+            print("  " + r.incomplete)
+        for n in r.notes:
+            print("  note: " + n)
+        for name, why in r.skipped:
+            print(f"  skipped {name}: {why}")
+    for name, why in loose:
+        print(f"skipped {name}: {why}")
+    if ignored or other_files:
+        print(f"ignored: {ignored} mail(s) not from an adjutant game, {other_files} file(s) that are not mail")
+    if not results:
+        print(f"VERDICT: nothing to verify: no mail of an adjutant game among these ({len(messages)} message(s) read)")
+        return 3
+    failed = sum(1 for r in results if r.failures)
+    unchecked = sum(1 for r in results if not r.failures and r.incomplete)
+    if failed:
+        print(f"VERDICT: NOT VERIFIED: {failed} of {len(results)} game(s) failed a check "
+              "(the FAIL lines say what and which mail)")
+        return 1
+    if unchecked:
+        print(f"VERDICT: NOT CHECKED: nothing contradicts, but {unchecked} of {len(results)} game(s) "
+              "could not be checked (said above)")
+        return 4
+    print(f"VERDICT: VERIFIED: {len(results)} game(s), every check held")
+    return 0
 
 # ------------------------------------------------------------ test vectors
 
@@ -666,21 +1252,34 @@ def vectors():
     return 0 if ok else 1
 
 def main(argv):
-    ap = argparse.ArgumentParser(description="Verify adjutant dice-v1: a journal, mails, or the test vectors.",
-                                 epilog="exit status: 0 verified, 1 mismatch, 2 bad usage or input")
-    ap.add_argument("journal", nargs="?", help="a game's journal.toml")
-    ap.add_argument("--mail", nargs="+", metavar="FILE", help="welcome/results/game-over mails (.eml, text, or Maildir folders)")
+    ap = argparse.ArgumentParser(
+        description="Verify adjutant dice-v1 and journal tips: a journal, mails, or the test vectors.",
+        epilog="exit status: 0 verified, 1 a check failed, 2 bad usage or unreadable input; with --mail also "
+               "3 no mail of an adjutant game found, 4 nothing failed but a game could not be checked")
+    ap.add_argument("journal", nargs="*", metavar="JOURNAL.toml",
+                    help="a game's journal.toml or a public export (with --mail: more mail paths)")
+    ap.add_argument("--mail", nargs="+", metavar="PATH",
+                    help="the mails adjutant sent: Maildir or mail folders, mbox files, .eml files")
+    ap.add_argument("--journal", dest="published", action="append", default=[], metavar="FILE",
+                    help="with --mail: a journal the operator published (a game's journal or its public "
+                         "export), held to the journal tips of its game's mails; repeatable")
     ap.add_argument("--vectors", action="store_true", help="check the dice-v1 test vectors")
     a = ap.parse_args(argv)
-    if sum(map(bool, (a.journal, a.mail, a.vectors))) != 1:
+    if a.published and not a.mail:
         ap.print_usage(sys.stderr)
-        print("error: give exactly one of JOURNAL.toml, --mail FILE..., --vectors", file=sys.stderr)
+        print("error: --journal goes with --mail: the journal is held to the tips of the mails", file=sys.stderr)
+        return 2
+    if a.mail:
+        if a.vectors:
+            return usage_error("give exactly one of JOURNAL.toml, --mail PATH..., --vectors")
+        return verify_mail(a.mail + a.journal, a.published)
+    if (len(a.journal) == 1) == bool(a.vectors) or len(a.journal) > 1:
+        ap.print_usage(sys.stderr)
+        print("error: give exactly one of JOURNAL.toml, --mail PATH..., --vectors", file=sys.stderr)
         return 2
     if a.vectors:
         return vectors()
-    if a.mail:
-        return verify_mail(a.mail)
-    return verify_journal(a.journal)
+    return verify_journal(a.journal[0])
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))

@@ -8,6 +8,12 @@
 use crate::dice::{self, Draw};
 use crate::journal::{self, Entry};
 
+/// The kind of an export's stub for an entry it leaves out.
+pub const WITHHELD: &str = "withheld";
+
+/// The time of a stub while the game lasts.
+const WITHHELD_AT: &str = "(withheld)";
+
 /// Make the public journal of `entries` (a verified game journal).
 pub fn export_public(entries: &[Entry]) -> Result<Vec<Entry>, String> {
     journal::verify_chain(entries).map_err(|(seq, m)| format!("entry {seq}: {m}"))?;
@@ -66,22 +72,29 @@ pub fn export_public(entries: &[Entry]) -> Result<Vec<Entry>, String> {
             }
             _ => true,
         };
-        if keep {
-            // Where the entry stands in the game's own journal: the tips
-            // players received in their mails are checked against it.
-            let mut src = toml::Table::new();
-            src.insert("seq".into(), toml::Value::Integer(e.seq as i64));
-            src.insert("hash".into(), toml::Value::String(e.hash.clone()));
-            b.insert("source".into(), toml::Value::Table(src));
-            out.push(Entry {
-                seq: 0,
-                at: e.at.clone(),
-                kind: e.kind.clone(),
-                prev: String::new(),
-                hash: String::new(),
-                body: b,
-            });
-        }
+        // Any other entry left out stays as a stub that holds nothing but
+        // its place: every tip a player holds (docs/journal-v1.md) names
+        // an entry of the export, so none goes unchecked, and one removed
+        // from the end is missed. While the game lasts not even its time
+        // is told (when a player wrote).
+        let (kind, at) = if keep {
+            (e.kind.clone(), e.at.clone())
+        } else if e.kind == "mail" {
+            // A letter's own record names the letter's digest, so no mail
+            // can carry the tip of it: no player witnesses these, and they
+            // are left out whole.
+            continue;
+        } else {
+            b = toml::Table::new();
+            (WITHHELD.to_string(), if ended { e.at.clone() } else { WITHHELD_AT.to_string() })
+        };
+        // Where the entry stands in the game's own journal: the tips
+        // players received in their mails are checked against it.
+        let mut src = toml::Table::new();
+        src.insert("seq".into(), toml::Value::Integer(e.seq as i64));
+        src.insert("hash".into(), toml::Value::String(e.hash.clone()));
+        b.insert("source".into(), toml::Value::Table(src));
+        out.push(Entry { seq: 0, at, kind, prev: String::new(), hash: String::new(), body: b });
     }
     let format = journal::Format::of(&out)?;
     let mut prev = journal::GENESIS.to_string();

@@ -9,6 +9,7 @@ use crate::desk::{Desk, NewGame};
 use crate::engine::Viewer;
 use anyhow::{anyhow, bail, Context, Result};
 use clap::{Parser, Subcommand};
+use std::collections::BTreeSet;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
@@ -70,6 +71,15 @@ enum Cmd {
     },
     /// Every game, its step, what it awaits and by when.
     Games,
+    /// Accept a held game's journal as it is (its tip file was lost, or no
+    /// longer matches it): journaled, and every player is mailed the entry
+    /// the game goes on from. The moderator can do the same by mail.
+    Reanchor {
+        game: String,
+        /// Why, in a few words: every player is told.
+        #[arg(required = true, num_args = 1..)]
+        reason: Vec<String>,
+    },
     /// Print a view (ASCII), optionally write the SVG map.
     Show {
         game: String,
@@ -101,14 +111,15 @@ enum Cmd {
         #[arg(long, value_name = "FILE")]
         report: Option<PathBuf>,
     },
-    /// Check the dice from the mails adjutant sent you (.eml files or Maildirs).
+    /// Check the dice and the history from the mails adjutant sent you
+    /// (Maildirs, mbox files, .eml files, or folders of them), game by game.
     Verify {
         mails: Vec<PathBuf>,
-        /// The journal the moderator published (`audit --export-public`, or
-        /// the whole journal after the game): the journal tips in the mails
-        /// must all be in it.
+        /// A journal the operator published (`audit --export-public`, or the
+        /// whole journal after the game): every journal tip the mails of
+        /// its game carry must be in it. May be given once a game.
         #[arg(long, value_name = "FILE")]
-        journal: Option<PathBuf>,
+        journal: Vec<PathBuf>,
     },
     /// Run adjudication case files.
     Case { files: Vec<PathBuf> },
@@ -268,9 +279,22 @@ fn run(cli: Cli) -> Result<i32> {
                             if l.desk.paused { "  PAUSED" } else { "" }
                         );
                     }
+                    Err(crate::desk::Error::Store(crate::desk::store::Error::Held { message, .. })) => {
+                        println!("{id}  HELD: {message}")
+                    }
                     Err(e) => println!("{id}  cannot be read: {e}"),
                 }
             }
+            Ok(0)
+        }
+        Cmd::Reanchor { game, reason } => {
+            let desk = Desk::open(&cli.data, cfg)?;
+            let seq = desk.reanchor_by_operator(&game, &reason.join(" "), now())?;
+            {
+                let _lock = desk.lock()?;
+                desk.deliver()?;
+            }
+            println!("game {game} re-anchored at journal entry {seq}; every player was told");
             Ok(0)
         }
         Cmd::Show { game, role, gm, public, svg, png } => {
@@ -322,7 +346,7 @@ fn run(cli: Cli) -> Result<i32> {
             println!("{} passed, {failed} failed", files.len() - failed);
             Ok(if failed > 0 { 1 } else { 0 })
         }
-        Cmd::Verify { mails, journal } => verify(&mails, journal.as_deref()),
+        Cmd::Verify { mails, journal } => verify(&mails, &journal),
         // Without a name, the first game registered (rules::ALL decides).
         Cmd::Demo { ruleset, scenario } => {
             let first = crate::rules::ALL.first().map(|r| r.info().name).unwrap_or_default();
@@ -407,8 +431,18 @@ fn audit(data: &Path, game: &str, json: bool, export: Option<&Path>) -> Result<i
         println!("public journal written to {}", out.display());
     }
     // A game of this data folder: its journal must reach the tip adjutant
-    // wrote last (kept apart, in DATA/secrets/).
+    // wrote last (kept apart, in DATA/secrets/), which a game of this
+    // adjutant has from its first entry.
     let tip = if given_as_file { None } else { crate::desk::store::read_tip(data, game) };
+    let kept = first.first().and_then(|e| e.body::<crate::journal::kinds::Created>().ok()).is_some_and(|c| c.tip_kept);
+    if !given_as_file && tip.is_none() && kept {
+        println!(
+            "audit of {}: FAILED: {} is missing: nothing vouches that the journal was not cut at its end (any entries after its last could have been removed). Restore the file from a backup; or, if the end was lost, accept the journal as it is (REANCHOR by the moderator, or adjutant reanchor), which tells every player",
+            path.display(),
+            crate::desk::store::tip_path(data, game).display()
+        );
+        return Ok(1);
+    }
     let (mut last, mut at_tip) = (0u64, None);
     let stream = crate::journal::entries(&path)?.map(|r| {
         r.inspect(|e| {
@@ -485,49 +519,94 @@ fn audit(data: &Path, game: &str, json: bool, export: Option<&Path>) -> Result<i
     }
 }
 
-/// Read .eml files and Maildirs (new/ and cur/) into mails, oldest first.
-fn verify(paths: &[PathBuf], journal: Option<&Path>) -> Result<i32> {
+/// Check the mails under `paths` (Maildirs, mbox files, .eml files, and
+/// folders of them), game by game, against the journals published.
+/// Exit 0 when every game verifies, 1 when a check fails, 3 when no mail
+/// of adjutant's is among them, 4 when nothing failed but a game's dice
+/// could not be checked (its welcome mail is missing).
+fn verify(paths: &[PathBuf], journals: &[PathBuf]) -> Result<i32> {
+    use crate::verify::{read_mail, Published, Read};
     if paths.is_empty() {
-        bail!("name the mails adjutant sent you: .eml files, or a Maildir folder");
+        bail!("name the mails adjutant sent you: a Maildir or mail folder, an mbox file, or .eml files");
     }
-    let mut files = Vec::new();
-    for p in paths {
-        if p.is_dir() {
-            for sub in [p.join("new"), p.join("cur"), p.clone()] {
-                if let Ok(rd) = std::fs::read_dir(&sub) {
-                    files.extend(rd.flatten().map(|e| e.path()).filter(|f| f.is_file()));
-                }
-            }
-        } else {
-            files.push(p.clone());
+    let found = crate::mail::stored::read(paths).map_err(|e| anyhow!(e))?;
+    let (mut mails, mut skipped, mut others) = (Vec::new(), Vec::new(), 0usize);
+    for s in &found.messages {
+        match read_mail(&s.name, &s.raw) {
+            Read::Ours(m) => mails.push(*m),
+            Read::NotOurs => others += 1,
+            Read::Skipped { game, why } => skipped.push((game, s.name.clone(), why)),
         }
     }
-    let mut mails = Vec::new();
-    for f in files {
-        let raw = std::fs::read(&f).with_context(|| format!("cannot read {}", f.display()))?;
-        let Some(m) = mail_parser::MessageParser::default().parse(&raw[..]) else { continue };
-        mails.push(crate::verify::Mail {
-            name: f.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default(),
-            subject: m.subject().unwrap_or("").to_string(),
-            date: m.date().map(|d| d.to_timestamp()),
-            body: m.body_text(0).map(|b| b.to_string()).unwrap_or_default(),
-        });
+    let mut read = Vec::new();
+    for p in journals {
+        read.push((p.display().to_string(), crate::journal::read(p)?));
     }
-    mails.sort_by_key(|m| m.date.unwrap_or(i64::MIN));
-    let published = match journal {
-        Some(p) => Some(crate::journal::read(p)?),
-        None => None,
-    };
-    let r = crate::verify::verify_against(&mails, published.as_deref());
-    for l in &r.lines {
-        println!("{l}");
+    let published: Vec<Published> = read.iter().map(|(n, e)| Published { name: n, entries: e }).collect();
+    let games: BTreeSet<String> = mails.iter().map(|m| m.game.clone()).collect();
+    for p in &published {
+        match p.game() {
+            Some(g) if games.contains(&g) => {}
+            Some(g) => bail!("{} is the journal of game {g}, of which these mails hold none", p.name),
+            None => bail!("{} is not a journal of adjutant's (its first entry names no game)", p.name),
+        }
     }
-    if r.failures == 0 {
-        println!("VERIFIED: {} mails, every check held", mails.len());
-        Ok(0)
-    } else {
-        println!("NOT VERIFIED: {} failure(s)", r.failures);
+    let loose: Vec<(String, String)> =
+        skipped.iter().filter(|(g, _, _)| g.is_none()).map(|(_, n, w)| (n.clone(), w.clone())).collect();
+    let verdicts = crate::verify::verify_games(mails, skipped, &published);
+    for v in &verdicts {
+        let state = if v.failures > 0 {
+            format!("NOT VERIFIED ({} failure(s))", v.failures)
+        } else if v.incomplete.is_some() {
+            "NOT CHECKED".to_string()
+        } else {
+            "VERIFIED".to_string()
+        };
+        let last = v.last_entry.map(|k| format!(", the history up to journal entry {k}")).unwrap_or_default();
+        println!("game {}: {state}: {} mail(s), {} draw(s) regenerated{last}", v.game, v.mails, v.dice);
+        for l in &v.lines {
+            println!("  {l}");
+        }
+        if let Some(why) = &v.incomplete {
+            println!("  {why}");
+        }
+        for (name, why) in &v.skipped {
+            println!("  skipped {name}: {why}");
+        }
+    }
+    for (name, why) in &loose {
+        println!("skipped {name}: {why}");
+    }
+    if others > 0 || found.other_files > 0 {
+        println!(
+            "ignored: {others} mail(s) not from an adjutant game, {} file(s) that are not mail",
+            found.other_files
+        );
+    }
+    if verdicts.is_empty() {
+        println!(
+            "no mail of an adjutant game among these ({} message(s) read): nothing to verify",
+            found.messages.len()
+        );
+        return Ok(3);
+    }
+    let failed = verdicts.iter().filter(|v| v.failures > 0).count();
+    let unchecked = verdicts.iter().filter(|v| v.failures == 0 && v.incomplete.is_some()).count();
+    if failed > 0 {
+        println!(
+            "NOT VERIFIED: {failed} of {} game(s) failed a check (the FAIL lines say what and which mail)",
+            verdicts.len()
+        );
         Ok(1)
+    } else if unchecked > 0 {
+        println!(
+            "NOT CHECKED: nothing contradicts, but {unchecked} of {} game(s) could not be checked (said above)",
+            verdicts.len()
+        );
+        Ok(4)
+    } else {
+        println!("VERIFIED: {} game(s), every check held", verdicts.len());
+        Ok(0)
     }
 }
 

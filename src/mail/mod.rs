@@ -7,6 +7,7 @@ pub mod maildir;
 pub mod parse;
 pub mod reader;
 pub mod smtp;
+pub mod stored;
 pub mod tls;
 
 /// Split `local+detail@domain` into (local, detail, domain).

@@ -23,3 +23,4 @@ mod support;
 mod tacticum;
 mod tamper;
 mod verify;
+mod witness;
