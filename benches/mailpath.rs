@@ -57,7 +57,7 @@ fn main() {
         retry_max_seconds: 2,
     };
     let cfg = Config {
-        game: GameAddress { address: "game@adjutant.test".into(), name: "adjutant".into() },
+        game: GameAddress { address: "game@adjutant.test".into(), name: "adjutant".into(), operator: None },
         inbound: Inbound::Imap(imap_cfg.clone()),
         outbound: Outbound::Smtp(smtp_cfg),
         // Throughput, not flood protection: every mail is answered.

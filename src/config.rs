@@ -32,11 +32,14 @@ impl Default for Config {
 pub struct GameAddress {
     pub address: String,
     pub name: String,
+    /// Where the operator hears of what concerns no moderator: a game with
+    /// none that is held, a mail of no game set aside. None: the log only.
+    pub operator: Option<String>,
 }
 
 impl Default for GameAddress {
     fn default() -> Self {
-        GameAddress { address: "game@adjutant.local".into(), name: "adjutant".into() }
+        GameAddress { address: "game@adjutant.local".into(), name: "adjutant".into(), operator: None }
     }
 }
 

@@ -46,9 +46,12 @@ enum Command {
     Zone(String),
     /// An announced absence, first and last day.
     Absent(String, String),
+    /// REANCHOR for a game that is not held (a held game's is read before
+    /// it is loaded, in held.rs): nothing to do, and said so.
+    Reanchor,
 }
 
-const MODERATOR_WORDS: &[&str] = &["EXTEND", "PAUSE", "RESUME", "REPLACE", "RESOLVE", "END", "DECLARE"];
+const MODERATOR_WORDS: &[&str] = &["EXTEND", "PAUSE", "RESUME", "REPLACE", "RESOLVE", "END", "DECLARE", "REANCHOR"];
 
 /// The commands anyone may send (the moderator's are above).
 const PLAYER_WORDS: &[&str] = &["HELP", "STATUS", "VIEW", "SALT", "PRESS", "RESIGN", "ZONE", "ABSENT"];
@@ -152,6 +155,7 @@ fn moderator_command(l: &Loaded, n: usize, text: &str, w: &str, rest: &str) -> R
         },
         "PAUSE" => Command::Pause,
         "RESUME" => Command::Resume,
+        "REANCHOR" => Command::Reanchor,
         "REPLACE" => {
             let mut it = rest.split_whitespace();
             match (it.next(), it.next()) {
@@ -245,7 +249,7 @@ fn re(subject: &str) -> String {
     format!("Re: {s}")
 }
 
-/// The step one of our Message-IDs was sent at: `<game>.<seq>.<n>.s<k>@…`.
+/// The step one of our Message-IDs was sent at: `<game>.<seq>-<tag>.<n>.s<k>@…`.
 fn step_of_id(id: &str, game: &str) -> Option<u32> {
     let local = id.trim().trim_matches(['<', '>']).split('@').next()?;
     let rest = local.strip_prefix(game)?.strip_prefix('.')?;
@@ -345,6 +349,13 @@ impl Desk {
             match self.load(&gid) {
                 Ok(l) => {
                     open.games.insert(gid.clone(), (l, Batch::default()));
+                }
+                Err(Error::Store(store::Error::Held { message, .. })) => {
+                    match self.handle_held(&gid, &token, &inb, raw, &message, now, report, open)? {
+                        super::held::HeldMail::Waits => open.waits = true,
+                        super::held::HeldMail::Reanchored | super::held::HeldMail::Answered => {}
+                    }
+                    return Ok(());
                 }
                 Err(Error::Store(store::Error::NoGame(_))) => {
                     report.refused += 1;
@@ -697,6 +708,14 @@ impl Desk {
         for c in commands {
             match c {
                 Command::Salt(_) => {}
+                Command::Reanchor => batch.letters.push(reply(
+                    format!("[{gid}] nothing to re-anchor"),
+                    letters::fill(
+                        "reply",
+                        context! { text => format!("Game {gid}'s journal reaches the entry adjutant last wrote (its tip), so there is nothing to re-anchor; nothing was changed.\nREANCHOR is for a game that adjutant holds because nothing vouches for its journal's end.\n") },
+                    ),
+                    Vec::new(),
+                )),
                 Command::Help => {
                     let mut text = String::from("Commands anyone can send:\n  HELP, STATUS, VIEW, SALT <text>, PRESS <role|ALL> <text>, RESIGN\n");
                     if role == "gm" {

@@ -16,6 +16,7 @@ mod daemon;
 pub mod deadlines;
 mod files;
 mod handle;
+mod held;
 pub mod hourly;
 pub mod letters;
 pub mod pass;
@@ -76,7 +77,7 @@ pub struct Letter {
 /// under these names, its entries (with the letters' `mail` entries) not
 /// yet appended.
 pub struct Staged {
-    entries: Vec<(String, toml::Value)>,
+    linked: Vec<crate::journal::Entry>,
     spooled: Vec<String>,
 }
 
@@ -115,6 +116,8 @@ pub struct Open {
     /// The game the message in hand named, once [`Desk::handle`] has read
     /// it: what a failure of that message drops.
     game_in_hand: Option<String>,
+    /// The message in hand is for a held game, and waits in the inbox.
+    waits: bool,
 }
 
 /// `DATA/desk/handling`: the digest of the message in hand and how many
@@ -230,6 +233,8 @@ impl Open {
 pub enum Handled {
     /// Handled (for the game named, if any).
     Done(Option<String>),
+    /// Left where it is, for a later pass (its game is held).
+    Waits,
     /// Could not be handled: to quarantine.
     Failed(Option<String>, String),
 }
@@ -585,7 +590,9 @@ impl Desk {
             patch: None,
             replace: None,
             digest: game.digest(),
+            tip_kept: true,
         };
+        store::write_tip(&self.data, &id, &store::Tip::before_first_entry())?;
         let mut journal = Journal::open(&dir.join("journal.toml"))?;
         journal.append(&now.to_rfc3339(), &[("created", &created)])?;
         let mut loaded = Loaded {
@@ -1017,11 +1024,9 @@ impl Desk {
             let s = self.stage(l, batch, now, files)?;
             staged.push((l, s, elsewhere));
         }
-        // The entries chained (their hashes worked out) while the letters
-        // are still being written.
-        let at = now.to_rfc3339();
-        let linked: Vec<_> =
-            staged.iter_mut().map(|(l, s, _)| l.journal.link_values(&at, std::mem::take(&mut s.entries))).collect();
+        // The entries were chained (their hashes worked out) as the
+        // letters were staged, while the threads write them.
+        let linked: Vec<_> = staged.iter_mut().map(|(_, s, _)| std::mem::take(&mut s.linked)).collect();
         // Every letter written, and every move an earlier group of the pass
         // gave (its releases and inbox marks) done: at most one group is
         // ever committed and not yet marked, which is what the games'
@@ -1149,32 +1154,43 @@ impl Desk {
         Ok(())
     }
 
-    /// Render a batch's letters into `spool/tmp` (not synced) and add their
-    /// `mail` entries: what [`Desk::commit_all`] then journals.
+    /// Render a batch's letters into `spool/tmp` (not synced) and chain
+    /// its entries, with the letters' `mail` entries after them: what
+    /// [`Desk::commit_all`] then journals.
     fn stage(&self, l: &mut Loaded, mut batch: Batch, now: DateTime<Utc>, files: &Files) -> Result<Staged, Error> {
         let base = l.journal.last_seq + 1;
         let mut spooled = Vec::new();
         let mut letters = std::mem::take(&mut batch.letters);
-        // Mails that report a resolution carry the journal's tip after it:
-        // anchors outside the operator's disk, which `adjutant verify`
-        // holds the published journal to (docs/journal-v1.md).
-        if batch.entries.iter().any(|(k, _)| k == "resolved" || k == "ended") {
-            let items: Vec<(&str, &toml::Value)> = batch.entries.iter().map(|(k, v)| (k.as_str(), v)).collect();
-            if let Some(tip) = l.journal.chain(&now.to_rfc3339(), &items).pop() {
-                let block = letters::journal_block(&l.game.id, tip.seq, &tip.hash);
-                for letter in letters.iter_mut() {
-                    letter.body.push_str(&block);
-                }
-            }
+        let at = now.to_rfc3339();
+        // Every letter carries the journal's tip after the entries that led
+        // to it (its own `mail` entry, which names its digest, aside): a
+        // witness outside the operator's disk of every entry that changed
+        // what anyone sees, which `adjutant verify` holds the published
+        // journal to (docs/journal-v1.md).
+        let mut linked = l.journal.link_values(&at, std::mem::take(&mut batch.entries));
+        let (tip_seq, tip_hash) = match linked.last() {
+            Some(e) => (e.seq, e.hash.as_str()),
+            None => (l.journal.last_seq, l.journal.last_hash.as_str()),
+        };
+        let block = letters::journal_block(&l.game.id, tip_seq, tip_hash);
+        let tag = tip_hash[..8.min(tip_hash.len())].to_string();
+        for letter in letters.iter_mut() {
+            letter.body.push_str(&block);
         }
+        let mut mails = Vec::new();
         for (i, letter) in letters.iter().enumerate() {
             let (_, domain) = self.split_game_address();
             // A letter about a step (its subject says "[game] step k")
             // names it in its id too, so a reply (In-Reply-To, References)
             // tells which step it answers; other letters name none.
+            // The batch's first entry and the start of its tip's hash: an
+            // id never given twice, not even after a re-anchored journal
+            // has numbered its entries again from a cut (a client drops a
+            // mail whose id it has seen; a file transport would overwrite
+            // the mail that showed the cut).
             let mid = match handle::replied_step(&letter.subject, &l.game.id) {
-                Some(k) => format!("{}.{base}.{i}.s{k}@{domain}", l.game.id),
-                None => format!("{}.{base}.{i}@{domain}", l.game.id),
+                Some(k) => format!("{}.{base}-{tag}.{i}.s{k}@{domain}", l.game.id),
+                None => format!("{}.{base}-{tag}.{i}@{domain}", l.game.id),
             };
             // A letter that cannot be written (an address lettre refuses)
             // is left out, never allowed to stop the batch it belongs to.
@@ -1194,18 +1210,17 @@ impl Desk {
                 self.spooled.lock().unwrap_or_else(|e| e.into_inner()).insert(name.clone(), letter.to.clone());
             }
             files.spool(tmp, form)?;
-            batch.entry(
-                "mail",
-                &kinds::Mail {
-                    message_id: mid,
-                    to: letter.to.clone(),
-                    subject: letter.subject.clone(),
-                    sha256: dice::to_hex(&dice::sha256(&bytes)),
-                },
-            );
+            let mail = kinds::Mail {
+                message_id: mid,
+                to: letter.to.clone(),
+                subject: letter.subject.clone(),
+                sha256: dice::to_hex(&dice::sha256(&bytes)),
+            };
+            mails.push(("mail".to_string(), toml::Value::try_from(&mail).expect("journal bodies serialize")));
             spooled.push(name);
         }
-        Ok(Staged { entries: batch.entries, spooled })
+        l.journal.link_values_onto(&mut linked, &at, mails);
+        Ok(Staged { linked, spooled })
     }
 
     /// Spool a letter that belongs to no game (a refusal to a stranger, a
@@ -1429,11 +1444,16 @@ impl Desk {
             ));
         }
         open.game_in_hand = None;
+        open.waits = false;
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.handle(raw, now, report, open)));
         // The game as `handle` read it (noted before anything could fail
         // on its account), not from a second parse of the mail.
         let game = open.game_in_hand.take();
         match r {
+            Ok(Ok(())) if std::mem::take(&mut open.waits) => {
+                self.handled(open);
+                Ok(Handled::Waits)
+            }
             Ok(Ok(())) => {
                 self.handled(open);
                 Ok(Handled::Done(game))
@@ -1574,6 +1594,10 @@ impl Desk {
             }
             let mut l = match self.load(&id) {
                 Ok(l) => l,
+                Err(Error::Store(store::Error::Held { message, .. })) => {
+                    self.tell_held(&id, &message, now)?;
+                    continue;
+                }
                 Err(e) => {
                     warn!(game = %id, error = %e, "cannot load game");
                     continue;

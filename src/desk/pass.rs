@@ -206,6 +206,8 @@ impl Desk {
                 report.messages += 1;
                 match self.handle_safely(&raw, now(), report, &mut open)? {
                     Handled::Done(g) => done.push((id, g)),
+                    // Its game is held: the mail stays for a later pass.
+                    Handled::Waits => {}
                     Handled::Failed(g, why) => {
                         // The failing message goes to quarantine; its
                         // game's uncommitted work is dropped, and that

@@ -252,6 +252,11 @@ pub enum Error {
     NoGame(String),
     #[error("cannot read game {id}: {message}")]
     Corrupt { id: String, message: String },
+    /// Nothing vouches for the end of the game's journal (its tip file is
+    /// missing, or the journal does not reach it): the game is left alone
+    /// until it is re-anchored (REANCHOR) or the files are restored.
+    #[error("game {id} is held: {message}")]
+    Held { id: String, message: String },
     #[error(transparent)]
     Journal(#[from] journal::Error),
     #[error("cannot write {path}: {source}")]
@@ -453,21 +458,41 @@ impl Loaded {
             due: Some(Due::of(self)),
             seen_len: Some(seen_len),
         };
-        let tp = tip_path(data_of(&self.dir), &self.game.id);
-        // Not synced: the journal is, and a tip behind the journal only
-        // means a rebuild that finds the journal reaching past it. Written
-        // in place at a fixed size, so it is the old tip or the new one.
-        // Its folder is made only the first time (a mkdir a game a pass
-        // was a failing system call each).
-        let tip_text = toml_text("", &tip);
-        match journal::write_padded(&tp, tip_text.as_bytes(), TIP_SIZE) {
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                if let Some(d) = tp.parent() {
-                    fs::create_dir_all(d).map_err(io(d))?;
-                }
-                journal::write_padded(&tp, tip_text.as_bytes(), TIP_SIZE).map_err(io(&tp))
+        write_tip(data_of(&self.dir), &self.game.id, &tip)
+    }
+}
+
+/// Write a game's tip file. Not synced: the journal is, and a tip behind
+/// the journal only means a rebuild that finds the journal reaching past
+/// it. Written in place at a fixed size, so it is the old tip or the new
+/// one. Its folder is made only the first time (a mkdir a game a pass was
+/// a failing system call each).
+pub fn write_tip(data: &Path, id: &str, tip: &Tip) -> Result<(), Error> {
+    let tp = tip_path(data, id);
+    let tip_text = toml_text("", tip);
+    match journal::write_padded(&tp, tip_text.as_bytes(), TIP_SIZE) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            if let Some(d) = tp.parent() {
+                fs::create_dir_all(d).map_err(io(d))?;
             }
-            r => r.map_err(io(&tp)),
+            journal::write_padded(&tp, tip_text.as_bytes(), TIP_SIZE).map_err(io(&tp))
+        }
+        r => r.map_err(io(&tp)),
+    }
+}
+
+impl Tip {
+    /// The tip of a journal not yet begun: a game's tip file exists from
+    /// before its first entry, so a crash between the two never leaves a
+    /// game whose journal nothing vouches for.
+    pub fn before_first_entry() -> Tip {
+        Tip {
+            seq: 0,
+            hash: journal::GENESIS.to_string(),
+            journal_len: 0,
+            snapshot: String::new(),
+            due: None,
+            seen_len: None,
         }
     }
 }
@@ -535,7 +560,59 @@ pub fn rebuild(dir: &Path, id: &str) -> Result<Loaded, Error> {
     rebuild_with(dir, id, read_tip(data_of(dir), id).as_ref(), true)
 }
 
+/// Why nothing vouches for the end of a game's journal, if nothing does:
+/// its tip file is missing (for a game whose tip was kept from its first
+/// entry), or the journal does not reach it.
+fn unvouched(dir: &Path, id: &str, tip: Option<&Tip>, entries: &[Entry]) -> Option<String> {
+    let tp = tip_path(data_of(dir), id);
+    match tip {
+        Some(t) => {
+            let at = entries.get((t.seq as usize).wrapping_sub(1)).map(|e| e.hash.as_str());
+            t.reached(at, entries.len() as u64).err().map(|m| {
+                format!(
+                    "{m}. Restore journal.toml from a backup ({} holds the tip adjutant wrote), or have the moderator accept the journal as it is with REANCHOR <reason>",
+                    tp.display()
+                )
+            })
+        }
+        None if entries.first().and_then(|e| e.body::<kinds::Created>().ok()).is_some_and(|c| c.tip_kept) => {
+            Some(format!(
+                "its tip file {} is missing, so nothing vouches that the journal (ending at entry {}) was not cut at its end. Restore the file from a backup, or have the moderator accept the journal as it is with REANCHOR <reason>",
+                tp.display(),
+                entries.len()
+            ))
+        }
+        None if !entries.is_empty() => {
+            tracing::warn!(game = %id, "no tip file for this game (an older adjutant): the journal is taken as it is");
+            None
+        }
+        None => None,
+    }
+}
+
+/// A game held for its journal's end ([`Error::Held`]), rebuilt from its
+/// journal as it is and nothing written: what the moderator's REANCHOR,
+/// `adjutant reanchor` and `adjutant games` work on.
+pub fn load_held(data: &Path, id: &str) -> Result<Loaded, Error> {
+    if !valid_id(id) || !game_dir(data, id).join("journal.toml").exists() {
+        return Err(Error::NoGame(id.to_string()));
+    }
+    rebuild_inner(&game_dir(data, id), id, read_tip(data, id).as_ref(), false, true)
+}
+
+/// Why game `id`'s journal is not vouched for, if it is not (see
+/// [`Error::Held`]); read without writing anything.
+pub fn held_reason(data: &Path, id: &str) -> Option<String> {
+    let dir = game_dir(data, id);
+    let entries = journal::read(&dir.join("journal.toml")).ok()?;
+    unvouched(&dir, id, read_tip(data, id).as_ref(), &entries)
+}
+
 fn rebuild_with(dir: &Path, id: &str, tip: Option<&Tip>, persist: bool) -> Result<Loaded, Error> {
+    rebuild_inner(dir, id, tip, persist, false)
+}
+
+fn rebuild_inner(dir: &Path, id: &str, tip: Option<&Tip>, persist: bool, held: bool) -> Result<Loaded, Error> {
     let jp = dir.join("journal.toml");
     let corrupt = |message: String| Error::Corrupt { id: id.to_string(), message };
     if persist {
@@ -546,20 +623,10 @@ fn rebuild_with(dir: &Path, id: &str, tip: Option<&Tip>, persist: bool) -> Resul
         }
     }
     let entries = journal::read(&jp)?;
-    match tip {
-        Some(t) => {
-            let at = entries.get((t.seq as usize).wrapping_sub(1)).map(|e| e.hash.as_str());
-            t.reached(at, entries.len() as u64).map_err(|m| {
-                corrupt(format!(
-                    "{m}. Restore journal.toml from a backup; {} holds the tip adjutant wrote",
-                    tip_path(data_of(dir), id).display()
-                ))
-            })?;
+    if let Some(message) = unvouched(dir, id, tip, &entries) {
+        if !held {
+            return Err(Error::Held { id: id.to_string(), message });
         }
-        None if !entries.is_empty() => {
-            tracing::warn!(game = %id, "no tip file for this game (an older adjutant, or it was deleted): the journal is taken as it is")
-        }
-        None => {}
     }
     let (game, _) = audit::replay(&entries).map_err(|m| corrupt(m.to_string()))?;
     let desk = desk_state(&entries).map_err(corrupt)?;

@@ -34,6 +34,27 @@ pub struct Created {
     pub replace: Option<toml::Table>,
     /// Digest of the ruleset state right after set-up (and the patch).
     pub digest: String,
+    /// The operator keeps the journal's tip apart from it
+    /// (`DATA/secrets/<game>.tip`) from the game's first entry on: a
+    /// journal found without its tip, or short of it, may have been cut,
+    /// and the game is held until it is re-anchored. False for games of
+    /// an older adjutant, whose tip may be missing for good.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub tip_kept: bool,
+}
+
+/// `reanchored`: the moderator (or the operator) accepted the journal as it
+/// is, ending at `entry` with `entry_hash`, after its tip file was lost
+/// or no longer matched it; every player is told.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Reanchored {
+    pub entry: u64,
+    pub entry_hash: String,
+    /// What the tip file said, or that it was missing.
+    pub found: String,
+    pub reason: String,
+    /// "gm" (by mail) or "operator" (`adjutant reanchor`).
+    pub by: String,
 }
 
 /// `received`: an inbound message, whatever became of it.

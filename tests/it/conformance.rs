@@ -91,6 +91,7 @@ pub(crate) fn play_scenario(
         patch: None,
         replace: None,
         digest: game.digest(),
+        tip_kept: false,
     };
     j.append(at, &[("created", &created)]).unwrap();
     let mut ended = false;

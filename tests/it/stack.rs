@@ -100,7 +100,7 @@ impl Stack {
     /// authenticated submission.
     pub fn config(&self) -> Config {
         Config {
-            game: GameAddress { address: format!("game@{DOMAIN}"), name: "adjutant".into() },
+            game: GameAddress { address: format!("game@{DOMAIN}"), name: "adjutant".into(), operator: None },
             inbound: Inbound::Imap(self.imap_cfg("game")),
             outbound: Outbound::Smtp(self.smtp_cfg()),
             limits: Limits { replies_per_hour: 100_000, ..Limits::default() },

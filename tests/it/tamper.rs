@@ -23,8 +23,18 @@ fn audit_id(t: &Table) -> (bool, String) {
     (out.status.success(), String::from_utf8_lossy(&out.stdout).to_string())
 }
 
+/// Mail waiting in the local inbox, unhandled.
+fn waiting(t: &Table) -> usize {
+    std::fs::read_dir(t.dir.join("mail/inbox/new")).unwrap().count()
+}
+
+/// The moderator's notices that the game is held.
+fn held_notices(t: &Table) -> Vec<(String, String)> {
+    t.mails(CAROL).into_iter().filter(|m| m.0.contains("the game is held")).collect()
+}
+
 #[test]
-fn a_journal_cut_at_an_entry_boundary_is_reported_by_audit_and_refused_by_the_daemon() {
+fn a_journal_cut_at_an_entry_boundary_is_reported_by_audit_and_held_by_the_daemon() {
     let mut t = Table::new("cut");
     t.setup();
     t.send("austria", ALICE, "SALT before-the-cut");
@@ -43,25 +53,102 @@ fn a_journal_cut_at_an_entry_boundary_is_reported_by_audit_and_refused_by_the_da
     let (ok, out) = audit_id(&t);
     assert!(!ok && out.contains("cut off"), "{out}");
     // The daemon does not carry on from the shorter history: the next mail
-    // for the game is set aside, nothing is appended, nothing is sent.
+    // for the game waits in the inbox, nothing is appended, nothing is
+    // sent, and nothing is set aside.
     let shortened = std::fs::read(&p).unwrap();
     let before = t.mails(ALICE).len();
     t.send("austria", ALICE, "STATUS");
     let r = t.pass();
-    assert_eq!(r.quarantined, 1, "{r:?}");
+    assert_eq!(r.quarantined, 0, "{r:?}");
+    assert_eq!(waiting(&t), 1, "the mail waits");
+    t.pass();
     assert_eq!(std::fs::read(&p).unwrap(), shortened, "nothing appended to the cut journal");
     assert_eq!(t.mails(ALICE).len(), before, "no reply from a cut history");
-    // The moderator is told, once, why and where the mail waits.
-    let notices: Vec<_> = t.mails(CAROL).into_iter().filter(|m| m.0.contains("a mail was set aside")).collect();
+    // The moderator is told, once over two passes, why and what to do.
+    let notices = held_notices(&t);
     assert_eq!(notices.len(), 1, "{notices:?}");
-    assert!(notices[0].1.contains("cut off") && notices[0].1.contains("quarantine"), "{}", notices[0].1);
+    assert!(notices[0].1.contains("cut off") && notices[0].1.contains("REANCHOR"), "{}", notices[0].1);
     let e = t.desk.load(&t.game).err().expect("refused").to_string();
     assert!(e.contains("cut off") && e.contains(".tip"), "{e}");
-    // The journal put back, the game goes on.
+    // The journal put back, the waiting mail is answered and the game goes on.
     std::fs::write(&p, &text).unwrap();
-    t.send("austria", ALICE, "STATUS");
     t.pass();
+    assert_eq!(waiting(&t), 0);
     assert_eq!(t.mails(ALICE).len(), before + 1);
+}
+
+/// A game of this adjutant keeps its tip from its first entry: a journal
+/// cut and its tip file deleted with it is reported by audit, an ended
+/// game is not reopened, and only the moderator's REANCHOR (journaled,
+/// and told to every player) lets the game go on from the shorter history.
+#[test]
+fn a_cut_journal_without_its_tip_is_held_until_the_moderator_reanchors_it() {
+    let mut t = Table::new("lost-tip");
+    t.setup();
+    t.send("gm", CAROL, "END austria the besiegers withdrew");
+    t.pass();
+    assert!(t.desk.load(&t.game).unwrap().game.ended);
+    // Cut the end (the `ended` entry among the cut) and delete the tip.
+    let p = journal(&t);
+    let es = adjutant::journal::read(&p).unwrap();
+    let ended = es.iter().position(|e| e.kind == "ended").unwrap();
+    let text = std::fs::read_to_string(&p).unwrap();
+    let mut cut = text.len();
+    for _ in ended..es.len() {
+        cut = text[..cut - 1].rfind("[[entry]]").unwrap();
+    }
+    std::fs::write(&p, &text[..cut]).unwrap();
+    let tip = t.dir.join("secrets").join(format!("{}.tip", t.game));
+    std::fs::remove_file(&tip).unwrap();
+    let (ok, out) = audit_id(&t);
+    assert!(!ok && out.contains(".tip is missing") && out.contains("REANCHOR"), "{out}");
+    // The daemon does not reopen the ended game.
+    let before = (t.mails(ALICE).len(), t.mails(BOB).len());
+    t.send("austria", ALICE, "STATUS");
+    t.now += chrono::Duration::days(10);
+    t.pass();
+    assert_eq!(waiting(&t), 1);
+    assert_eq!((t.mails(ALICE).len(), t.mails(BOB).len()), before, "nothing sent to players");
+    assert!(!tip.exists(), "no tip written for the cut journal");
+    assert_eq!(held_notices(&t).len(), 1);
+    // A player's REANCHOR is not read; the moderator's needs a reason.
+    t.send("austria", ALICE, "REANCHOR let us go on");
+    t.send("gm", CAROL, "REANCHOR");
+    t.pass();
+    assert_eq!(waiting(&t), 2, "the players' mails wait");
+    assert!(t.last(CAROL).1.contains("REANCHOR needs a reason"), "{:?}", t.last(CAROL));
+    assert!(!tip.exists());
+    // The moderator's REANCHOR: journaled, every player told, the game goes
+    // on from the shorter history, and the waiting mail is answered.
+    let len = adjutant::journal::read(&p).unwrap().len();
+    t.send("gm", CAROL, "REANCHOR the data folder was restored from an old backup");
+    t.pass();
+    let es = adjutant::journal::read(&p).unwrap();
+    let r = es.iter().find(|e| e.kind == "reanchored").expect("journaled");
+    assert_eq!(r.body["entry"].as_integer(), Some(len as i64));
+    assert_eq!(r.body["by"].as_str(), Some("gm"));
+    for who in [ALICE, BOB, CAROL] {
+        assert!(
+            t.mails(who).iter().any(|m| m.0.contains("re-anchored at entry") && m.1.contains("old backup")),
+            "{who}"
+        );
+    }
+    assert!(audit_id(&t).0, "{}", audit_id(&t).1);
+    assert!(!t.desk.load(&t.game).unwrap().game.ended, "the moderator reopened it, in the open");
+    t.pass();
+    assert_eq!(waiting(&t), 0, "the waiting mails were handled");
+    // Bob's mails show the cut: his game-over mail names an entry the
+    // journal no longer holds.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_adjutant"))
+        .arg("verify")
+        .arg("--journal")
+        .arg(&p)
+        .arg(t.desk.outbox_of(BOB))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains("game over"), "the game-over mail is named: {text}");
 }
 
 #[test]
