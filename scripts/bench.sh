@@ -9,3 +9,6 @@ scripts/with-mailstack.sh cargo bench --bench mailpath
 # The Braccio figures: mails per player per turn over 40 games, and a
 # soak of 200 random battles (both in release).
 BRACCIO_MAILS_GAMES=40 BRACCIO_GAMES=200 cargo test --release --test it braccio::mails braccio::random -- --nocapture
+# Mailboxes of random games by mail, every ruleset, checked by both
+# verifiers: 20 games of each, up to 200 passes (the suite plays 2 of 30).
+WITNESS_GAMES=20 cargo test --release --test it witness::the_mailboxes_of_random_games -- --nocapture

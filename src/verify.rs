@@ -724,3 +724,84 @@ fn published_hashes(journal: &[Entry]) -> (BTreeMap<u64, String>, u64) {
     let end = out.keys().next_back().copied().unwrap_or(0);
     (out, end)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mail(name: &str, to: &str, seq: u64, subject: &str, body: &str) -> Mail {
+        let raw = format!(
+            "From: <game@adjutant.local>\nTo: <{to}>\nSubject: {subject}\nMessage-ID: <g1.{seq}-0badcafe.0@adjutant.local>\nX-Adjutant-Game: g1\nX-Adjutant-Step: 1\nContent-Type: text/plain\n\n{body}"
+        );
+        match read_mail(name, raw.as_bytes()) {
+            Read::Ours(m) => *m,
+            other => panic!("{name}: {other:?}"),
+        }
+    }
+
+    fn tip(seq: u64, hash: char) -> String {
+        format!(
+            "-----BEGIN ADJUTANT JOURNAL-----\ngame: g1\nentry: {seq}\nhash: {}\n-----END ADJUTANT JOURNAL-----\n",
+            hash.to_string().repeat(64)
+        )
+    }
+
+    #[test]
+    fn a_message_id_names_its_entry_in_both_forms() {
+        assert_eq!(seq_of_id("<g1.24-0a1b2c3d.0.s2@adjutant.local>", "g1"), Some(24));
+        assert_eq!(seq_of_id("<g1.24.0.s2@adjutant.local>", "g1"), Some(24));
+        assert_eq!(seq_of_id("<g1.7-0a1b2c3d.3@x>", "g1"), Some(7));
+        assert_eq!(seq_of_id("<g12.7.3@x>", "g1"), None, "another game's id");
+        assert_eq!(seq_of_id("<post.1@x>", "g1"), None);
+    }
+
+    #[test]
+    fn a_draw_line_may_have_an_empty_result_and_a_declared_mark() {
+        let d = parse_draw("draw public 0 shuffle 0  | nothing to shuffle").unwrap();
+        assert!(d.result.is_empty() && !d.declared);
+        let d = parse_draw("draw public 1 die 6 4 declared | escape roll").unwrap();
+        assert_eq!((d.result, d.declared, d.label.as_str()), (vec![4], true, "escape roll"));
+        assert!(parse_draw("draw public 1 die 6 x | bad").is_none());
+        assert!(parse_draw("draw public 1 die 6 4 declared extra | bad").is_none());
+    }
+
+    /// Mails sent in one second, in any order, agree; a later mail naming
+    /// an earlier tip (a re-send) is no contradiction; one entry with two
+    /// hashes is, and both mails are named.
+    #[test]
+    fn only_one_entry_with_two_hashes_is_a_contradiction() {
+        let a = mail("a", "p@x", 30, "[g1] step 3 resolved", &tip(31, 'a'));
+        let b = mail("b", "p@x", 10, "[g1] step 1 resolved", &tip(11, 'b'));
+        let again = mail("c", "p@x", 40, "[g1] your view", &tip(11, 'b'));
+        let v = verify_games(vec![a.clone(), b.clone(), again], Vec::new(), &[]);
+        assert_eq!(v[0].failures, 0, "{:?}", v[0].lines);
+        assert_eq!(v[0].last_entry, Some(31));
+        let forked = mail("d", "q@x", 12, "[g1] step 1 resolved", &tip(11, 'c'));
+        let v = verify_games(vec![a, b, forked], Vec::new(), &[]);
+        assert_eq!(v[0].failures, 1, "{:?}", v[0].lines);
+        assert!(
+            v[0].lines
+                .iter()
+                .any(|l| l.contains("entry 11") && l.contains("(\"[g1] step 1 resolved\", b)") && l.contains(", d)")),
+            "{:?}",
+            v[0].lines
+        );
+    }
+
+    #[test]
+    fn a_game_without_its_welcome_mail_is_not_checked_and_nothing_fails() {
+        let v = verify_games(vec![mail("a", "p@x", 30, "[g1] step 3 resolved", &tip(31, 'a'))], Vec::new(), &[]);
+        assert_eq!(v[0].failures, 0);
+        assert!(v[0].incomplete.as_deref().is_some_and(|w| w.contains("welcome mail")));
+    }
+
+    #[test]
+    fn a_block_cut_short_or_unreadable_skips_the_mail_by_name() {
+        let cut = "From: <g@x>\nTo: <p@x>\nSubject: s\nX-Adjutant-Game: g1\n\n-----BEGIN ADJUTANT DICE-----\nscheme: dice-v1\nstep: 1\n";
+        assert!(matches!(read_mail("m", cut.as_bytes()), Read::Skipped { why, .. } if why.contains("cut short")));
+        let bad = "From: <g@x>\nTo: <p@x>\nSubject: s\nX-Adjutant-Game: g1\n\n-----BEGIN ADJUTANT DICE-----\nstep: 1\ndraw public zero die 6 4 | x\n-----END ADJUTANT DICE-----\n";
+        assert!(matches!(read_mail("m", bad.as_bytes()), Read::Skipped { why, .. } if why.contains("draw line")));
+        let other = "From: <news@x>\nTo: <p@x>\nSubject: news\n\nhello\n";
+        assert!(matches!(read_mail("m", other.as_bytes()), Read::NotOurs));
+    }
+}

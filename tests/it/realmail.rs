@@ -85,6 +85,19 @@ fn a_game_played_by_smtp_and_imap() {
     let bob = st.inbox("bob");
     assert!(bob.iter().any(|m| subject(m).contains("welcome") && body(m).contains("BEGIN ADJUTANT ANCHORS")));
     crate::support::assert_audits(&dir.join("games/g1/journal.toml"));
+    // What Bob really got, as Dovecot keeps it (its index files beside the
+    // mail, read and unread mail in cur/ and new/): both verifiers pass it,
+    // and it witnesses the journal up to its last entry a player saw.
+    let maildir = st.dir.join(format!("mail/{DOMAIN}/bob/Maildir"));
+    assert!(maildir.join("cur").is_dir(), "{}", maildir.display());
+    for cmd in [
+        vec![env!("CARGO_BIN_EXE_adjutant").to_string(), "verify".into()],
+        vec!["python3".into(), concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/verify_dice.py").into(), "--mail".into()],
+    ] {
+        let out = std::process::Command::new(&cmd[0]).args(&cmd[1..]).arg(&maildir).output().unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success() && text.contains("game g1: VERIFIED"), "{cmd:?}:\n{text}");
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
 

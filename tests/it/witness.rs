@@ -261,11 +261,9 @@ fn play_by_mail(ruleset: &str, seed: u64, passes: usize) -> Table {
 
 #[test]
 fn the_mailboxes_of_random_games_verify_for_both_verifiers() {
-    // More seeds and longer games under ADJUTANT_SOAK (scripts/bench.sh).
-    let (seeds, passes) = match std::env::var("ADJUTANT_SOAK") {
-        Ok(_) => (12u64, 200usize),
-        Err(_) => (2, 30),
-    };
+    // More seeds and longer games under WITNESS_GAMES (scripts/bench.sh).
+    let seeds: u64 = std::env::var("WITNESS_GAMES").ok().and_then(|v| v.parse().ok()).unwrap_or(2);
+    let passes = if seeds > 2 { 200 } else { 30 };
     for rules in adjutant::rules::ALL {
         let name = rules.info().name;
         for seed in 1..=seeds {
