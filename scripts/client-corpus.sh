@@ -47,8 +47,8 @@ for p in "${pkgs[@]}"; do
 done
 if [ ${#missing[@]} -gt 0 ]; then
     [ "$(id -u)" = 0 ] || { echo "missing Debian packages: ${missing[*]} (run as root or install them)" >&2; exit 1; }
-    apt-get install -y "${missing[@]}" >/dev/null 2>&1 ||
-        { apt-get update >/dev/null && apt-get install -y "${missing[@]}" >/dev/null; }
+    apt-get -o DPkg::Lock::Timeout=600 install -y "${missing[@]}" >/dev/null 2>&1 ||
+        { apt-get -o DPkg::Lock::Timeout=600 update >/dev/null && apt-get -o DPkg::Lock::Timeout=600 install -y "${missing[@]}" >/dev/null; }
 fi
 [ -f "$PROMPT" ] || { echo "no $PROMPT" >&2; exit 1; }
 mkdir -p "$OUT"

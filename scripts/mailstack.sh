@@ -74,12 +74,12 @@ cmd_install() {
 
         # Name only these packages, with --no-install-recommends: naming more
         # (openssl in particular) drags in upgrades of the base system.
-        local apt=(apt-get install -y -q --no-install-recommends "${missing[@]}")
+        local apt=(apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends "${missing[@]}")
         log "installing: ${missing[*]}"
         if ! DEBIAN_FRONTEND=noninteractive "${apt[@]}"; then
             # Stale or absent package lists: refresh once, then retry.
             log "install failed; running apt-get update and retrying"
-            DEBIAN_FRONTEND=noninteractive apt-get update -q
+            DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 update -q
             DEBIAN_FRONTEND=noninteractive "${apt[@]}"
         fi
     fi

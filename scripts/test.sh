@@ -11,8 +11,8 @@ cargo fmt -- --check
 cargo clippy --all-targets -- -D warnings
 # Headless Chromium (Debian's package) renders the fairness report in a test.
 if [ "$(id -u)" = 0 ] && ! [ -x /usr/bin/chromium ]; then
-    apt-get install -y --no-install-recommends chromium >/dev/null ||
-        { apt-get update >/dev/null && apt-get install -y --no-install-recommends chromium >/dev/null; }
+    apt-get -o DPkg::Lock::Timeout=600 install -y --no-install-recommends chromium >/dev/null ||
+        { apt-get -o DPkg::Lock::Timeout=600 update >/dev/null && apt-get -o DPkg::Lock::Timeout=600 install -y --no-install-recommends chromium >/dev/null; }
 fi
 log=$(mktemp)
 status=0

@@ -798,6 +798,7 @@ fn a_pass_over_many_games_fits_a_low_limit_on_open_files() {
     use adjutant::config::Config;
     use adjutant::desk::{Desk, NewGame};
     let dir = temp_dir("few-files");
+    let _cleanup = Cleanup(dir.clone());
     let desk = Desk::open(&dir, Config::default()).unwrap();
     let now = chrono::Utc::now();
     let mut ids = Vec::new();

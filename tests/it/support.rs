@@ -26,6 +26,15 @@ pub fn temp_dir(tag: &str) -> PathBuf {
     d
 }
 
+/// A folder removed when dropped, even by a failing test.
+pub struct Cleanup(pub PathBuf);
+
+impl Drop for Cleanup {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
 /// Entropy that is the same on every run: reproducible chain tops.
 pub fn fixed_entropy() -> impl FnMut() -> [u8; 32] {
     let mut i = 0u8;
