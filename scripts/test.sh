@@ -14,6 +14,11 @@ if [ "$(id -u)" = 0 ] && ! [ -x /usr/bin/chromium ]; then
     apt-get -o DPkg::Lock::Timeout=600 install -y --no-install-recommends chromium >/dev/null ||
         { apt-get -o DPkg::Lock::Timeout=600 update >/dev/null && apt-get -o DPkg::Lock::Timeout=600 install -y --no-install-recommends chromium >/dev/null; }
 fi
+# strace kills the daemon at chosen system calls in the crash tests.
+if [ "$(id -u)" = 0 ] && ! command -v strace >/dev/null; then
+    apt-get -o DPkg::Lock::Timeout=600 install -y --no-install-recommends strace >/dev/null ||
+        { apt-get -o DPkg::Lock::Timeout=600 update >/dev/null && apt-get -o DPkg::Lock::Timeout=600 install -y --no-install-recommends strace >/dev/null; }
+fi
 log=$(mktemp)
 status=0
 scripts/with-mailstack.sh cargo test 2>&1 | tee "$log" || status=$?

@@ -285,6 +285,13 @@ fn run(cli: Cli) -> Result<i32> {
                     Err(e) => println!("{id}  cannot be read: {e}"),
                 }
             }
+            let aside = desk.set_aside();
+            if !aside.is_empty() {
+                println!("set aside: {} mail(s), unread:", aside.len());
+                for l in aside {
+                    println!("  {l}");
+                }
+            }
             Ok(0)
         }
         Cmd::Reanchor { game, reason } => {

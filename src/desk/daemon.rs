@@ -251,6 +251,20 @@ impl Desk {
                 }
             }
         }
+        // What waits for the operator: mail set aside, games held.
+        let aside = self.set_aside();
+        if !aside.is_empty() {
+            out.push(format!(
+                "set aside: {} mail(s), unread (move one back into the inbox once its cause is fixed):",
+                aside.len()
+            ));
+            out.extend(aside.into_iter().map(|l| format!("  {l}")));
+        }
+        for id in self.game_ids().unwrap_or_default() {
+            if let Some(why) = super::store::held_reason(&self.data, &id) {
+                out.push(format!("game {id} is HELD: {why}"));
+            }
+        }
         (ok, out)
     }
 }

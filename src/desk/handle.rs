@@ -64,6 +64,33 @@ fn stops_reading(role: &str, text: &str) -> bool {
     f == "end orders" || (f == "end" && role != "gm")
 }
 
+/// The most of a player's line a reply quotes (or the journal keeps).
+const QUOTED: usize = 200;
+
+/// No order or command is longer than this; a longer line is refused
+/// unread (a megabyte line is no order, and reading it as one costs).
+const LONGEST_LINE: usize = 2000;
+
+/// A line as quoted back: at most [`QUOTED`] characters, and how many more
+/// there were, so that a reply stays small whatever it answers.
+fn clip(text: &str) -> String {
+    match text.char_indices().nth(QUOTED) {
+        None => text.to_string(),
+        Some((i, _)) => format!("{}… ({} more characters)", &text[..i], text[i..].chars().count()),
+    }
+}
+
+/// A problem as quoted back and journaled: the line, the reason and the
+/// suggestion clipped (a ruleset's reason may quote the player's word).
+fn clipped(e: LineError) -> LineError {
+    LineError {
+        line: e.line,
+        text: clip(&e.text),
+        reason: clip(&e.reason),
+        suggestion: e.suggestion.as_deref().map(clip),
+    }
+}
+
 fn problem(line: usize, text: &str, reason: impl Into<String>, suggestion: Option<&str>) -> LineError {
     LineError { line, text: text.to_string(), reason: reason.into(), suggestion: suggestion.map(str::to_string) }
 }
@@ -299,7 +326,10 @@ impl Desk {
         open: &mut Open,
     ) -> Result<(), Error> {
         let too_big = raw.len() > self.cfg.limits.max_message_bytes;
+        // Reading the mail is its own work: a death here counts against it.
+        self.arm(open);
         let mut inb = if too_big { parse::parse(&raw[..raw.len().min(64 * 1024)]) } else { parse::parse(raw) };
+        self.disarm(open);
         // A mail without a Message-ID (sent straight to the server) gets one
         // from its bytes, so the replies to it can be told apart and
         // counted like any other.
@@ -375,7 +405,7 @@ impl Desk {
         // The same mail again: the same bytes, or the same Message-ID come
         // by another path (one more Received: line).
         let sha = dice::to_hex(&dice::sha256(raw));
-        let keys = super::seen::keys(&sha, inb.message_id.as_deref().unwrap_or(""));
+        let keys = super::seen::keys(&sha, inb.message_id.as_deref().unwrap_or(""), &from);
         if keys.iter().any(|k| l.seen.contains(k)) {
             report.duplicates += 1;
             return Ok(());
@@ -405,8 +435,9 @@ impl Desk {
         let archived = l.archive.append(&l.dir, l.journal.last_seq + 1, &sha, raw, now);
         archived.map_err(|source| Error::Io { what: "archive", path: l.dir.join(super::archive::MBOX), source })?;
         super::crash_point("archived");
-        for k in &keys {
-            l.seen.insert(k);
+        let refused = refusal.is_some();
+        for k in super::seen::recorded(&sha, &mid, &from, refused) {
+            l.seen.insert(&k);
         }
         if let Some(why) = refusal {
             report.refused += 1;
@@ -425,7 +456,14 @@ impl Desk {
         }
         let role = role.expect("identified");
         let before = batch.letters.len();
-        self.submission(l, &role, &inb, &mut received, batch, now, report)?;
+        // So are its orders and what they resolve (its game's loading and
+        // archiving above are not).
+        self.arm(open);
+        let (l, batch) = open.games.get_mut(&gid).expect("loaded above");
+        let r = self.submission(l, &role, &inb, &mut received, batch, now, report);
+        self.disarm(open);
+        r?;
+        let (l, batch) = open.games.get_mut(&gid).expect("loaded above");
         // A flood of mail from a player is handled, but not answered past
         // the hourly limit: one notice, then silence until the hour is over.
         let to_sender = |x: &Letter| x.in_reply_to.is_some() && x.in_reply_to == inb.message_id;
@@ -519,6 +557,16 @@ impl Desk {
             if stops_reading(role, text) {
                 break;
             }
+            let chars = text.chars().count();
+            if chars > LONGEST_LINE {
+                errors.push(problem(
+                    *n,
+                    text,
+                    format!("the line is {chars} characters long; no order or command is longer than {LONGEST_LINE}"),
+                    Some("one order a line; a long PRESS goes in several PRESS lines"),
+                ));
+                continue;
+            }
             match command(l, role, *n, text) {
                 Some(Ok(Command::Press { text: t, .. })) if t.chars().count() > limits.max_press_chars => {
                     errors.push(problem(
@@ -541,7 +589,7 @@ impl Desk {
         // Quoted back, but a page of prose does not make a page of reply.
         let more = ignored.len().saturating_sub(20);
         let mut ignored: Vec<String> =
-            ignored.into_iter().take(20).map(|(n, t)| format!("line {n}: \"{t}\"")).collect();
+            ignored.into_iter().take(20).map(|(n, t)| format!("line {n}: \"{}\"", clip(&t))).collect();
         if more > 0 {
             ignored.push(format!("and {more} more lines"));
         }
@@ -644,6 +692,7 @@ impl Desk {
                 errors.truncate(limits.max_errors);
                 errors.push(problem(0, "", format!("and {more} more problems, not listed"), None));
             }
+            let errors: Vec<LineError> = errors.into_iter().map(clipped).collect();
             report.rejected += 1;
             received.verdict = "rejected".into();
             batch.entry("received", received);

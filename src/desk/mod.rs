@@ -12,6 +12,7 @@
 //! if it is seen again.
 
 pub mod archive;
+mod attempts;
 mod daemon;
 pub mod deadlines;
 mod files;
@@ -19,6 +20,7 @@ mod handle;
 mod held;
 pub mod hourly;
 pub mod letters;
+mod outbound;
 pub mod pass;
 pub mod seen;
 pub mod store;
@@ -29,6 +31,7 @@ use crate::engine::{Game, Viewer};
 use crate::journal::{kinds, Journal};
 use crate::mail::compose::{self, Outgoing};
 use crate::mail::maildir::{safe_name, Maildir};
+use attempts::Attempts;
 use chrono::{DateTime, Utc};
 pub use files::Files;
 use hmac::{Hmac, Mac};
@@ -120,105 +123,6 @@ pub struct Open {
     waits: bool,
 }
 
-/// `DATA/desk/handling`: the digest of the message in hand and how many
-/// times it has been in hand, so that a message that kills the process
-/// is known when it comes back. One file kept open and rewritten in place
-/// (a record of fixed length; blank between messages), not a file made
-/// and removed a message.
-struct Attempts {
-    file: Option<fs::File>,
-    /// The message in hand (or in hand at a crash) and its count.
-    in_hand: Option<(String, u32)>,
-    /// Whether the file holds a record.
-    written: bool,
-}
-
-impl Attempts {
-    /// A digest, a space, a count, padded to one length.
-    const RECORD: usize = 64 + 1 + 10 + 1;
-
-    fn open(path: &Path) -> Attempts {
-        let in_hand = fs::read_to_string(path).ok().and_then(|t| {
-            let (s, n) = t.trim().split_once(' ')?;
-            Some((s.to_string(), n.trim().parse::<u32>().ok()?))
-        });
-        let file = fs::OpenOptions::new().read(true).write(true).create(true).truncate(false).open(path).ok();
-        Attempts { file, written: in_hand.is_some(), in_hand }
-    }
-
-    /// `sha` is in hand: how many times it has been.
-    fn note(&mut self, sha: &str) -> u32 {
-        let n = match &self.in_hand {
-            Some((s, n)) if s == sha => n + 1,
-            _ => 1,
-        };
-        self.write(&format!("{sha} {n}"));
-        self.written = true;
-        self.in_hand = Some((sha.to_string(), n));
-        n
-    }
-
-    /// The message in hand is done with: the same bytes coming again
-    /// (a duplicate) count from one. The record is left for the next
-    /// message's note to replace, or [`Attempts::clear`].
-    fn done(&mut self) {
-        self.in_hand = None;
-    }
-
-    /// Nothing in hand: the record blanked.
-    fn clear(&mut self) {
-        self.in_hand = None;
-        if std::mem::take(&mut self.written) {
-            self.write("");
-        }
-    }
-
-    // No fsync: what this guards against is the process dying, and the
-    // page cache outlives the process.
-    fn write(&mut self, record: &str) {
-        use std::os::unix::fs::FileExt;
-        if let Some(f) = &self.file {
-            let text = format!("{record:<width$}\n", width = Self::RECORD - 1);
-            let _ = f.write_all_at(text.as_bytes(), 0);
-        }
-    }
-}
-
-#[cfg(test)]
-mod attempts_tests {
-    use super::Attempts;
-
-    /// A crash leaves the message in hand counted for the next process; a
-    /// message done with (and its duplicate) counts from one; a blank
-    /// record counts nothing.
-    #[test]
-    fn the_count_outlives_a_crash_and_only_a_crash() {
-        let dir = std::env::temp_dir().join(format!("adjutant-attempts-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        let p = dir.join("handling");
-        let (x, y) = ("a".repeat(64), "b".repeat(64));
-        let mut a = Attempts::open(&p);
-        assert_eq!(a.note(&x), 1);
-        drop(a); // the process dies with x in hand
-        let mut a = Attempts::open(&p);
-        assert_eq!(a.note(&x), 2);
-        a.done();
-        assert_eq!(a.note(&x), 1, "the same bytes again, after they were handled");
-        a.done();
-        assert_eq!(a.note(&y), 1);
-        a.done();
-        drop(a); // died after y, before its group was committed: the record names y
-        let mut a = Attempts::open(&p);
-        a.clear();
-        drop(a);
-        assert!(std::fs::read_to_string(&p).unwrap().trim().is_empty());
-        let mut a = Attempts::open(&p);
-        assert_eq!(a.note(&y), 1);
-        let _ = std::fs::remove_dir_all(&dir);
-    }
-}
-
 impl Open {
     /// Forget a game whose handling failed: what it holds in memory may be
     /// half done. Its committed groups are in its journal, from which it
@@ -287,6 +191,11 @@ impl NewGame {
         }
     }
 }
+
+/// The first part of the Message-ID of a letter of no game: a name no
+/// game can have (a game id has no `_`), so that recovery never takes it
+/// for a game's letter.
+const LOOSE: &str = "_loose";
 
 /// The process's file-creation mask before the desk narrowed it.
 static OPERATOR_UMASK: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
@@ -1224,32 +1133,45 @@ impl Desk {
     }
 
     /// Spool a letter that belongs to no game (a refusal to a stranger, a
-    /// notice about the transport), once for `key` (the inbound mail's
-    /// digest, the outage's start and recipient): the Message-ID and the
-    /// spool file are named by it, and a record of what was spooled
-    /// (`DATA/desk/refused`, a day's worth) keeps a mail handled again
-    /// after a crash from being answered twice.
+    /// notice about the transport or a mail set aside), once for `key` (the
+    /// inbound mail's digest, the outage's start and recipient), in the
+    /// crash-safe order of a game's letters: written to `spool/tmp`, then
+    /// recorded (`DATA/desk/refused`, a day's worth, synced), then released.
+    /// A crash before the record leaves a letter [`Desk::recover_spool`]
+    /// discards and the mail, handled again, writes anew; a crash after it
+    /// a letter recovery releases, and the mail handled again finds the key
+    /// recorded: one letter goes out, whatever the crash point.
     pub fn send_loose(&self, letter: &Letter, key: &str, now: DateTime<Utc>) -> Result<(), Error> {
         let (_, domain) = self.split_game_address();
         let key = &key[..key.len().min(32)];
-        let rp = self.data.join("desk/refused");
         let t = now.timestamp();
-        let mut done: Vec<(String, i64)> = fs::read_to_string(&rp)
-            .unwrap_or_default()
-            .lines()
-            .filter_map(|l| l.split_once(' ').and_then(|(k, at)| Some((k.to_string(), at.parse().ok()?))))
-            .filter(|(_, at)| t - at < 86_400)
-            .collect();
+        let mut done = self.loose_record(t);
         if done.iter().any(|(k, _)| k == key) {
             return Ok(());
         }
-        let mid = format!("desk.{key}@{domain}");
+        let mid = format!("{LOOSE}.{key}@{domain}");
         let bytes = self.render("-", 0, 0, letter, &mid, now)?;
-        let p = self.data.join("spool/new").join(format!("0~000~{}.eml", safe_name(&mid)));
-        write_synced(&p, &self.spool_form(&bytes)).map_err(io("spool", &p))?;
+        let name = format!("0~000~{}.eml", safe_name(&mid));
+        let tmp = self.data.join("spool/tmp").join(&name);
+        write_synced(&tmp, &self.spool_form(&bytes)).map_err(io("spool", &tmp))?;
+        crash_point("loose-written");
         done.push((key.to_string(), t));
         let text: String = done.iter().map(|(k, at)| format!("{k} {at}\n")).collect();
-        crate::journal::write_atomic(&rp, text.as_bytes(), None).map_err(io("write", &rp))
+        let rp = self.data.join("desk/refused");
+        crate::journal::write_atomic(&rp, text.as_bytes(), None).map_err(io("write", &rp))?;
+        crash_point("loose-recorded");
+        let new = self.data.join("spool/new").join(&name);
+        fs::rename(&tmp, &new).map_err(io("release", &tmp))
+    }
+
+    /// The keys of the letters of no game spooled in the last day, and when.
+    fn loose_record(&self, now: i64) -> Vec<(String, i64)> {
+        fs::read_to_string(self.data.join("desk/refused"))
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|l| l.split_once(' ').and_then(|(k, at)| Some((k.to_string(), at.parse().ok()?))))
+            .filter(|(_, at)| now - at < 86_400)
+            .collect()
     }
 
     fn render(
@@ -1291,9 +1213,16 @@ impl Desk {
     pub fn recover_spool(&self) -> Result<(), Error> {
         let tmpdir = self.data.join("spool/tmp");
         let mut journaled: BTreeMap<String, bool> = BTreeMap::new();
+        let mut loose: Option<Vec<(String, i64)>> = None;
         for e in fs::read_dir(&tmpdir).map_err(io("read", &tmpdir))?.flatten() {
             let name = e.file_name().to_string_lossy().to_string();
             let game = name.split('~').nth(2).and_then(|m| m.split('.').next()).unwrap_or("").to_string();
+            if game == LOOSE {
+                // A letter of no game: released if its key was recorded.
+                let key = name.split('~').nth(2).and_then(|m| m.split('.').nth(1)).and_then(|k| k.split('_').next());
+                let done = loose.get_or_insert_with(|| self.loose_record(Utc::now().timestamp()));
+                journaled.insert(name.clone(), key.is_some_and(|k| done.iter().any(|(d, _)| d == k)));
+            }
             let known = *journaled.entry(name.clone()).or_insert_with(|| {
                 let jp = store::game_dir(&self.data, &game).join("journal.toml");
                 let mid_safe = name.splitn(3, '~').nth(2).unwrap_or("").trim_end_matches(".eml").to_string();
@@ -1395,24 +1324,40 @@ impl Desk {
         }
     }
 
-    /// Note that the message `sha` is being handled; how many times it
-    /// has been (a count kept across a crash, in `DATA/desk/handling`).
-    fn attempt(&self, open: &mut Open, sha: &str) -> u32 {
+    /// The message `sha` is in hand: how many times its own reading or
+    /// handling killed the process before (kept across a crash, in
+    /// `DATA/desk/handling`).
+    fn in_hand(&self, open: &mut Open, sha: &str) -> u32 {
         let path = self.data.join("desk/handling");
-        open.attempts.get_or_insert_with(|| Attempts::open(&path)).note(sha)
+        open.attempts.get_or_insert_with(|| Attempts::open(&path)).take(sha)
     }
 
-    /// The messages in hand were handled (or quarantined): nothing to
-    /// count. Said once a group, before its commit: the next message's note
-    /// replaces the last one's, so only a crash outside handling (in the
-    /// commit) needs the record blank.
+    /// The work the message in hand can cause to fail begins (its parsing,
+    /// its orders, what they resolve): a death until [`Desk::disarm`] is
+    /// counted against it. Loading its game, the disk, the commit are not.
+    pub(crate) fn arm(&self, open: &mut Open) {
+        if let Some(a) = &mut open.attempts {
+            a.arm();
+        }
+        crash_point("reading");
+    }
+
+    /// The message in hand's own work is over (see [`Desk::arm`]).
+    pub(crate) fn disarm(&self, open: &mut Open) {
+        if let Some(a) = &mut open.attempts {
+            a.disarm();
+        }
+    }
+
+    /// The messages in hand were handled (or set aside): nothing to count.
+    /// Said once a group, before its commit.
     pub(crate) fn attempted(&self, open: &mut Open) {
         if let Some(a) = &mut open.attempts {
             a.clear();
         }
     }
 
-    /// The message in hand was handled (or quarantined).
+    /// The message in hand was handled (or set aside).
     fn handled(&self, open: &mut Open) {
         if let Some(a) = &mut open.attempts {
             a.done();
@@ -1429,18 +1374,19 @@ impl Desk {
         report: &mut PassReport,
         open: &mut Open,
     ) -> Result<Handled, Error> {
-        // A mail whose handling killed the process (out of memory, an
-        // abort) or failed the pass comes back; the third time it is
-        // quarantined unread, so one mail can never wedge the inbox. The
-        // count is taken before the mail is even parsed.
+        // A mail whose reading or handling killed the process (out of
+        // memory, an abort) comes back; the third time it is set aside
+        // unread, so one mail can never wedge the inbox. Only deaths inside
+        // its own work count (`arm`): a crash while its game loads or the
+        // pass commits is no fault of the mail, which is simply tried again.
         let sha = dice::to_hex(&dice::sha256(raw));
-        if self.attempt(open, &sha) > 2 {
-            warn!("handling this message stopped the daemon or failed the pass twice; quarantined unread");
+        if self.in_hand(open, &sha) >= 2 {
+            warn!("reading or handling this message stopped adjutant twice; set aside unread");
             report.quarantined += 1;
             self.handled(open);
             return Ok(Handled::Failed(
                 None,
-                "handling it stopped adjutant or failed the pass twice; it was set aside unread".into(),
+                "reading or handling it stopped adjutant twice (a bug, or a mail built to crash it)".into(),
             ));
         }
         open.game_in_hand = None;
@@ -1483,34 +1429,101 @@ impl Desk {
     }
 
     /// Keep a copy of a message that could not be handled, for the
-    /// moderator to look at (`DATA/quarantine/`), and tell the moderator of
-    /// its game, when it names one, once.
+    /// moderator to look at (`DATA/quarantine/<digest>.eml`, with why in
+    /// `<digest>.txt`, which `games` and `run --check` list), and tell,
+    /// once each, its sender and the moderator of its game (or, for a mail
+    /// of no game or a game without one, the operator). The game is the
+    /// one the handling named, else the one its address names (its header
+    /// only is read: reading it whole may be what failed).
     pub fn quarantine(&self, raw: &[u8], game: Option<&str>, why: &str, now: DateTime<Utc>) -> Result<(), Error> {
         let dir = self.data.join("quarantine");
         fs::create_dir_all(&dir).map_err(io("create", &dir))?;
         let sha = dice::to_hex(&dice::sha256(raw));
         let p = dir.join(format!("{}.eml", &sha[..24]));
         fs::write(&p, raw).map_err(io("quarantine", &p))?;
-        let Some(g) = game else { return Ok(()) };
+        let game = game.map(str::to_string).or_else(|| {
+            crate::mail::parse::recipients(&raw[..raw.len().min(64 * 1024)]).iter().find_map(|to| {
+                let (_, detail, _) = crate::mail::split_address(to)?;
+                let g = detail?.rsplit_once('.')?.0.to_lowercase();
+                store::game_dir(&self.data, &g).join("journal.toml").exists().then_some(g)
+            })
+        });
+        let sender = crate::mail::parse::sender(raw);
+        let note = format!(
+            "at: {}\ngame: {}\nfrom: {}\nwhy: {why}\n",
+            now.to_rfc3339(),
+            game.as_deref().unwrap_or("-"),
+            sender.as_ref().map(|s| s.0.as_str()).unwrap_or("-")
+        );
+        let np = dir.join(format!("{}.txt", &sha[..24]));
+        fs::write(&np, note).map_err(io("quarantine", &np))?;
+        let tag = game.as_deref().map(|g| format!("[{g}] ")).unwrap_or_default();
+        if let Some((from, subject)) = &sender {
+            let letter = Letter {
+                role: None,
+                to: from.clone(),
+                subject: format!("{tag}your mail was set aside unread: {subject}"),
+                body: letters::fill(
+                    "reply",
+                    context! { text => format!("Your mail \"{subject}\" could not be handled, and was set aside without being read: nothing in it was taken.\nWhy: {why}\n{}Please send what it said again, as plain text if you can.", if game.is_some() { "The game's moderator has been told.\n" } else { "" }) },
+                ),
+                svg: Vec::new(),
+                in_reply_to: None,
+            };
+            self.send_loose(&letter, &format!("s{}", &sha[..31]), now)?;
+        }
         // The game may be what failed: its moderator from the snapshot or
         // the journal, whichever can still be read.
-        let gm = self.peek(g).ok().and_then(|l| l.desk.gm).or_else(|| {
-            let first = crate::journal::read_first(&store::game_dir(&self.data, g).join("journal.toml")).ok()??;
-            first.body::<kinds::Created>().ok()?.gm
+        let gm = game.as_deref().and_then(|g| {
+            self.peek(g).ok().and_then(|l| l.desk.gm).or_else(|| {
+                let first = crate::journal::read_first(&store::game_dir(&self.data, g).join("journal.toml")).ok()??;
+                first.body::<kinds::Created>().ok()?.gm
+            })
         });
-        let Some(gm) = gm else { return Ok(()) };
+        let Some(to) = gm.or_else(|| self.cfg.game.operator.clone()) else { return Ok(()) };
+        let from = sender.as_ref().map(|s| format!(" from {}", s.0)).unwrap_or_default();
         let letter = Letter {
             role: None,
-            to: gm,
-            subject: format!("[{g}] a mail was set aside"),
+            to,
+            subject: format!("{tag}a mail was set aside"),
             body: letters::fill(
                 "reply",
-                context! { text => format!("A mail for game {g} could not be handled and was set aside, unanswered, in {}.\nWhy: {why}\nNothing of it was journaled. Once the cause is fixed, it can be handled by moving it back into the inbox.", p.display()) },
+                context! { text => format!("A mail{from}{} could not be handled and was set aside, unanswered, in {}.\nWhy: {why}\nNothing of it was journaled{}. Once the cause is fixed, it can be handled by moving it back into the inbox.", game.as_deref().map(|g| format!(" for game {g}")).unwrap_or_default(), p.display(), if sender.is_some() { "; its sender was told" } else { "" }) },
             ),
             svg: Vec::new(),
             in_reply_to: None,
         };
         self.send_loose(&letter, &format!("q{}", &sha[..31]), now)
+    }
+
+    /// The mails set aside (`DATA/quarantine/`), a line each: file, game,
+    /// sender, when and why.
+    pub fn set_aside(&self) -> Vec<String> {
+        let dir = self.data.join("quarantine");
+        let mut v: Vec<(String, String)> = fs::read_dir(&dir)
+            .map(|d| {
+                d.flatten()
+                    .filter(|e| e.path().extension().is_some_and(|x| x == "eml"))
+                    .map(|e| {
+                        let p = e.path();
+                        let note = fs::read_to_string(p.with_extension("txt")).unwrap_or_default();
+                        let get =
+                            |k: &str| note.lines().find_map(|l| l.strip_prefix(k)).unwrap_or("?").trim().to_string();
+                        let line = format!(
+                            "{}: game {}, from {}, at {}: {}",
+                            p.display(),
+                            get("game:"),
+                            get("from:"),
+                            get("at:"),
+                            get("why:")
+                        );
+                        (get("at:"), line)
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        v.sort();
+        v.into_iter().map(|x| x.1).collect()
     }
 
     /// One desk at a time works on the data folder: a pass, a game's
@@ -1798,151 +1811,6 @@ impl Desk {
                 }
             }
         }
-    }
-}
-
-/// When the outbound transport may be tried again after a temporary failure.
-#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
-struct Backoff {
-    failures: u32,
-    next: i64,
-    last_error: String,
-    /// When the failures began (Unix seconds).
-    #[serde(default)]
-    since: i64,
-}
-
-impl Desk {
-    /// Send spooled messages in order through `sender`, each exactly once as
-    /// far as SMTP allows (the spool file goes only after the server took
-    /// it). A temporary failure stops the pass and backs off (capped
-    /// exponential); a permanent one (5xx) moves the message to
-    /// `spool/failed/`, journals it and tells the game's moderator.
-    pub fn deliver_via(
-        &self,
-        sender: &crate::mail::smtp::Sender,
-        max_wait: u64,
-        now: DateTime<Utc>,
-    ) -> Result<usize, Error> {
-        let bp = self.data.join("desk/outbound.toml");
-        let mut back: Backoff = fs::read_to_string(&bp).ok().and_then(|t| toml::from_str(&t).ok()).unwrap_or_default();
-        if back.failures > 0 && now.timestamp() < back.next {
-            return Ok(0);
-        }
-        let dir = self.data.join("spool/new");
-        let mut names: Vec<PathBuf> =
-            fs::read_dir(&dir).map_err(io("read", &dir))?.flatten().map(|e| e.path()).collect();
-        names.sort();
-        let mut n = 0;
-        let mut outage = None;
-        for p in names {
-            // Spooled in the local form while the transport was the file
-            // transport, or in the wire form: CRLF either way.
-            let bytes = lf_to_crlf(&fs::read(&p).map_err(io("read", &p))?);
-            let name = p.file_name().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
-            let to = crate::mail::parse::recipients(&bytes).into_iter().next().unwrap_or_default();
-            match sender.send(&self.cfg.game.address, &to, &bytes) {
-                Ok(()) => {
-                    fs::remove_file(&p).map_err(io("remove", &p))?;
-                    n += 1;
-                    if back.failures > 0 {
-                        outage = Some(std::mem::take(&mut back));
-                    }
-                }
-                Err(crate::mail::smtp::Failure::Temporary(e)) => {
-                    if back.failures == 0 {
-                        back.since = now.timestamp();
-                    }
-                    back.failures += 1;
-                    let wait = (5u64 << back.failures.min(20)).min(max_wait.max(5));
-                    back.next = now.timestamp() + wait as i64;
-                    back.last_error = e.clone();
-                    warn!(to = %to, error = %e, retry_in = wait, "sending failed for now; the spool keeps the mail");
-                    break;
-                }
-                Err(crate::mail::smtp::Failure::Permanent(e)) => {
-                    warn!(to = %to, error = %e, "the server refused the mail for good");
-                    let failed = self.data.join("spool/failed");
-                    fs::create_dir_all(&failed).map_err(io("create", &failed))?;
-                    fs::rename(&p, failed.join(&name)).map_err(io("move", &p))?;
-                    self.undeliverable(&name, &to, &e, now)?;
-                }
-            }
-        }
-        let _ = crate::journal::write_atomic(&bp, toml::to_string(&back).unwrap_or_default().as_bytes(), None);
-        if let Some(o) = outage {
-            self.outage_over(&o, now)?;
-        }
-        Ok(n)
-    }
-
-    /// Sending works again after a transport failure (a refused log-in, a
-    /// server down): one notice to each running game's moderator, who could
-    /// not be told while it lasted. Spooled like a refusal, once per outage.
-    fn outage_over(&self, o: &Backoff, now: DateTime<Utc>) -> Result<(), Error> {
-        let since = DateTime::from_timestamp(o.since, 0).unwrap_or(now);
-        info!(since = %since, attempts = o.failures, "sending works again");
-        let mut moderators: Vec<String> = Vec::new();
-        for id in self.game_ids()? {
-            if let Ok(l) = self.load(&id) {
-                if let Some(gm) = l.desk.gm.filter(|_| !l.game.ended) {
-                    if !moderators.iter().any(|m| crate::mail::same_address(m, &gm)) {
-                        moderators.push(gm);
-                    }
-                }
-            }
-        }
-        let text = format!(
-            "Mail could not be sent from {} until {} ({} attempts). The last answer was:\n  {}\nNothing was lost: the replies waited and are going out now, in order.",
-            since.format("%Y-%m-%d %H:%M UTC"),
-            now.format("%Y-%m-%d %H:%M UTC"),
-            o.failures,
-            o.last_error
-        );
-        for gm in moderators {
-            let letter = Letter {
-                role: None,
-                to: gm.clone(),
-                subject: "sending mail failed for a while".into(),
-                body: letters::fill("reply", context! { text => text }),
-                svg: Vec::new(),
-                in_reply_to: None,
-            };
-            let key = dice::to_hex(&dice::sha256(format!("outage {} {gm}", o.since).as_bytes()));
-            self.send_loose(&letter, &key, now)?;
-        }
-        Ok(())
-    }
-
-    /// Journal a permanent delivery failure in its game and tell the
-    /// moderator (unless the failed mail was the moderator's).
-    fn undeliverable(&self, spool_name: &str, to: &str, reason: &str, now: DateTime<Utc>) -> Result<(), Error> {
-        let mid = spool_name.splitn(3, '~').nth(2).unwrap_or("").trim_end_matches(".eml").to_string();
-        let game = mid.split('.').next().unwrap_or("").to_string();
-        let Ok(mut l) = self.load(&game) else { return Ok(()) };
-        let mut batch = Batch::default();
-        batch.entry(
-            "undeliverable",
-            &kinds::Mail {
-                message_id: mid.clone(),
-                to: to.to_string(),
-                subject: reason.to_string(),
-                sha256: String::new(),
-            },
-        );
-        if let Some(gm) = l.desk.gm.clone() {
-            if !crate::mail::same_address(&gm, to) {
-                batch.letters.push(Letter {
-                    role: Some("gm".into()),
-                    to: gm,
-                    subject: format!("[{game}] mail to {to} could not be delivered"),
-                    body: letters::fill("reply", context! { text => format!("The mail server refused a message for {to} permanently:\n  {reason}\nThe player may need a new address (REPLACE <role> <email>).") }),
-                    svg: Vec::new(),
-                    in_reply_to: None,
-                });
-            }
-        }
-        self.commit(&mut l, batch, now)
     }
 }
 

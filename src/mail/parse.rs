@@ -49,6 +49,18 @@ pub fn recipients(raw: &[u8]) -> Vec<String> {
         .collect()
 }
 
+/// The sender of a message and its subject, reading its header only (a
+/// mail set aside because reading it whole killed the process is never
+/// read whole again), or `None` for mail that must not be answered.
+pub fn sender(raw: &[u8]) -> Option<(String, String)> {
+    let m = MessageParser::default().parse_headers(&raw[..raw.len().min(64 * 1024)])?;
+    let from = m.from().and_then(|a| a.first()).and_then(|a| a.address()).map(str::to_string)?;
+    if automatic(&m, Some(&from)).is_some() {
+        return None;
+    }
+    Some((from, m.subject().unwrap_or("").chars().filter(|c| !c.is_control()).take(200).collect()))
+}
+
 /// Parse a raw message. Never fails: a message mail-parser cannot read at all
 /// comes back with no sender and no text, which the desk answers or drops.
 pub fn parse(raw: &[u8]) -> Inbound {

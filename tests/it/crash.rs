@@ -262,3 +262,145 @@ fn crashes_injected_at_every_point_lose_and_repeat_nothing() {
     assert!(set_aside < 20, "most mails went through ({set_aside} set aside)");
     assert_audits(&jp);
 }
+
+/// Whether strace is here to kill the daemon at a chosen system call; CI
+/// must have it (scripts/test.sh installs Debian's package).
+fn have_strace() -> bool {
+    let here = std::process::Command::new("strace").arg("-V").output().is_ok_and(|o| o.status.success());
+    if !here {
+        assert!(std::env::var("CI").is_err(), "CI injects crashes with strace: scripts/test.sh installs it");
+        eprintln!("skipped: no strace");
+    }
+    here
+}
+
+/// `adjutant run --once` on `dir`, killed (SIGKILL, by strace) at the
+/// `n`-th call of `syscall`, or run whole: whether it was killed.
+fn run_killed_at(dir: &std::path::Path, kill: Option<(&str, usize)>) -> bool {
+    let mut c = match kill {
+        Some((call, n)) => {
+            let mut c = std::process::Command::new("strace");
+            c.args(["-f", "-o", "/dev/null", "-e"])
+                .arg(format!("trace={call}"))
+                .arg("-e")
+                .arg(format!("inject={call}:signal=KILL:when={n}"))
+                .arg(env!("CARGO_BIN_EXE_adjutant"));
+            c
+        }
+        None => std::process::Command::new(env!("CARGO_BIN_EXE_adjutant")),
+    };
+    c.arg("--data").arg(dir).args(["run", "--once"]);
+    let out = c.stdout(std::process::Stdio::null()).stderr(std::process::Stdio::piped()).output().unwrap();
+    // strace reports the signal that ended the traced process.
+    let killed = String::from_utf8_lossy(&out.stderr).contains("SIGKILL") || !out.status.success();
+    if kill.is_none() {
+        assert!(out.status.success(), "a whole pass fails: {}", String::from_utf8_lossy(&out.stderr));
+    }
+    killed
+}
+
+/// The daemon killed at every file system call of a pass, twice in a row
+/// at the same call, then run whole: a player's valid order mail in hand
+/// each time is journaled once and answered once (never set aside: its
+/// deaths were none of its doing), and a stranger's mail is refused once.
+#[test]
+fn killed_twice_at_any_file_call_a_mail_is_answered_once_and_never_set_aside() {
+    if !have_strace() {
+        return;
+    }
+    let mut t = Table::with("killed-at-calls", None, "committed");
+    let to = t.desk.reply_address("g1", "austria");
+    t.post_raw(format!("From: <{ALICE}>\r\nTo: <{to}>\r\nSubject: set-up\r\nMessage-ID: <valid@example.org>\r\n\r\nPLACE Laudon AT Riva\r\n").as_bytes());
+    t.post_raw(b"From: <stranger@example.org>\r\nTo: <game@adjutant.local>\r\nSubject: hello\r\nMessage-ID: <who@example.org>\r\n\r\nhello\r\n");
+    let template = t.dir.clone();
+    let copy = t.dir.with_extension("run");
+    let mut kills = 0;
+    for call in ["openat", "write", "pwrite64", "rename", "fsync", "syncfs", "mkdir", "ftruncate", "unlink"] {
+        for n in 1.. {
+            let _ = std::fs::remove_dir_all(&copy);
+            let st = std::process::Command::new("cp").arg("-a").arg(&template).arg(&copy).status().unwrap();
+            assert!(st.success());
+            if !run_killed_at(&copy, Some((call, n))) {
+                break; // the pass has fewer such calls
+            }
+            kills += 1;
+            run_killed_at(&copy, Some((call, n)));
+            run_killed_at(&copy, None);
+            let what = format!("killed twice at {call} #{n}");
+            let jp = copy.join("games/g1/journal.toml");
+            let es = adjutant::journal::read(&jp).unwrap();
+            let received = es
+                .iter()
+                .filter(|e| e.kind == "received" && e.body["message_id"].as_str() == Some("valid@example.org"))
+                .count();
+            assert_eq!(received, 1, "{what}: journaled {received} times");
+            let desk = adjutant::desk::Desk::open(&copy, Default::default()).unwrap();
+            let acks = raw_files(&desk.outbox_of(ALICE))
+                .iter()
+                .filter(|m| String::from_utf8_lossy(m).contains("In-Reply-To: <valid@example.org>"))
+                .count();
+            assert_eq!(acks, 1, "{what}: answered {acks} times");
+            let refusals = raw_files(&desk.outbox_of("stranger@example.org")).len();
+            assert_eq!(refusals, 1, "{what}: the stranger got {refusals} refusals");
+            assert!(!copy.join("quarantine").exists(), "{what}: a mail was set aside");
+            assert!(std::fs::read_dir(copy.join("mail/inbox/new")).unwrap().next().is_none(), "{what}: mail left");
+        }
+    }
+    assert!(kills > 40, "the pass was killed at {kills} calls");
+    let _ = std::fs::remove_dir_all(&copy);
+}
+
+/// A mail whose own reading kills the process twice (an abort while it is
+/// parsed) is set aside on the third pass; its sender and the game's
+/// moderator are told, and `games` and `run --check` list it.
+#[test]
+fn a_mail_that_kills_its_reading_twice_is_set_aside_and_everyone_told() {
+    let mut t = Table::with("poison", None, "committed");
+    let to = t.desk.reply_address("g1", "france");
+    t.post_raw(format!("From: <{BOB}>\r\nTo: <{to}>\r\nSubject: my set-up\r\nMessage-ID: <poison@example.org>\r\n\r\nPLACE Bonaparte AT Verona\r\n").as_bytes());
+    let run = |crash: bool| {
+        let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_adjutant"));
+        c.arg("--data").arg(&t.dir).args(["run", "--once"]);
+        if crash {
+            c.env("ADJUTANT_CRASH_AT", "reading:1");
+        }
+        use std::os::unix::process::CommandExt;
+        // SAFETY: only setrlimit, async-signal-safe, between fork and exec.
+        unsafe {
+            c.pre_exec(|| {
+                let zero = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+                libc::setrlimit(libc::RLIMIT_CORE, &zero);
+                Ok(())
+            });
+        }
+        c.stdout(std::process::Stdio::null()).stderr(std::process::Stdio::null()).status().unwrap()
+    };
+    assert!(!run(true).success());
+    assert!(!run(true).success());
+    assert!(run(true).success(), "the third pass sets it aside before reading it");
+    let aside = t.desk.set_aside();
+    assert_eq!(aside.len(), 1, "{aside:?}");
+    assert!(aside[0].contains("game g1") && aside[0].contains(BOB), "{aside:?}");
+    let told = t.mails(BOB);
+    assert!(told.iter().any(|m| m.0.contains("set aside unread") && m.0.contains("my set-up")), "{told:?}");
+    assert!(t.mails(CAROL).iter().any(|m| m.0.contains("a mail was set aside") && m.1.contains(BOB)));
+    let games = std::process::Command::new(env!("CARGO_BIN_EXE_adjutant"))
+        .arg("--data")
+        .arg(&t.dir)
+        .arg("games")
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&games.stdout).contains("set aside: 1 mail(s)"));
+    let check = std::process::Command::new(env!("CARGO_BIN_EXE_adjutant"))
+        .arg("--data")
+        .arg(&t.dir)
+        .args(["run", "--check"])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&check.stdout).contains("set aside: 1 mail(s)"));
+    // Nothing of it was journaled; the inbox is not wedged.
+    assert_eq!(t.pass().messages, 0);
+    t.send("france", BOB, "PLACE Bonaparte AT Verona");
+    let r = t.pass();
+    assert_eq!(r.accepted, 1, "{r:?} {:?}", t.last(BOB));
+}
