@@ -1,7 +1,7 @@
 //! Hostile mail, measured (run with `cargo bench --bench hostile`): one
 //! submission of many lines at two sizes, to show the cost grows with the
-//! mail and not its square, and a flood of 10,000 STATUS mails from one
-//! player under the default limits. Prints time and the process's peak
+//! mail and not its square, a single line of 5 and 20 MB, and a flood of
+//! 10,000 STATUS mails from one player under the default limits. Prints time and the process's peak
 //! memory; asserts nothing about time.
 
 use adjutant::config::Config;
@@ -56,6 +56,31 @@ fn main() {
         println!(
             "{label} ({:.1} MB): handled in {:.3} s (rejected {}), peak memory so far {:.0} MiB",
             raw.len() as f64 / 1e6,
+            started.elapsed().as_secs_f64(),
+            r.rejected,
+            peak_mib()
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    // One line of many megabytes: refused unread, quoted back a few
+    // hundred characters long.
+    for mb in [5usize, 20] {
+        let (dir, desk, id) = game("longline");
+        let to = desk.reply_address(&id, "austria");
+        let raw =
+            format!("From: <a@example.org>\r\nTo: <{to}>\r\nSubject: orders\r\n\r\nMOVE {}\r\n", "x".repeat(mb << 20));
+        desk.post(raw.as_bytes(), t0).unwrap();
+        let started = Instant::now();
+        let r = desk.run_once(t0).unwrap();
+        let biggest = std::fs::read_dir(desk.outbox_of("a@example.org").join("new"))
+            .unwrap()
+            .flatten()
+            .filter(|e| std::fs::read_to_string(e.path()).is_ok_and(|t| t.contains("NOT accepted")))
+            .map(|e| e.metadata().unwrap().len())
+            .max()
+            .unwrap_or(0);
+        println!(
+            "a {mb} MB single line: handled in {:.3} s (rejected {}), the reply {biggest} bytes, peak memory so far {:.0} MiB",
             started.elapsed().as_secs_f64(),
             r.rejected,
             peak_mib()

@@ -82,7 +82,7 @@ impl Desk {
                     source,
                 })?;
                 let mid = inb.message_id.clone().unwrap_or_else(|| format!("sha256-{}", &sha[..16]));
-                for k in super::seen::keys(&sha, &mid) {
+                for k in super::seen::keys(&sha, &mid, &from) {
                     l.seen.insert(&k);
                 }
                 batch.entry(

@@ -48,16 +48,30 @@ fn digest(key: &str) -> u128 {
     u128::from_be_bytes(h[..16].try_into().expect("16 bytes"))
 }
 
-/// The dedupe keys of a message: its bytes' digest, and its Message-ID
-/// unless that was made up from the bytes (`sha256-…`, a mail without one).
-/// The desk checks and records these, and a rebuild reads them back from
-/// the journal's `received` entries, in one way.
-pub fn keys(sha: &str, message_id: &str) -> Vec<String> {
+/// The dedupe keys of a message: its bytes' digest, and its Message-ID as
+/// sent by `from` unless that was made up from the bytes (`sha256-…`, a
+/// mail without one). A Message-ID is a duplicate only of the same
+/// sender's mail: one a forger sent first cannot make the genuine mail
+/// with that id look like a repeat. The desk checks and records these, and
+/// a rebuild reads them back from the journal's `received` entries, in one
+/// way.
+pub fn keys(sha: &str, message_id: &str, from: &str) -> Vec<String> {
     let mut v = vec![sha.to_string()];
     if !message_id.starts_with("sha256-") {
-        v.push(format!("mid:{message_id}"));
+        v.push(format!("mid:{}\0{message_id}", from.trim().to_lowercase()));
     }
     v
+}
+
+/// The keys recorded for a mail: [`keys`], but only its bytes' digest for a
+/// mail refused (a wrong token, or not from the player's address), whose
+/// Message-ID and sender vouch for nothing.
+pub fn recorded(sha: &str, message_id: &str, from: &str, refused: bool) -> Vec<String> {
+    if refused {
+        vec![sha.to_string()]
+    } else {
+        keys(sha, message_id, from)
+    }
 }
 
 impl Seen {

@@ -653,7 +653,7 @@ fn seen_keys(entries: &[Entry]) -> Result<Vec<String>, String> {
     let mut keys = Vec::new();
     for e in entries.iter().filter(|e| e.kind == "received") {
         let r: kinds::Received = e.body()?;
-        keys.extend(super::seen::keys(&r.sha256, &r.message_id));
+        keys.extend(super::seen::recorded(&r.sha256, &r.message_id, &r.from, r.verdict == "refused"));
     }
     Ok(keys)
 }

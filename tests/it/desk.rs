@@ -953,3 +953,62 @@ fn a_letter_in_wire_form_reaches_an_outbox_removed_by_hand() {
         String::from_utf8_lossy(&mails[0])
     );
 }
+
+/// A mail refused for its From (a forger with a player's reply address)
+/// records no Message-ID: the player's genuine mail with that id, sent
+/// later, is handled, not dropped as a repeat, before a rebuild and after.
+#[test]
+fn a_forged_mail_cannot_squat_the_message_id_of_the_genuine_one() {
+    let mut t = Table::new("squat");
+    let to = t.desk.reply_address("g1", "france");
+    let forged = format!("From: <mallory@example.org>\r\nTo: <{to}>\r\nSubject: x\r\nMessage-ID: <bob-1@example.org>\r\n\r\nPLACE Bonaparte AT Verona\r\n");
+    t.post_raw(forged.as_bytes());
+    let r = t.pass();
+    assert_eq!(r.refused, 1, "{r:?}");
+    let genuine = format!("From: <{BOB}>\r\nTo: <{to}>\r\nSubject: my set-up\r\nMessage-ID: <bob-1@example.org>\r\n\r\nPLACE Bonaparte AT Verona\r\n");
+    t.post_raw(genuine.as_bytes());
+    let r = t.pass();
+    assert_eq!((r.accepted, r.duplicates), (1, 0), "{r:?}");
+    // The same from the journal alone (snapshot and seen file gone): the
+    // genuine mail's id is its sender's, the forger's is nobody's.
+    let g = t.dir.join("games/g1");
+    std::fs::remove_file(g.join("state.toml")).unwrap();
+    std::fs::remove_file(g.join("seen")).unwrap();
+    let again = format!(
+        "From: <mallory@example.org>\r\nTo: <{to}>\r\nSubject: x\r\nMessage-ID: <bob-2@example.org>\r\n\r\nPASS\r\n"
+    );
+    t.post_raw(again.as_bytes());
+    t.pass();
+    let second =
+        format!("From: <{BOB}>\r\nTo: <{to}>\r\nSubject: again\r\nMessage-ID: <bob-2@example.org>\r\n\r\nSTATUS\r\n");
+    t.post_raw(second.as_bytes());
+    let r = t.pass();
+    assert_eq!(r.duplicates, 0, "{r:?}");
+    assert!(t.last(BOB).0.contains("status"), "{:?}", t.last(BOB));
+    // And the genuine mail seen again is a repeat.
+    t.post_raw(genuine.as_bytes());
+    assert_eq!(t.pass().duplicates, 1);
+}
+
+/// A single line of megabytes is refused unread and quoted back a few
+/// hundred characters long: the reply, and the journal, stay small.
+#[test]
+fn a_giant_line_gets_a_small_reply() {
+    for mb in [5usize, 20] {
+        let mut t = Table::new("giant-line");
+        let to = t.desk.reply_address("g1", "austria");
+        let raw = format!("From: <{ALICE}>\r\nTo: <{to}>\r\nSubject: orders\r\nMessage-ID: <big{mb}@example.org>\r\n\r\nMOVE {}\r\nhello {}\r\n", "x".repeat(mb << 20), "y".repeat(1000));
+        t.post_raw(raw.as_bytes());
+        let started = std::time::Instant::now();
+        let r = t.pass();
+        assert_eq!(r.rejected, 1, "{r:?}");
+        assert!(started.elapsed().as_secs() < 120, "a {mb} MB line took {:?}", started.elapsed());
+        let reply =
+            t.raw_mails(ALICE).into_iter().find(|m| String::from_utf8_lossy(m).contains("NOT accepted")).unwrap();
+        assert!(reply.len() < 64 * 1024, "a {} byte reply to a {mb} MB line", reply.len());
+        let text = t.last(ALICE).1;
+        assert!(text.contains("more characters)") && text.contains("characters long"), "{text}");
+        let journal = std::fs::metadata(t.dir.join("games/g1/journal.toml")).unwrap().len();
+        assert!(journal < 64 * 1024, "the journal holds {journal} bytes");
+    }
+}
