@@ -10,6 +10,8 @@
 #   mailstack.sh stop DIR                stop what `start` started (Postfix first)
 #   mailstack.sh stop-imap|start-imap DIR   only Dovecot  (simulate an IMAP outage)
 #   mailstack.sh stop-smtp|start-smtp DIR   only Postfix  (simulate an SMTP outage)
+#   mailstack.sh reload-smtp DIR         Postfix rereads DIR/etc/postfix/recipient_access
+#                                        (lines "addr@domain 450 4.2.1 text": a slow mailbox)
 #   mailstack.sh status DIR              print what is running, exit 0 iff both are
 #
 # After `start`, `. DIR/env` gives MAILSTACK_* variables (ports, CA, domain,
@@ -335,6 +337,9 @@ write_postfix_config() {
     # address to its own Maildir ($1 substitution refused, pitfall 1), so it
     # only validates here and hands delivery to Dovecot over LMTP.
     printf '/^/ OK\n' >"$PF_CONF/virtual_mailbox.regexp"
+    # Recipients the tests make answer 4xx for a while (one slow mailbox
+    # while the others take mail): empty at start; `reload-smtp` rereads it.
+    : >"$PF_CONF/recipient_access"
 
     local meta
     # -d: the system main.cf does not exist ("No configuration").
@@ -384,7 +389,7 @@ local_transport = error:mailstack: local delivery disabled
 # From loopback anything may be sent without auth (port $SMTP_PORT); the
 # submission ports override these in master.cf.
 smtpd_relay_restrictions = permit_mynetworks, permit_sasl_authenticated, reject_unauth_destination
-smtpd_recipient_restrictions =
+smtpd_recipient_restrictions = check_recipient_access texthash:$PF_CONF/recipient_access
 smtpd_sasl_type = dovecot
 smtpd_sasl_path = private/auth
 smtpd_sasl_auth_enable = no
@@ -791,6 +796,7 @@ case "${1:-}" in
     stop-imap)  set_paths "${2:-}" stopping; stop_recorded dovecot ;;
     start-smtp) cmd_start_smtp "${2:-}" ;;
     stop-smtp)  set_paths "${2:-}" stopping; stop_recorded postfix ;;
+    reload-smtp) set_paths "${2:-}"; postfix -c "$PF_CONF" reload >/dev/null 2>&1 ;;
     status)     cmd_status "${2:-}" ;;
     *)          usage ;;
 esac

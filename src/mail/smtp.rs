@@ -1,7 +1,9 @@
 //! Outbound transports: SMTP (lettre, TLS or STARTTLS, AUTH) and a local
-//! sendmail. A send is Ok, a temporary failure (retry later), or a
-//! permanent one (a 5xx about the message or its recipient: give up and
-//! tell the moderator; a refused log-in is the transport, retried).
+//! sendmail. A send is Ok, a temporary failure of the transport (retry
+//! later), a temporary failure about its recipient (retry that recipient
+//! later, send the others), or a permanent one (a 5xx about the message or
+//! its recipient: give up and tell the moderator; a refused log-in is the
+//! transport, retried).
 
 use crate::config::{plain_allowed, secret, Security, SmtpConfig};
 use lettre::address::Envelope;
@@ -12,8 +14,20 @@ use std::time::Duration;
 
 #[derive(Debug)]
 pub enum Failure {
+    /// The transport failed for now (the connection, TLS, the log-in, a
+    /// 421 or 454): nothing can go until it works again.
     Temporary(String),
+    /// The server answered with a 4xx about this mail or its recipient (a
+    /// 450 mailbox busy, a 451 greylisting, a 452 full mailbox): this
+    /// recipient's mail waits, the others' can go.
+    Recipient(String),
     Permanent(String),
+}
+
+/// A transient SMTP answer about the server as a whole, not one mail: the
+/// service closing (421), TLS or the log-in unavailable for now (454).
+fn about_the_server(code: &str) -> bool {
+    ["421", "454"].contains(&code)
 }
 
 pub enum Sender {
@@ -77,6 +91,8 @@ impl Sender {
                 let code = e.status().map(|c| c.to_string()).unwrap_or_default();
                 if e.is_permanent() && !about_the_account(&code) {
                     Failure::Permanent(e.to_string())
+                } else if e.is_transient() && !code.is_empty() && !about_the_server(&code) {
+                    Failure::Recipient(e.to_string())
                 } else {
                     // Authentication, TLS, the connection, 4xx: the
                     // transport, not this mail. Fixed, it goes out.

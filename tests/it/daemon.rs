@@ -363,3 +363,74 @@ fn a_wrong_smtp_password_keeps_every_reply_until_it_is_fixed() {
     assert_eq!(notices, 1, "one notice for the outage");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Postfix answers 450 for one recipient until dropped (even by a failing
+/// test): `recipient_access` emptied and reread.
+struct Slow<'a>(&'a Stack);
+
+impl<'a> Slow<'a> {
+    fn mailbox(st: &'a Stack, who: &str) -> Slow<'a> {
+        std::fs::write(
+            st.dir.join("etc/postfix/recipient_access"),
+            format!("{who} 450 4.2.1 Mailbox busy, try again later\n"),
+        )
+        .unwrap();
+        st.script("reload-smtp");
+        // The daemons restart when idle: give them a moment.
+        std::thread::sleep(Duration::from_secs(1));
+        Slow(st)
+    }
+}
+
+impl Drop for Slow<'_> {
+    fn drop(&mut self) {
+        let _ = std::fs::write(self.0.dir.join("etc/postfix/recipient_access"), "");
+        self.0.script("reload-smtp");
+    }
+}
+
+/// One recipient's server answering 450 holds no one else's mail: the
+/// others' letters go at once, that recipient's wait in the spool (backed
+/// off on their own) and go in order once their server takes mail again.
+#[test]
+fn one_recipients_temporary_failure_holds_no_one_else() {
+    let Some((st, _lock)) = stack() else { return };
+    let (dir, desk) = st.fresh_game("slow-recipient");
+    let spooled = || std::fs::read_dir(dir.join("spool/new")).map(|d| d.count()).unwrap_or(0);
+    assert_eq!(spooled(), 5, "welcome to three, first prompts to two");
+    let slow = Slow::mailbox(&st, &addr("bob"));
+    // Postfix's daemons restart on reload: wait until Bob is refused.
+    assert!(wait(20, || {
+        let _ = desk.deliver();
+        spooled() <= 2
+    }));
+    assert_eq!(spooled(), 2, "Alice's and Carol's mail went; Bob's two wait");
+    let state = std::fs::read_to_string(dir.join("desk/outbound.toml")).unwrap();
+    assert!(state.contains(&addr("bob")) && state.contains("450"), "{state}");
+    // Alice's next reply is not held behind Bob's.
+    let to = desk.reply_address("g1", "austria");
+    let raw = format!(
+        "From: <{}>\r\nTo: <{to}>\r\nSubject: set-up\r\nMessage-ID: <slow1@{DOMAIN}>\r\n\r\nPLACE Laudon AT Riva\r\n",
+        addr("alice")
+    );
+    desk.post(raw.as_bytes(), chrono::Utc::now()).unwrap();
+    desk.run_once(chrono::Utc::now()).unwrap();
+    assert_eq!(spooled(), 2, "the acknowledgement went, Bob's still wait");
+    assert!(wait(20, || st.inbox("alice").iter().any(|m| subject(m).contains("accepted"))));
+    // Bob's server takes mail again: his two go, welcome first.
+    drop(slow);
+    assert!(wait(30, || {
+        let _ = desk.deliver();
+        spooled() == 0
+    }));
+    assert!(wait(20, || st.count("bob", "INBOX") >= 2));
+    let bob = st.inbox("bob");
+    assert!(
+        subject(&bob[0]).contains("welcome") && subject(&bob[1]).contains("awaited"),
+        "{:?}",
+        bob.iter().map(|m| subject(m)).collect::<Vec<_>>()
+    );
+    let state = std::fs::read_to_string(dir.join("desk/outbound.toml")).unwrap_or_default();
+    assert!(!state.contains(&addr("bob")), "Bob's back-off is forgotten: {state}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -228,9 +228,7 @@ replies_per_hour = 100000
             ["maildrop", "incoming", "active", "deferred", "hold"].iter().all(|q| {
                 fn files(p: &std::path::Path) -> usize {
                     std::fs::read_dir(p)
-                        .map(|d| {
-                            d.flatten().map(|e| if e.path().is_dir() { files(&e.path()) } else { 1 }).sum()
-                        })
+                        .map(|d| d.flatten().map(|e| if e.path().is_dir() { files(&e.path()) } else { 1 }).sum())
                         .unwrap_or(0)
                 }
                 files(&queue.join(q)) == 0
