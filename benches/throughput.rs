@@ -331,7 +331,7 @@ fn main() {
         let mut l = desk3.load(&id).unwrap();
         let mut batch = adjutant::desk::Batch::default();
         while !l.game.ended && !l.game.awaiting().prompts.is_empty() && steps < 100_000 {
-            desk3.resolve_step(&mut l, &mut batch, t0).unwrap();
+            desk3.referee().resolve_step(&mut l, &mut batch, t0).unwrap();
             steps += 1;
         }
         letters += batch.letters.len();
@@ -403,7 +403,7 @@ fn main() {
     let mut batch = adjutant::desk::Batch::default();
     let start = Instant::now();
     for _ in 0..1000 {
-        desk2.resolve_step(&mut l, &mut batch, t0).unwrap();
+        desk2.referee().resolve_step(&mut l, &mut batch, t0).unwrap();
     }
     // Journal the steps (without the 3,000 mails they would send).
     batch.letters.clear();
@@ -425,7 +425,7 @@ fn main() {
     // journal entry by entry: time and peak memory.
     let mut batch = adjutant::desk::Batch::default();
     for k in 1000..10_000 {
-        desk2.resolve_step(&mut l, &mut batch, t0).unwrap();
+        desk2.referee().resolve_step(&mut l, &mut batch, t0).unwrap();
         if k % 1000 == 999 {
             batch.letters.clear();
             desk2.commit(&mut l, std::mem::take(&mut batch), t0).unwrap();

@@ -21,7 +21,7 @@ if [ "$(id -u)" = 0 ] && ! command -v strace >/dev/null; then
 fi
 log=$(mktemp)
 status=0
-scripts/with-mailstack.sh cargo test 2>&1 | tee "$log" || status=$?
+scripts/with-mailstack.sh cargo test --profile suite 2>&1 | tee "$log" || status=$?
 passed=$(grep -Eo 'test result: [A-Za-z]+\. [0-9]+ passed' "$log" | grep -Eo '[0-9]+ passed' | awk '{s+=$1} END {print s+0}')
 failed=$(grep -Eo '[0-9]+ failed;' "$log" | awk '{s+=$1} END {print s+0}')
 rm -f "$log"

@@ -2,6 +2,7 @@
 //! documented in config.example.toml; unknown keys are refused by name.
 
 use serde::Deserialize;
+use std::collections::BTreeMap;
 use std::path::Path;
 
 #[derive(Debug, Clone, Deserialize)]
@@ -11,7 +12,7 @@ pub struct Config {
     pub inbound: Inbound,
     pub outbound: Outbound,
     pub limits: Limits,
-    pub deadlines: crate::desk::deadlines::Policy,
+    pub deadlines: Deadlines,
 }
 
 impl Default for Config {
@@ -232,7 +233,7 @@ impl Default for Limits {
             replies_per_hour: 60,
             chain_length: crate::dice::CHAIN_LEN,
             games_in_memory: 1000,
-            group_messages: crate::desk::pass::GROUP,
+            group_messages: GROUP,
         }
     }
 }
@@ -241,5 +242,54 @@ impl Config {
     pub fn load(path: &Path) -> Result<Config, String> {
         let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read config {}: {e}", path.display()))?;
         toml::from_str(&text).map_err(|e| format!("cannot read config {}: {e}", path.display()))
+    }
+}
+
+/// How many inbound Maildir messages a group commit covers at most.
+pub const GROUP: usize = 4096;
+
+/// The moderator's deadline policy (`[deadlines]`), as plain values: the
+/// desk's `deadlines` module reads it.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Deadlines {
+    /// Length of a step when its kind has none of its own ("72h").
+    pub default: Option<String>,
+    /// Lengths per kind of step ("setup" = "7d", "battle turn" = "24h").
+    pub kinds: BTreeMap<String, String>,
+    /// A fixed clock time ("20:00") on `weekdays`, in `zone`: the deadline is
+    /// the first such moment at least the step's length away.
+    pub clock: Option<String>,
+    pub weekdays: Vec<String>,
+    /// The game's zone for clock deadlines (IANA name).
+    pub zone: String,
+    /// Orders are still taken this long after the deadline.
+    pub grace: Option<String>,
+    /// Reminders go this long before the deadline to roles not yet in.
+    pub reminder: Option<String>,
+    /// Once every awaited role is in, resolve after this delay (players may
+    /// still revise); 0 resolves at once.
+    pub early_delay: Option<String>,
+    /// Steps missed in a row before a role is put in civil disorder.
+    pub missed_for_disorder: u32,
+    /// "extend": a deadline falling in an announced absence moves to its
+    /// end; "no-moves": the no-moves rule applies as usual.
+    pub absent: String,
+}
+
+impl Default for Deadlines {
+    fn default() -> Self {
+        Deadlines {
+            default: None,
+            kinds: BTreeMap::new(),
+            clock: None,
+            weekdays: Vec::new(),
+            zone: "UTC".into(),
+            grace: None,
+            reminder: None,
+            early_delay: None,
+            missed_for_disorder: 3,
+            absent: "extend".into(),
+        }
     }
 }

@@ -112,7 +112,7 @@ const PENDING: usize = 1 << 20;
 
 /// How many recent digests an archive remembers: twice the messages one
 /// commit covers, as many as a crash can send back.
-const RECENT: usize = 2 * super::pass::GROUP;
+const RECENT: usize = 2 * crate::config::GROUP;
 
 impl Tail {
     fn remember(&mut self, sha: &str) {

@@ -108,40 +108,13 @@ impl Desk {
         }
     }
 
-    /// Accept a held game's journal as it is: a `reanchored` entry, and a
-    /// letter to every player and the moderator saying so, and how to
-    /// check that nothing they were shown was cut. The commit that journals
-    /// it writes the game's tip afresh.
+    /// The referee's REANCHOR ([`Referee::reanchor`]) on a loaded game:
+    /// the journal's end accepted, the moderator's notice forgotten.
     pub fn reanchor(&self, l: &mut Loaded, batch: &mut Batch, found: &str, reason: &str, by: &str) {
-        let (seq, hash) = (l.journal.last_seq, l.journal.last_hash.clone());
-        batch.entry(
-            "reanchored",
-            &kinds::Reanchored {
-                entry: seq,
-                entry_hash: hash.clone(),
-                found: found.to_string(),
-                reason: reason.to_string(),
-                by: by.to_string(),
-            },
-        );
-        let who = if by == "gm" { "The moderator" } else { "The operator" };
-        let text = format!(
-            "adjutant keeps a record of where this game's journal ends, apart from the journal. That record did not vouch for the journal:\n  {found}\n\n{who} has accepted the journal as it is, ending at entry {seq} ({}…), and the game goes on from there.\nReason given: {reason}\n\nEvery mail adjutant sends you names the journal's last entry in its JOURNAL block. If a mail you hold names an entry after {seq}, or entry {seq} with another hash, the journal was cut or changed; this checks it:\n  adjutant verify --journal <the journal the moderator publishes> <your mail folder>\n",
-            &hash[..16]
-        );
-        let body = letters::fill("reply", context! { text => text });
-        for (role, to) in self.recipients(l) {
-            batch.letters.push(Letter {
-                role: Some(role),
-                to,
-                subject: format!("[{}] the game's journal was re-anchored at entry {seq}", l.game.id),
-                body: body.clone(),
-                svg: Vec::new(),
-                in_reply_to: None,
-            });
-        }
+        let end = (l.journal.last_seq, l.journal.last_hash.clone());
+        self.referee().reanchor(l, batch, (end.0, &end.1), found, reason, by);
         let _ = fs::remove_file(self.held_marker(&l.game.id));
-        info!(game = %l.game.id, entry = seq, by, "journal re-anchored");
+        info!(game = %l.game.id, entry = end.0, by, "journal re-anchored");
     }
 
     /// `adjutant reanchor GAME REASON`: the operator's REANCHOR, for a game

@@ -4,7 +4,8 @@
 //! mailbox) while the others' letters go on; a letter refused for good is
 //! journaled in its game and its moderator told.
 
-use super::{io, letters, Batch, Desk, Error, Letter};
+use super::{crash_point, io, letters, Batch, Desk, Error, Letter};
+use crate::config::Outbound as OutCfg;
 use crate::dice;
 use crate::journal::kinds;
 use crate::mail::smtp::{Failure, Sender};
@@ -53,6 +54,75 @@ struct Outbound {
 }
 
 impl Desk {
+    /// Deliver spooled mail through the configured transport.
+    pub fn deliver(&self) -> Result<usize, Error> {
+        match &self.cfg.outbound {
+            OutCfg::File { .. } => self.deliver_files(),
+            OutCfg::Smtp(c) => {
+                let sender = crate::mail::smtp::smtp(c).map_err(Error::Bad)?;
+                self.deliver_via(&sender, c.retry_max_seconds, Utc::now())
+            }
+            OutCfg::Sendmail { command } => self.deliver_via(&crate::mail::smtp::sendmail(command), 3600, Utc::now()),
+        }
+    }
+
+    /// The file transport: each spooled message is written into its
+    /// recipient's outbox Maildir with LF line ends, then let go.
+    fn deliver_files(&self) -> Result<usize, Error> {
+        let dir = self.data.join("spool/new");
+        let mut names: Vec<PathBuf> =
+            fs::read_dir(&dir).map_err(io("read", &dir))?.flatten().map(|e| e.path()).collect();
+        names.sort();
+        let mut n = self.released.swap(0, std::sync::atomic::Ordering::Relaxed);
+        let mut done = Vec::new();
+        let mut known = std::mem::take(&mut *self.spooled.lock().unwrap_or_else(|e| e.into_inner()));
+        for p in names {
+            let name = p.file_name().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
+            let mid = mail_id(&name);
+            // What this desk spooled is known; anything else is read.
+            let (bytes, recipients, cr) = match known.remove(&name) {
+                Some(to) => (None, vec![to], false),
+                None => {
+                    let bytes = fs::read(&p).map_err(io("read", &p))?;
+                    let to = crate::mail::parse::recipients(&bytes);
+                    let cr = bytes.contains(&b'\r');
+                    (Some(bytes), to, cr)
+                }
+            };
+            n += 1;
+            // The spool of the file transport already holds the local form
+            // (LF, which local clients such as s-nail and mutt expect): a
+            // letter to one recipient is moved into the outbox whole, which
+            // lets it go from the spool in the same step.
+            if let [to] = &recipients[..] {
+                if !cr && self.move_to_outbox(&p, to, mid) {
+                    continue;
+                }
+            }
+            let bytes = match bytes {
+                Some(b) => b,
+                None => fs::read(&p).map_err(io("read", &p))?,
+            };
+            let local = crlf_to_lf(&bytes);
+            for to in &recipients {
+                self.copy_to_outbox(to, mid, &local)?;
+            }
+            done.push(p);
+        }
+        crash_point("delivered");
+        // Delivered copies are made durable together, then the spool let go;
+        // a crash in between re-delivers to the same file names. A letter
+        // moved whole needs no sync: until its rename is durable it is
+        // still in the spool.
+        if !done.is_empty() {
+            let root = self.outbox_root();
+            crate::journal::sync_filesystem(&root).map_err(io("sync", &root))?;
+        }
+        for p in done {
+            fs::remove_file(&p).map_err(io("remove", &p))?;
+        }
+        Ok(n)
+    }
     /// Send spooled messages in order through `sender`, each exactly once
     /// as far as SMTP allows (the spool file goes only after the server
     /// took it). A temporary failure of the transport (the connection, the
@@ -82,7 +152,7 @@ impl Desk {
         for p in names {
             // Spooled in the local form while the transport was the file
             // transport, or in the wire form: CRLF either way.
-            let bytes = super::lf_to_crlf(&fs::read(&p).map_err(io("read", &p))?);
+            let bytes = lf_to_crlf(&fs::read(&p).map_err(io("read", &p))?);
             let name = p.file_name().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
             let to = crate::mail::parse::recipients(&bytes).into_iter().next().unwrap_or_default();
             let key = to.trim().to_lowercase();
@@ -152,7 +222,7 @@ impl Desk {
         let mut moderators: Vec<String> = Vec::new();
         for id in self.game_ids()? {
             if let Ok(l) = self.load(&id) {
-                if let Some(gm) = l.desk.gm.filter(|_| !l.game.ended) {
+                if let Some(gm) = l.desk.gm.clone().filter(|_| !l.game.ended) {
                     if !moderators.iter().any(|m| crate::mail::same_address(m, &gm)) {
                         moderators.push(gm);
                     }
@@ -210,5 +280,61 @@ impl Desk {
             }
         }
         self.commit(&mut l, batch, now)
+    }
+}
+
+/// A message's line ends as SMTP wants them, for a letter spooled in the
+/// local form when the transport was the file transport.
+pub(super) fn lf_to_crlf(bytes: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(bytes.len() + bytes.len() / 32);
+    for (i, &b) in bytes.iter().enumerate() {
+        if b == b'\n' && (i == 0 || bytes[i - 1] != b'\r') {
+            out.push(b'\r');
+        }
+        out.push(b);
+    }
+    out
+}
+
+/// A message's line ends as a Maildir file wants them: LF.
+pub(super) fn crlf_to_lf(bytes: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(bytes.len());
+    // The text between two CRLFs copied whole (every letter is converted).
+    let mut from = 0;
+    for i in memchr::memchr_iter(b'\r', bytes) {
+        if bytes.get(i + 1) == Some(&b'\n') {
+            out.extend_from_slice(&bytes[from..i]);
+            from = i + 1;
+        }
+    }
+    out.extend_from_slice(&bytes[from..]);
+    out
+}
+
+/// The name an outbox gives a spooled letter: its spool file's name
+/// (`stamp~index~message-id.eml`) after the stamp and the index.
+pub(super) fn mail_id(spool_name: &str) -> &str {
+    spool_name.splitn(3, '~').nth(2).unwrap_or(spool_name)
+}
+
+#[cfg(test)]
+mod line_end_tests {
+    use super::{crlf_to_lf, lf_to_crlf};
+
+    /// CRLF becomes LF; a lone CR stays, as does a CR at the very end; and
+    /// back again for SMTP.
+    #[test]
+    fn line_ends_convert_both_ways() {
+        for (wire, local) in [
+            (&b""[..], &b""[..]),
+            (b"a\r\nb\r\n", b"a\nb\n"),
+            (b"\r\n\r\n", b"\n\n"),
+            (b"lone\rcr\r\n", b"lone\rcr\n"),
+            (b"\r\r\nx\r", b"\r\nx\r"),
+            (b"no end", b"no end"),
+        ] {
+            assert_eq!(crlf_to_lf(wire), local, "{:?}", String::from_utf8_lossy(wire));
+        }
+        assert_eq!(lf_to_crlf(b"a\nb\r\nc\n"), b"a\r\nb\r\nc\r\n");
     }
 }

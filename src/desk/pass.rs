@@ -5,7 +5,7 @@
 //! handled; a message seen again after a crash is recognised by its digest
 //! or Message-ID and only marked.
 
-use super::{crash_point, io, Desk, Error, Files, Handled, Open, PassReport};
+use super::{crash_point, io, Batch, Desk, Error, Files, Handled, Loaded, Open, PassReport};
 use crate::config::ImapConfig;
 use crate::mail::{imap, maildir::Maildir};
 use chrono::{DateTime, Utc};
@@ -16,8 +16,7 @@ use tracing::{instrument, warn};
 /// The IMAP folder for messages that could not be handled.
 pub const QUARANTINE: &str = "adjutant-quarantine";
 
-/// How many inbound Maildir messages a group commit covers at most.
-pub const GROUP: usize = 4096;
+pub use crate::config::GROUP;
 
 /// Messages fetched from an inbox: (id, raw bytes).
 pub type Fetched<Id> = Vec<(Id, Vec<u8>)>;
@@ -151,6 +150,62 @@ impl Inbox for ImapInbox<'_> {
 }
 
 impl Desk {
+    /// Resolve every open step whose deadline has passed, and send the
+    /// reminders that are due. Only games whose tip says something may be
+    /// due are loaded (an idle pass reads one small file a game), and
+    /// everything due is committed together.
+    pub(crate) fn deadlines(&self, now: DateTime<Utc>, report: &mut PassReport) -> Result<(), Error> {
+        use super::store::{Due, Pending};
+        let reminder = self.cfg.deadlines.reminder();
+        let mut due: Vec<(Loaded, Batch)> = Vec::new();
+        for id in self.game_folders()? {
+            // The tip's copy of the deadline facts spares loading the game
+            // (a game without a tip, from an older adjutant, is loaded).
+            match self.due_of(&id) {
+                Some(d) if d.pending(now, reminder) == Pending::Nothing => continue,
+                Some(_) => {}
+                None if !super::store::game_dir(&self.data, &id).join("journal.toml").exists() => continue,
+                None => {}
+            }
+            let mut l = match self.load(&id) {
+                Ok(l) => l,
+                Err(Error::Store(super::store::Error::Held { message, .. })) => {
+                    self.tell_held(&id, &message, now)?;
+                    continue;
+                }
+                Err(e) => {
+                    warn!(game = %id, error = %e, "cannot load game");
+                    continue;
+                }
+            };
+            // A game whose resolution fails (a bug, a broken journal) is
+            // logged and skipped; the other games go on.
+            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| -> Result<Batch, Error> {
+                let mut batch = Batch::default();
+                match Due::of(&l).pending(now, reminder) {
+                    Pending::Resolve => {
+                        if self.referee().resolve_step(&mut l, &mut batch, now)? {
+                            report.resolved += 1;
+                        }
+                    }
+                    Pending::Remind => self.referee().remind(&mut l, &mut batch),
+                    Pending::Nothing => {}
+                }
+                Ok(batch)
+            }));
+            match r {
+                Ok(Ok(batch)) if batch.is_empty() => {}
+                Ok(Ok(batch)) => due.push((l, batch)),
+                Ok(Err(e @ (Error::Io { .. } | Error::Journal(_)))) => return Err(e),
+                Ok(Err(e)) => warn!(game = %id, error = %e, "cannot resolve the step; skipped"),
+                Err(_) => warn!(game = %id, "resolving the step panicked; skipped"),
+            }
+        }
+        self.commit_all(due.iter_mut().map(|(l, b)| (l, std::mem::take(b))).collect(), now)?;
+        self.keep(due.into_iter().map(|(l, _)| l));
+        Ok(())
+    }
+
     /// One pass: recover the spool, handle every waiting message in
     /// batches (each committed before its messages are marked), resolve
     /// steps past their deadline, deliver. `now` is read for each message;

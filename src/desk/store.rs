@@ -2,6 +2,9 @@
 //! archive; loading a game from its snapshot, or rebuilding it from the
 //! journal when the snapshot is missing or behind.
 
+pub use super::core::secrets::{chain_base, links_upto, Chain, Secrets, CHECKPOINT};
+pub use super::core::state::{apply_moderator, count_missed, desk_state, parse_duration, DeskState};
+use super::core::GameState;
 use super::seen::Seen;
 use crate::audit;
 use crate::dice;
@@ -12,60 +15,6 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
-
-/// The desk's own facts about a game, beside the engine's: who plays, how
-/// dice work, deadlines, what mail was seen. Rebuildable from the journal.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
-pub struct DeskState {
-    pub title: String,
-    pub players: BTreeMap<String, String>,
-    #[serde(default)]
-    pub gm: Option<String>,
-    pub dice: dice::Mode,
-    pub chain_len: u32,
-    /// Length of a step, in seconds, if the game has deadlines.
-    #[serde(default)]
-    pub deadline_secs: Option<i64>,
-    /// When the open step's deadline falls (RFC 3339).
-    #[serde(default)]
-    pub deadline_at: Option<String>,
-    /// When the open step resolves unless everyone is in: the deadline plus
-    /// the grace, or earlier once everyone is in (the early-resolution
-    /// delay).
-    #[serde(default)]
-    pub resolve_at: Option<String>,
-    /// The step whose reminder went out.
-    #[serde(default)]
-    pub reminded: u32,
-    /// The step for which the moderator was asked to declare dice.
-    #[serde(default)]
-    pub asked: u32,
-    /// Each role's time zone (ZONE), for showing deadlines.
-    #[serde(default)]
-    pub zones: BTreeMap<String, String>,
-    /// Announced absences per role (ABSENT): first and last day.
-    #[serde(default)]
-    pub absences: BTreeMap<String, Vec<(String, String)>>,
-    /// Steps each role has missed in a row.
-    #[serde(default)]
-    pub missed: BTreeMap<String, u32>,
-    /// Roles in civil disorder (too many missed steps), awaiting REPLACE.
-    #[serde(default)]
-    pub disorder: Vec<String>,
-    /// How many times each role was handed to a new player: its reply token
-    /// changes each time.
-    #[serde(default)]
-    pub epochs: BTreeMap<String, u32>,
-    #[serde(default)]
-    pub paused: bool,
-    /// Values the moderator declared for the open step (declared dice).
-    #[serde(default)]
-    pub declared: Vec<(String, Vec<u32>)>,
-    /// The anchors of renewed chains, by the base step they follow (the
-    /// first chains' anchors are in the journal's first entry).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub renewed: Vec<(u32, BTreeMap<String, String>)>,
-}
 
 /// What the desk writes beside the ruleset's state in `state.toml`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -121,122 +70,11 @@ fn decode_snapshot(text: &str) -> Option<(Snapshot, &str)> {
     Some((part.snapshot, state))
 }
 
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-pub struct Secrets {
-    /// Stream to chain top `x[σ][L]`, in hex: the first chains, for steps
-    /// 1 to L.
-    pub tops: BTreeMap<String, String>,
-    /// Role (or "gm") to reply token.
-    pub tokens: BTreeMap<String, String>,
-    /// Every hundredth link of each chain (links 100, 200, ...), so that a
-    /// link costs at most 100 hashes instead of up to the chain's length.
-    #[serde(default)]
-    pub checkpoints: BTreeMap<String, Vec<String>>,
-    /// The chains committed when the ones before ran out (DESIGN 4.1), in
-    /// order: each serves the L steps after its base.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub renewals: Vec<Chain>,
-}
-
-/// The chains of every stream for the L steps after `base`: step
-/// `base + i` uses link `i`.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-pub struct Chain {
-    pub base: u32,
-    pub tops: BTreeMap<String, String>,
-    #[serde(default)]
-    pub checkpoints: BTreeMap<String, Vec<String>>,
-}
-
-/// Checkpoint spacing in [`Secrets::checkpoints`].
-pub const CHECKPOINT: u32 = 100;
-
-/// Every hundredth link of the chain of length `len` below `top`.
-fn checkpoints_of(top: &dice::Link, len: u32) -> Vec<String> {
-    let mut cps = vec![String::new(); (len / CHECKPOINT) as usize];
-    // Walk down from the top: `x` is link k at each turn.
-    let mut x = *top;
-    for k in (1..=len).rev() {
-        if k.is_multiple_of(CHECKPOINT) {
-            cps[(k / CHECKPOINT) as usize - 1] = dice::to_hex(&x);
-        }
-        x = dice::sha256(&x);
-    }
-    cps
-}
-
-/// Link `i` of `stream`'s chain of length `len`, from its top and
-/// checkpoints.
-fn chain_link(
-    tops: &BTreeMap<String, String>,
-    checkpoints: &BTreeMap<String, Vec<String>>,
-    stream: &str,
-    len: u32,
-    i: u32,
-) -> Option<dice::Link> {
-    let top = dice::from_hex(tops.get(stream)?)?;
-    if i > len {
-        return None;
-    }
-    // The nearest checkpoint at or above i: link m, hashed m - i times.
-    let m = i.div_ceil(CHECKPOINT) * CHECKPOINT;
-    if m >= 1 && m <= len {
-        let cp = checkpoints.get(stream).and_then(|c| c.get((m / CHECKPOINT - 1) as usize));
-        if let Some(x) = cp.and_then(|h| dice::from_hex(h)) {
-            return Some(dice::link_at(&x, m, i));
-        }
-    }
-    Some(dice::link_at(&top, len, i))
-}
-
-impl Secrets {
-    /// Record the chain top of `stream` and its checkpoints.
-    pub fn add_chain(&mut self, stream: &str, top: &dice::Link, len: u32) {
-        self.tops.insert(stream.to_string(), dice::to_hex(top));
-        self.checkpoints.insert(stream.to_string(), checkpoints_of(top, len));
-    }
-
-    /// Record the chains that serve the `len` steps after `base` (a
-    /// renewal done again after a crash replaces the one never journaled).
-    pub fn renew(&mut self, base: u32, tops: &BTreeMap<String, dice::Link>, len: u32) {
-        self.renewals.retain(|c| c.base != base);
-        self.renewals.push(Chain {
-            base,
-            tops: tops.iter().map(|(s, t)| (s.clone(), dice::to_hex(t))).collect(),
-            checkpoints: tops.iter().map(|(s, t)| (s.clone(), checkpoints_of(t, len))).collect(),
-        });
-    }
-
-    /// Link `k` of `stream`'s first chain of length `len` (0: its anchor).
-    pub fn link(&self, stream: &str, len: u32, k: u32) -> Option<dice::Link> {
-        chain_link(&self.tops, &self.checkpoints, stream, len, k)
-    }
-
-    /// The link step `k` (1, 2, …) of `stream` uses, from whichever chain
-    /// serves that step; None when no chain does.
-    pub fn step_link(&self, stream: &str, len: u32, k: u32) -> Option<dice::Link> {
-        let base = chain_base(len, k);
-        if base == 0 {
-            return self.link(stream, len, k);
-        }
-        let c = self.renewals.iter().find(|c| c.base == base)?;
-        chain_link(&c.tops, &c.checkpoints, stream, len, k - base)
-    }
-}
-
-/// The base of the chain that serves step `k` (≥ 1) with chains of `len`.
-pub fn chain_base(len: u32, k: u32) -> u32 {
-    (k.max(1) - 1) / len.max(1) * len.max(1)
-}
-
-/// A game loaded for handling mail.
+/// A game loaded for handling mail: what the referee works on (its
+/// `state`, which the game derefs to), and its files.
 pub struct Loaded {
     pub dir: PathBuf,
-    pub game: Game,
-    pub desk: DeskState,
-    /// The messages handled (the dedupe set): their own file, not the
-    /// snapshot's (`seen.rs`).
-    pub seen: Seen,
+    pub state: GameState,
     /// The raw-mail archive, as this load appends to it.
     pub archive: super::archive::Archive,
     pub journal: Journal,
@@ -417,6 +255,19 @@ pub fn read_tip(data: &Path, id: &str) -> Option<Tip> {
     fs::read_to_string(tip_path(data, id)).ok().and_then(|t| toml::from_str(&t).ok())
 }
 
+impl std::ops::Deref for Loaded {
+    type Target = GameState;
+    fn deref(&self) -> &GameState {
+        &self.state
+    }
+}
+
+impl std::ops::DerefMut for Loaded {
+    fn deref_mut(&mut self) -> &mut GameState {
+        &mut self.state
+    }
+}
+
 impl Loaded {
     /// Let go of the game's open files (journal and archive): they open
     /// again when next written.
@@ -535,9 +386,7 @@ fn load_with(data: &Path, id: &str, persist: bool) -> Result<Loaded, Error> {
                             saved: None,
                             journal: Journal::with_tip(&jp, snap.seq, snap.hash, snap.format),
                             dir,
-                            game,
-                            desk: snap.desk,
-                            seen,
+                            state: GameState { game, desk: snap.desk, seen },
                             archive: Default::default(),
                         });
                     }
@@ -635,9 +484,7 @@ fn rebuild_inner(dir: &Path, id: &str, tip: Option<&Tip>, persist: bool, held: b
     let mut l = Loaded {
         journal: Journal::open(&jp)?,
         dir: dir.to_path_buf(),
-        game,
-        desk,
-        seen,
+        state: GameState { game, desk, seen },
         archive: Default::default(),
         saved: None,
     };
@@ -656,128 +503,6 @@ fn seen_keys(entries: &[Entry]) -> Result<Vec<String>, String> {
         keys.extend(super::seen::recorded(&r.sha256, &r.message_id, &r.from, r.verdict == "refused"));
     }
     Ok(keys)
-}
-
-/// The desk state as the journal records it.
-pub fn desk_state(entries: &[Entry]) -> Result<DeskState, String> {
-    let mut d = DeskState::default();
-    for e in entries {
-        match e.kind.as_str() {
-            "created" => {
-                let c: kinds::Created = e.body()?;
-                d.title = crate::rules::find(&c.ruleset).map(|r| r.info().title.to_string()).unwrap_or_default();
-                d.players = c.players;
-                d.gm = c.gm;
-                d.dice = c.dice;
-                d.chain_len = c.chain_len;
-                d.deadline_secs = c.deadline.as_deref().and_then(parse_duration);
-            }
-            "resolved" => {
-                d.declared.clear();
-                let r: kinds::Resolved = e.body()?;
-                count_missed(&mut d, &r);
-            }
-            "renewed" => {
-                let r: kinds::Renewed = e.body()?;
-                d.renewed.push((r.base, r.anchors));
-            }
-            "moderator" | "deadline" | "zone" | "absent" | "disorder" | "reminded" | "early" | "asked" => {
-                let m: kinds::Moderator = e.body()?;
-                apply_moderator(&mut d, &m);
-            }
-            _ => {}
-        }
-    }
-    Ok(d)
-}
-
-/// Count missed steps: a role given the no-moves orders missed one; a role
-/// whose orders came in is back to zero.
-pub fn count_missed(d: &mut DeskState, r: &kinds::Resolved) {
-    for role in r.orders.keys().filter(|r| *r != "gm") {
-        if r.defaulted.contains(role) {
-            *d.missed.entry(role.clone()).or_default() += 1;
-        } else {
-            d.missed.insert(role.clone(), 0);
-        }
-    }
-}
-
-/// The desk-state effect of a journaled moderator action.
-pub fn apply_moderator(d: &mut DeskState, m: &kinds::Moderator) {
-    use kinds::Action as A;
-    match (m.action, m.args.as_slice()) {
-        (A::Pause, _) => d.paused = true,
-        (A::Resume, _) => d.paused = false,
-        (A::Replace, [role, email]) => {
-            d.disorder.retain(|r| r != role);
-            d.missed.remove(role);
-            *d.epochs.entry(role.clone()).or_default() += 1;
-            if role == "gm" {
-                d.gm = Some(email.clone());
-            } else {
-                d.players.insert(role.clone(), email.clone());
-            }
-        }
-        (A::Deadline, [at]) => {
-            d.deadline_at = Some(at.clone());
-            d.resolve_at = Some(at.clone());
-        }
-        (A::Deadline, [at, resolve]) => {
-            d.deadline_at = Some(at.clone());
-            d.resolve_at = Some(resolve.clone());
-        }
-        (A::Deadline, []) => {
-            d.deadline_at = None;
-            d.resolve_at = None;
-        }
-        (A::Early, [resolve]) => d.resolve_at = Some(resolve.clone()),
-        (A::Zone, [role, zone]) => {
-            d.zones.insert(role.clone(), zone.clone());
-        }
-        (A::Absent, [role, from, to]) => d.absences.entry(role.clone()).or_default().push((from.clone(), to.clone())),
-        (A::Disorder, [role]) if !d.disorder.contains(role) => d.disorder.push(role.clone()),
-        (A::Reminded, [step]) => d.reminded = step.parse().unwrap_or(0),
-        (A::Asked, [step]) => d.asked = step.parse().unwrap_or(0),
-        (A::Declare, [label, values]) => {
-            let v: Vec<u32> = values.split(',').filter_map(|x| x.trim().parse().ok()).collect();
-            d.declared.push((label.clone(), v));
-        }
-        _ => {}
-    }
-}
-
-/// "72h", "3d", "90m", "45s", or a bare number of hours.
-pub fn parse_duration(s: &str) -> Option<i64> {
-    let s = s.trim().to_lowercase();
-    let (num, unit) = s.split_at(s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len()));
-    let n: i64 = num.parse().ok()?;
-    let mult = match unit.trim() {
-        "" | "h" | "hours" | "hour" => 3600,
-        "d" | "days" | "day" => 86400,
-        "m" | "min" | "minutes" => 60,
-        "s" | "sec" | "seconds" => 1,
-        "w" | "weeks" => 7 * 86400,
-        _ => return None,
-    };
-    if n <= 0 {
-        return None;
-    }
-    // Nothing a game needs is longer than a year; longer is a typo (and
-    // would overflow date arithmetic).
-    n.checked_mul(mult).filter(|s| *s <= 366 * 86400)
-}
-
-/// Every link of every stream up to step `k`, from the secrets: what the
-/// end of a game reveals (across renewals).
-pub fn links_upto(sec: &Secrets, chain_len: u32, k: u32) -> BTreeMap<String, Vec<String>> {
-    sec.tops
-        .keys()
-        .map(|s| {
-            let links = (1..=k).map_while(|i| sec.step_link(s, chain_len, i)).map(|l| dice::to_hex(&l)).collect();
-            (s.clone(), links)
-        })
-        .collect()
 }
 
 #[cfg(test)]
@@ -859,26 +584,5 @@ mod tests {
             let back = if name.is_empty() { back } else { back[name].as_table().unwrap().clone() };
             assert_eq!(&back, t, "{name:?}: {text}");
         }
-    }
-
-    #[test]
-    fn checkpoints_give_the_same_links() {
-        let mut sec = Secrets::default();
-        let top = dice::sha256(b"t");
-        sec.add_chain("public", &top, 1000);
-        for k in [0, 1, 99, 100, 101, 250, 999, 1000] {
-            assert_eq!(sec.link("public", 1000, k), Some(dice::link_at(&top, 1000, k)), "link {k}");
-        }
-        let later = dice::sha256(b"u");
-        sec.renew(1000, &BTreeMap::from([("public".to_string(), later)]), 1000);
-        assert_eq!(sec.step_link("public", 1000, 1000), Some(dice::link_at(&top, 1000, 1000)));
-        assert_eq!(sec.step_link("public", 1000, 1001), Some(dice::link_at(&later, 1000, 1)));
-        assert_eq!(sec.step_link("public", 1000, 2000), Some(later));
-        assert_eq!(sec.step_link("public", 1000, 2001), None, "no chain for a third thousand");
-        assert_eq!(links_upto(&sec, 1000, 1500)["public"].len(), 1500);
-        let all = links_upto(&sec, 1000, 5);
-        assert_eq!(all["public"].len(), 5);
-        assert_eq!(all["public"][0], dice::to_hex(&dice::link_at(&top, 1000, 1)));
-        assert_eq!(all["public"][4], dice::to_hex(&dice::link_at(&top, 1000, 5)));
     }
 }

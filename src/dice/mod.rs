@@ -114,16 +114,6 @@ impl StreamId {
             _ => s.strip_prefix("role:").filter(|r| !r.is_empty()).map(StreamId::role),
         }
     }
-
-    /// May this viewer see its links and draws while the game lasts?
-    pub fn seen_by(&self, viewer: &crate::engine::Viewer) -> bool {
-        use crate::engine::Viewer;
-        match (self, viewer) {
-            (_, Viewer::Moderator) | (StreamId::Public, _) => true,
-            (StreamId::Role(r), Viewer::Role(v)) => r == v,
-            _ => false,
-        }
-    }
 }
 
 impl fmt::Display for StreamId {

@@ -13,6 +13,19 @@ pub enum Viewer {
 }
 
 impl Viewer {
+    /// May this viewer see a dice stream's links and draws while the game
+    /// lasts? (Who may see what is the engine's question, not the dice's.)
+    pub fn sees_stream(&self, stream: &crate::dice::StreamId) -> bool {
+        use crate::dice::StreamId;
+        match (stream, self) {
+            (_, Viewer::Moderator) | (StreamId::Public, _) => true,
+            (StreamId::Role(r), Viewer::Role(v)) => r == v,
+            _ => false,
+        }
+    }
+}
+
+impl Viewer {
     pub fn label(&self) -> String {
         match self {
             Viewer::Role(r) => r.clone(),

@@ -1,345 +1,55 @@
-//! Handling one inbound message: identification, loop safety, the general
-//! commands (HELP, STATUS, VIEW, SALT, PRESS, RESIGN), moderator commands,
-//! and all-or-nothing order submissions.
+//! One mail, decided: where it goes (which game, or a refusal, or nothing
+//! for automatic mail), whether its game has seen it, whether its sender
+//! may speak for the role its reply token names, and then its orders and
+//! commands, all or nothing, with the replies a flood of mail does not
+//! multiply. Decisions into a [`Batch`]; the shell loads the game before
+//! and archives the mail after.
 
 use super::hourly::{Counts, Quota};
-use super::{letters, store, Batch, Desk, Error, Letter, Loaded, Open, PassReport};
-use crate::dice;
+use super::orders::replied_step;
+use super::orders::{
+    clip, clipped, command, credential, problem, re, step_of_id, stops_reading, unlisted, Command, LONGEST_LINE,
+    MODERATOR_WORDS, PLAYER_WORDS,
+};
+use super::{letters, seen, state, Batch, GameState, Letter, Loose, PassReport, Referee, Refused};
 use crate::engine::LineError;
 use crate::journal::kinds;
 use crate::mail::{parse, same_address, split_address};
 use crate::rules::shared::names;
 use chrono::{DateTime, Utc};
 use minijinja::context;
-use tracing::{info, instrument};
 
-/// A general or moderator command found among the lines of a message.
-#[derive(Debug, Clone, PartialEq)]
-enum Command {
-    Help,
-    Status,
-    View,
-    Salt(String),
-    Press {
-        to: String,
-        text: String,
-    },
-    Resign,
-    Extend(i64),
-    Pause,
-    Resume,
-    Replace {
-        role: String,
-        email: String,
-    },
-    ResolveNow,
-    /// END, or END <winning role> [reason].
-    End {
-        winner: Option<String>,
-        reason: Option<String>,
-    },
-    Declare {
-        label: String,
-        values: Vec<u32>,
-    },
-    /// The player's time zone, for showing deadlines.
-    Zone(String),
-    /// An announced absence, first and last day.
-    Absent(String, String),
-    /// REANCHOR for a game that is not held (a held game's is read before
-    /// it is loaded, in held.rs): nothing to do, and said so.
-    Reanchor,
+/// Where a mail goes, decided before any game is loaded.
+pub enum Placed {
+    /// Not to be answered (automatic mail, mail from the game's own
+    /// address): dropped, with why.
+    Drop(String),
+    /// It names no game that can take it: refused, with why.
+    Refuse(String),
+    /// For game `gid`, with the reply token it carried.
+    Game { gid: String, token: String },
 }
 
-const MODERATOR_WORDS: &[&str] = &["EXTEND", "PAUSE", "RESUME", "REPLACE", "RESOLVE", "END", "DECLARE", "REANCHOR"];
-
-/// The commands anyone may send (the moderator's are above).
-const PLAYER_WORDS: &[&str] = &["HELP", "STATUS", "VIEW", "SALT", "PRESS", "RESIGN", "ZONE", "ABSENT"];
-
-/// A line that ends what is read of a message (like a judge's SIGNOFF):
-/// `END ORDERS`, or a bare `END` from a player (the moderator's bare `END`
-/// ends the game).
-fn stops_reading(role: &str, text: &str) -> bool {
-    let f = names::fold(text);
-    f == "end orders" || (f == "end" && role != "gm")
+/// What became of a mail its game was loaded for.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// The game has handled this mail before (the same bytes, or the same
+    /// Message-ID from the same sender): nothing done.
+    Duplicate,
+    /// Journaled (accepted, rejected or refused): the shell archives it.
+    Journaled,
 }
 
-/// The most of a player's line a reply quotes (or the journal keeps).
-const QUOTED: usize = 200;
-
-/// No order or command is longer than this; a longer line is refused
-/// unread (a megabyte line is no order, and reading it as one costs).
-const LONGEST_LINE: usize = 2000;
-
-/// A line as quoted back: at most [`QUOTED`] characters, and how many more
-/// there were, so that a reply stays small whatever it answers.
-fn clip(text: &str) -> String {
-    match text.char_indices().nth(QUOTED) {
-        None => text.to_string(),
-        Some((i, _)) => format!("{}… ({} more characters)", &text[..i], text[i..].chars().count()),
-    }
-}
-
-/// A problem as quoted back and journaled: the line, the reason and the
-/// suggestion clipped (a ruleset's reason may quote the player's word).
-fn clipped(e: LineError) -> LineError {
-    LineError {
-        line: e.line,
-        text: clip(&e.text),
-        reason: clip(&e.reason),
-        suggestion: e.suggestion.as_deref().map(clip),
-    }
-}
-
-fn problem(line: usize, text: &str, reason: impl Into<String>, suggestion: Option<&str>) -> LineError {
-    LineError { line, text: text.to_string(), reason: reason.into(), suggestion: suggestion.map(str::to_string) }
-}
-
-/// Read a command line, if it is one. `Err` is a command written wrongly.
-fn command(l: &Loaded, role: &str, n: usize, text: &str) -> Option<Result<Command, LineError>> {
-    let (word, rest) = match text.split_once(char::is_whitespace) {
-        Some((w, r)) => (w.to_uppercase(), r.trim()),
-        None => (text.to_uppercase(), ""),
-    };
-    let err = |reason: String, hint: &str| Some(Err(problem(n, text, reason, Some(hint))));
-    let gm = role == "gm";
-    let c = match word.as_str() {
-        "HELP" => Command::Help,
-        "STATUS" => Command::Status,
-        "ZONE" => match rest.parse::<chrono_tz::Tz>() {
-            Ok(_) => Command::Zone(rest.to_string()),
-            Err(_) => {
-                return err(
-                    format!("{rest:?} is not a time zone"),
-                    "an IANA name, e.g. ZONE Europe/Rome or ZONE America/New_York",
-                )
-            }
-        },
-        "ABSENT" => {
-            let mut it = rest.split_whitespace();
-            let d = |x: Option<&str>| x.and_then(|v| chrono::NaiveDate::parse_from_str(v, "%Y-%m-%d").ok());
-            match (d(it.next()), d(it.next())) {
-                (Some(f), Some(t)) if f <= t && (t - f).num_days() <= 60 => {
-                    Command::Absent(f.to_string(), t.to_string())
-                }
-                _ => {
-                    return err(
-                        "ABSENT needs the first and the last day away, in that order, at most 60 days apart".into(),
-                        "ABSENT 2026-08-01 2026-08-15",
-                    )
-                }
-            }
-        }
-        "VIEW" => Command::View,
-        // A REF line only carries the credential; it is read elsewhere.
-        "REF" => return Some(Ok(Command::Status)).filter(|_| false),
-        "SALT" => {
-            if rest.is_empty()
-                || rest.chars().count() > 64
-                || rest.chars().any(|c| c.is_control() || !(c.is_ascii_graphic() || c == ' '))
-            {
-                return err("a salt is 1 to 64 printable ASCII characters".into(), "SALT any-text-you-like-42");
-            }
-            Command::Salt(rest.to_string())
-        }
-        "PRESS" => {
-            let (to, msg) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
-            let to_l = to.to_lowercase();
-            let ok = to_l == "all" || to_l == "gm" || l.game.roles.contains(&to_l);
-            if !ok || msg.trim().is_empty() {
-                return err(
-                    format!("PRESS needs a recipient ({}, gm or ALL) and a text", l.game.roles.join(", ")),
-                    "PRESS ALL Greetings from Vienna",
-                );
-            }
-            // The scenario's word on who may talk (Tacticum X's partners).
-            if let Err(p) = l.game.press_allowed(role, &to_l) {
-                return Some(Err(problem(n, text, p.reason, p.suggestion.as_deref())));
-            }
-            Command::Press { to: to_l, text: msg.trim().to_string() }
-        }
-        "RESIGN" if !gm => Command::Resign,
-        w if gm && MODERATOR_WORDS.contains(&w) => match moderator_command(l, n, text, w, rest) {
-            Ok(c) => c,
-            // A line no desk command reads may be the ruleset's own order
-            // when the open step awaits the moderator (Leaguer's
-            // `RESOLVE garrison -2`): the ruleset then judges it.
-            Err(_) if l.game.awaits("gm") => return None,
-            Err(e) => return Some(Err(e)),
-        },
-        _ => return None,
-    };
-    Some(Ok(c))
-}
-
-/// One of the desk's moderator commands (`w` is in [`MODERATOR_WORDS`]).
-fn moderator_command(l: &Loaded, n: usize, text: &str, w: &str, rest: &str) -> Result<Command, LineError> {
-    let err = |reason: String, hint: &str| Err(problem(n, text, reason, Some(hint)));
-    Ok(match w {
-        "EXTEND" => match store::parse_duration(rest) {
-            Some(s) => Command::Extend(s),
-            None => return err(format!("cannot read the duration {rest:?}"), "EXTEND 24h"),
-        },
-        "PAUSE" => Command::Pause,
-        "RESUME" => Command::Resume,
-        "REANCHOR" => Command::Reanchor,
-        "REPLACE" => {
-            let mut it = rest.split_whitespace();
-            match (it.next(), it.next()) {
-                (Some(r), Some(e))
-                    if l.game.roles.contains(&r.to_lowercase()) && e.parse::<lettre::Address>().is_ok() =>
-                {
-                    Command::Replace { role: r.to_lowercase(), email: e.to_string() }
-                }
-                _ => {
-                    return err(
-                        format!("REPLACE needs a role ({}) and an e-mail address", l.game.roles.join(", ")),
-                        "REPLACE france new.player@example.org",
-                    )
-                }
-            }
-        }
-        "RESOLVE" if rest.eq_ignore_ascii_case("now") => Command::ResolveNow,
-        "RESOLVE" => return err("RESOLVE NOW forces the open step to resolve".into(), "RESOLVE NOW"),
-        "END" if rest.is_empty() => Command::End { winner: None, reason: None },
-        "END" => {
-            let (w, why) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
-            let w = w.to_lowercase();
-            if !l.game.roles.contains(&w) {
-                return err(
-                    format!("END takes nothing, or the winning role ({}) and a reason", l.game.roles.join(", ")),
-                    "END garrison the Besiegers abandon the siege",
-                );
-            }
-            let why = why.trim();
-            Command::End { winner: Some(w), reason: (!why.is_empty()).then(|| why.to_string()) }
-        }
-        "DECLARE" => {
-            let (label, v) = rest.rsplit_once(char::is_whitespace).unwrap_or(("", rest));
-            let values: Option<Vec<u32>> = v.split(',').map(|x| x.trim().parse().ok()).collect();
-            match values {
-                Some(values)
-                    if !label.trim().is_empty() && !values.is_empty() && l.desk.dice == dice::Mode::Declared =>
-                {
-                    Command::Declare { label: label.trim().to_string(), values }
-                }
-                _ if l.desk.dice != dice::Mode::Declared => {
-                    return err(
-                        "this game's dice are committed, not declared".into(),
-                        "DECLARE is for games created with --dice declared",
-                    )
-                }
-                _ => {
-                    return err(
-                        "DECLARE needs a label and a value (or values separated by commas)".into(),
-                        "DECLARE escape roll 4",
-                    )
-                }
-            }
-        }
-        _ => unreachable!("listed in MODERATOR_WORDS"),
-    })
-}
-
-/// The step a reply's subject names, as our subjects write it:
-/// `[<game>] step <k>...`.
-pub(super) fn replied_step(subject: &str, game: &str) -> Option<u32> {
-    let tag = format!("[{game}]");
-    let rest = &subject[subject.find(&tag)? + tag.len()..];
-    let rest = rest.trim_start().strip_prefix("step ")?;
-    rest.split(|c: char| !c.is_ascii_digit()).next()?.parse().ok()
-}
-
-/// A line without the list marker a player may put before an order
-/// ("1.", "2)", "-", "*", "•").
-fn unlisted(text: &str) -> String {
-    let t = text.trim_start();
-    let digits = t.bytes().take_while(u8::is_ascii_digit).count();
-    let rest = if digits > 0 && digits < 4 && t[digits..].starts_with(['.', ')']) {
-        &t[digits + 1..]
-    } else if let Some(r) = t.strip_prefix(['-', '*', '•']) {
-        r
-    } else {
-        return text.to_string();
-    };
-    if rest.starts_with(char::is_whitespace) {
-        rest.trim().to_string()
-    } else {
-        text.to_string()
-    }
-}
-
-/// The subject of a reply: "Re: " and the first 200 characters of the
-/// original's (a megabyte subject is not echoed back).
-fn re(subject: &str) -> String {
-    let s: String = subject.chars().filter(|c| !c.is_control()).take(200).collect();
-    format!("Re: {s}")
-}
-
-/// The step one of our Message-IDs was sent at: `<game>.<seq>-<tag>.<n>.s<k>@…`.
-fn step_of_id(id: &str, game: &str) -> Option<u32> {
-    let local = id.trim().trim_matches(['<', '>']).split('@').next()?;
-    let rest = local.strip_prefix(game)?.strip_prefix('.')?;
-    let parts: Vec<&str> = rest.split('.').collect();
-    match parts.as_slice() {
-        [_, _, s] => s.strip_prefix('s')?.parse().ok(),
-        _ => None,
-    }
-}
-
-/// Find `<game>.<token>` in the recipients' `+detail`, or a `REF` in the
-/// subject or body.
-fn credential(inb: &parse::Inbound) -> Option<(String, String)> {
-    let split = |s: &str| s.trim().rsplit_once('.').map(|(g, t)| (g.to_lowercase(), t.to_lowercase()));
-    for to in &inb.to {
-        if let Some((_, Some(detail), _)) = split_address(to) {
-            if let Some(c) = split(&detail) {
-                return Some(c);
-            }
-        }
-    }
-    let mut texts = vec![inb.subject.clone()];
-    texts.extend(inb.lines.iter().map(|(_, l)| l.clone()));
-    for t in texts {
-        let words: Vec<&str> = t.split_whitespace().collect();
-        for w in words.windows(2) {
-            if w[0].eq_ignore_ascii_case("REF") {
-                if let Some(c) = split(w[1]) {
-                    return Some(c);
-                }
-            }
-        }
-    }
-    None
-}
-
-impl Desk {
-    /// Handle one raw message into the open games of the pass. Errors are
-    /// the desk's own (disk), never the sender's: a sender's mistake is
-    /// answered and journaled.
-    #[instrument(skip_all)]
-    pub fn handle(
-        &self,
-        raw: &[u8],
-        now: DateTime<Utc>,
-        report: &mut PassReport,
-        open: &mut Open,
-    ) -> Result<(), Error> {
-        let too_big = raw.len() > self.cfg.limits.max_message_bytes;
-        // Reading the mail is its own work: a death here counts against it.
-        self.arm(open);
-        let mut inb = if too_big { parse::parse(&raw[..raw.len().min(64 * 1024)]) } else { parse::parse(raw) };
-        self.disarm(open);
-        // A mail without a Message-ID (sent straight to the server) gets one
-        // from its bytes, so the replies to it can be told apart and
-        // counted like any other.
+impl Referee<'_> {
+    /// Where `inb` (a mail of `size` bytes) goes. A mail without a
+    /// Message-ID is given one from its bytes' digest `sha` first, so the
+    /// replies to it can be told apart and counted like any other.
+    pub fn place(&self, inb: &mut parse::Inbound, size: usize, sha: &str) -> Placed {
         if inb.message_id.is_none() {
-            inb.message_id = Some(format!("sha256-{}@adjutant.invalid", &dice::to_hex(&dice::sha256(raw))[..16]));
+            inb.message_id = Some(format!("sha256-{}@adjutant.invalid", &sha[..16]));
         }
         if let Some(why) = &inb.automatic {
-            info!(reason = %why, "automatic message dropped without reply");
-            report.dropped += 1;
-            return Ok(());
+            return Placed::Drop(format!("automatic message ({why})"));
         }
         let from = inb.from.clone().unwrap_or_default();
         // Mail from the game's own address (a reply to ourselves, a bounce
@@ -348,67 +58,77 @@ impl Desk {
             .zip(split_address(&self.cfg.game.address))
             .is_some_and(|(a, b)| a.0.eq_ignore_ascii_case(&b.0) && a.2 == b.2)
         {
-            info!(from = %from, "mail from the game's own address dropped without reply");
-            report.dropped += 1;
-            return Ok(());
+            return Placed::Drop(format!("mail from the game's own address {from}"));
         }
-        if too_big {
-            report.refused += 1;
-            return self.refuse(
-                &mut open.counts,
-                &from,
-                &inb,
-                raw,
-                &format!("the message is {} bytes; the limit is {}", raw.len(), self.cfg.limits.max_message_bytes),
-                now,
-            );
+        if size > self.cfg.limits.max_message_bytes {
+            return Placed::Refuse(format!(
+                "the message is {size} bytes; the limit is {}",
+                self.cfg.limits.max_message_bytes
+            ));
         }
-        let Some((gid, token)) = credential(&inb) else {
-            report.refused += 1;
-            return self.refuse(
-                &mut open.counts,
-                &from,
-                &inb,
-                raw,
-                "it does not say which game it is for (no reply token in the address and no REF line)",
-                now,
-            );
+        match credential(inb) {
+            Some((gid, token)) => Placed::Game { gid, token },
+            None => Placed::Refuse(
+                "it does not say which game it is for (no reply token in the address and no REF line)".into(),
+            ),
+        }
+    }
+
+    /// A refusal of a mail no game can take, once for the mail's digest
+    /// `sha`, within its sender's hourly allowance of refusals (a loop with
+    /// another robot dies out).
+    pub fn refusal(
+        &self,
+        counts: &mut Counts,
+        inb: &parse::Inbound,
+        why: &str,
+        sha: &str,
+        now: DateTime<Utc>,
+    ) -> Option<Loose> {
+        let from = inb.from.clone().unwrap_or_default();
+        if from.is_empty() || from.parse::<lettre::Address>().is_err() || !self.may_reply(counts, &from, now) {
+            return None;
+        }
+        let letter = Letter {
+            role: None,
+            to: from,
+            subject: re(&inb.subject),
+            body: letters::fill("refusal", context! { reason => why }),
+            svg: Vec::new(),
+            in_reply_to: inb.message_id.clone(),
         };
-        open.game_in_hand = Some(gid.clone());
-        if !open.games.contains_key(&gid) {
-            match self.load(&gid) {
-                Ok(l) => {
-                    open.games.insert(gid.clone(), (l, Batch::default()));
-                }
-                Err(Error::Store(store::Error::Held { message, .. })) => {
-                    match self.handle_held(&gid, &token, &inb, raw, &message, now, report, open)? {
-                        super::held::HeldMail::Waits => open.waits = true,
-                        super::held::HeldMail::Reanchored | super::held::HeldMail::Answered => {}
-                    }
-                    return Ok(());
-                }
-                Err(Error::Store(store::Error::NoGame(_))) => {
-                    report.refused += 1;
-                    return self.refuse(
-                        &mut open.counts,
-                        &from,
-                        &inb,
-                        raw,
-                        &format!("there is no game {gid:?} here"),
-                        now,
-                    );
-                }
-                Err(e) => return Err(e),
-            }
-        }
-        let (l, batch) = open.games.get_mut(&gid).expect("loaded above");
+        Some(Loose { letter, key: sha.to_string() })
+    }
+
+    fn may_reply(&self, counts: &mut Counts, from: &str, now: DateTime<Utc>) -> bool {
+        counts.refusals.count(from, now.timestamp(), self.cfg.limits.refusals_per_hour) == Quota::Within
+    }
+
+    /// A mail for the game `l`, placed with `token`, whose bytes' digest is
+    /// `sha`: the same mail again changes nothing; a sender who may not
+    /// speak for the role the token names is refused (journaled, and
+    /// answered within the hourly allowance); anything else is read as the
+    /// role's submission.
+    #[allow(clippy::too_many_arguments)]
+    pub fn handle(
+        &self,
+        l: &mut GameState,
+        batch: &mut Batch,
+        counts: &mut Counts,
+        inb: &parse::Inbound,
+        sha: &str,
+        token: &str,
+        now: DateTime<Utc>,
+        report: &mut PassReport,
+    ) -> Result<Outcome, Refused> {
+        let from = inb.from.clone().unwrap_or_default();
+        let gid = l.game.id.clone();
         // The same mail again: the same bytes, or the same Message-ID come
         // by another path (one more Received: line).
-        let sha = dice::to_hex(&dice::sha256(raw));
-        let keys = super::seen::keys(&sha, inb.message_id.as_deref().unwrap_or(""), &from);
+        let keys = seen::keys(sha, inb.message_id.as_deref().unwrap_or(""), &from);
         if keys.iter().any(|k| l.seen.contains(k)) {
             report.duplicates += 1;
-            return Ok(());
+            return Ok(Outcome::Duplicate);
         }
         let mut roles: Vec<String> = l.game.roles.clone();
         roles.push("gm".into());
@@ -418,7 +138,7 @@ impl Desk {
         let mut received = kinds::Received {
             message_id: mid.clone(),
             from: from.clone(),
-            sha256: sha.clone(),
+            sha256: sha.to_string(),
             role: role.clone(),
             step: l.game.step,
             verdict: "refused".into(),
@@ -431,18 +151,14 @@ impl Desk {
                 None => Some(format!("{r} has no registered address")),
             },
         };
-        // Archive the raw message under the game before anything else.
-        let archived = l.archive.append(&l.dir, l.journal.last_seq + 1, &sha, raw, now);
-        archived.map_err(|source| Error::Io { what: "archive", path: l.dir.join(super::archive::MBOX), source })?;
-        super::crash_point("archived");
         let refused = refusal.is_some();
-        for k in super::seen::recorded(&sha, &mid, &from, refused) {
+        for k in seen::recorded(sha, &mid, &from, refused) {
             l.seen.insert(&k);
         }
         if let Some(why) = refusal {
             report.refused += 1;
             batch.entry("received", &received);
-            if self.may_reply(&mut open.counts, &from, now) {
+            if self.may_reply(counts, &from, now) {
                 batch.letters.push(Letter {
                     role: None,
                     to: from.clone(),
@@ -452,27 +168,16 @@ impl Desk {
                     in_reply_to: inb.message_id.clone(),
                 });
             }
-            return Ok(());
+            return Ok(Outcome::Journaled);
         }
         let role = role.expect("identified");
         let before = batch.letters.len();
-        // So are its orders and what they resolve (its game's loading and
-        // archiving above are not).
-        self.arm(open);
-        let (l, batch) = open.games.get_mut(&gid).expect("loaded above");
-        let r = self.submission(l, &role, &inb, &mut received, batch, now, report);
-        self.disarm(open);
-        r?;
-        let (l, batch) = open.games.get_mut(&gid).expect("loaded above");
+        self.submission(l, &role, inb, &mut received, batch, now, report)?;
         // A flood of mail from a player is handled, but not answered past
         // the hourly limit: one notice, then silence until the hour is over.
         let to_sender = |x: &Letter| x.in_reply_to.is_some() && x.in_reply_to == inb.message_id;
         if batch.letters[before..].iter().any(to_sender) {
-            match Counts::of(&mut open.counts, &self.data).replies.count(
-                &from,
-                now.timestamp(),
-                self.cfg.limits.replies_per_hour,
-            ) {
+            match counts.replies.count(&from, now.timestamp(), self.cfg.limits.replies_per_hour) {
                 Quota::Within => {}
                 Quota::JustOver => {
                     let mut kept: Vec<Letter> = batch.letters.drain(before..).filter(|x| !to_sender(x)).collect();
@@ -483,7 +188,7 @@ impl Desk {
                     kept.push(Letter {
                         role: Some(role.clone()),
                         to: from.clone(),
-                        subject: format!("[{}] too many replies this hour", l.game.id),
+                        subject: format!("[{gid}] too many replies this hour"),
                         body: letters::fill("reply", context! { text => text }),
                         svg: Vec::new(),
                         in_reply_to: inb.message_id.clone(),
@@ -496,20 +201,20 @@ impl Desk {
                 }
             }
         }
-        Ok(())
+        Ok(Outcome::Journaled)
     }
 
     #[allow(clippy::too_many_arguments)]
     fn submission(
         &self,
-        l: &mut Loaded,
+        l: &mut GameState,
         role: &str,
         inb: &parse::Inbound,
         received: &mut kinds::Received,
         batch: &mut Batch,
         now: DateTime<Utc>,
         report: &mut PassReport,
-    ) -> Result<(), Error> {
+    ) -> Result<(), Refused> {
         let to = self.address_of(l, role).unwrap_or_default();
         let reply = |subject: String, body: String, svg: Vec<(String, String)>| Letter {
             role: Some(role.to_string()),
@@ -557,14 +262,29 @@ impl Desk {
             if stops_reading(role, text) {
                 break;
             }
+            // A line longer than any order is judged by its start alone:
+            // refused if it starts like an order or a command, else free
+            // text (a pasted document, an attachment a client showed as
+            // text), quoted back clipped.
             let chars = text.chars().count();
             if chars > LONGEST_LINE {
-                errors.push(problem(
-                    *n,
-                    text,
-                    format!("the line is {chars} characters long; no order or command is longer than {LONGEST_LINE}"),
-                    Some("one order a line; a long PRESS goes in several PRESS lines"),
-                ));
+                let start = clip(text);
+                let word = start.split_whitespace().next().unwrap_or("").to_uppercase();
+                let like_order = PLAYER_WORDS.contains(&word.as_str())
+                    || MODERATOR_WORDS.contains(&word.as_str())
+                    || names::order_attempt(&start, &verbs, &vocabulary.names);
+                if like_order {
+                    errors.push(problem(
+                        *n,
+                        text,
+                        format!(
+                            "the line is {chars} characters long; no order or command is longer than {LONGEST_LINE}"
+                        ),
+                        Some("one order a line; a long PRESS goes in several PRESS lines"),
+                    ));
+                } else {
+                    ignored.push((*n, start));
+                }
                 continue;
             }
             match command(l, role, *n, text) {
@@ -930,7 +650,7 @@ impl Desk {
                     self.moderator(l, batch, kinds::Action::Replace, vec![r.clone(), email.clone()]);
                     // The new player needs the anchors before their first
                     // order, as everyone had them (dice-v1, step 1).
-                    let anchors = self.anchors(l)?;
+                    let anchors = self.vault.anchors(&l.game.id)?;
                     batch.letters.push(self.welcome(l, &r, &email, &anchors));
                 }
                 Command::ResolveNow => resolve_now = true,
@@ -972,46 +692,15 @@ impl Desk {
 
     /// A desk fact a player's command set (ZONE, ABSENT) or the desk itself
     /// (an early resolution time), journaled under its own kind.
-    fn moderator_as(&self, l: &mut Loaded, batch: &mut Batch, action: kinds::Action, args: Vec<String>) {
+    fn moderator_as(&self, l: &mut GameState, batch: &mut Batch, action: kinds::Action, args: Vec<String>) {
         let m = kinds::Moderator { action, args };
-        store::apply_moderator(&mut l.desk, &m);
+        state::apply_moderator(&mut l.desk, &m);
         batch.entry(action.as_str(), &m);
     }
 
-    fn moderator(&self, l: &mut Loaded, batch: &mut Batch, action: kinds::Action, args: Vec<String>) {
+    fn moderator(&self, l: &mut GameState, batch: &mut Batch, action: kinds::Action, args: Vec<String>) {
         let m = kinds::Moderator { action, args };
-        store::apply_moderator(&mut l.desk, &m);
+        state::apply_moderator(&mut l.desk, &m);
         batch.entry("moderator", &m);
-    }
-
-    /// Refuse a message that belongs to no game we can name.
-    fn refuse(
-        &self,
-        counts: &mut Option<Counts>,
-        from: &str,
-        inb: &parse::Inbound,
-        raw: &[u8],
-        why: &str,
-        now: DateTime<Utc>,
-    ) -> Result<(), Error> {
-        if from.is_empty() || from.parse::<lettre::Address>().is_err() || !self.may_reply(counts, from, now) {
-            return Ok(());
-        }
-        let letter = Letter {
-            role: None,
-            to: from.to_string(),
-            subject: re(&inb.subject),
-            body: letters::fill("refusal", context! { reason => why }),
-            svg: Vec::new(),
-            in_reply_to: inb.message_id.clone(),
-        };
-        self.send_loose(&letter, &dice::to_hex(&dice::sha256(raw)), now)
-    }
-
-    /// Rate limit on replies to unidentified or refused senders, kept in
-    /// `DATA/desk/refusals.toml`: a loop with another robot dies out.
-    fn may_reply(&self, counts: &mut Option<Counts>, from: &str, now: DateTime<Utc>) -> bool {
-        let limit = self.cfg.limits.refusals_per_hour;
-        Counts::of(counts, &self.data).refusals.count(from, now.timestamp(), limit) == Quota::Within
     }
 }

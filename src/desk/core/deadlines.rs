@@ -5,57 +5,12 @@
 
 use chrono::{DateTime, Datelike, Duration, NaiveDate, NaiveTime, TimeZone, Utc, Weekday};
 use chrono_tz::Tz;
-use serde::Deserialize;
-use std::collections::BTreeMap;
 
-/// The moderator's deadline policy (`[deadlines]` in the configuration).
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct Policy {
-    /// Length of a step when its kind has none of its own ("72h").
-    pub default: Option<String>,
-    /// Lengths per kind of step ("setup" = "7d", "battle turn" = "24h").
-    pub kinds: BTreeMap<String, String>,
-    /// A fixed clock time ("20:00") on `weekdays`, in `zone`: the deadline is
-    /// the first such moment at least the step's length away.
-    pub clock: Option<String>,
-    pub weekdays: Vec<String>,
-    /// The game's zone for clock deadlines (IANA name).
-    pub zone: String,
-    /// Orders are still taken this long after the deadline.
-    pub grace: Option<String>,
-    /// Reminders go this long before the deadline to roles not yet in.
-    pub reminder: Option<String>,
-    /// Once every awaited role is in, resolve after this delay (players may
-    /// still revise); 0 resolves at once.
-    pub early_delay: Option<String>,
-    /// Steps missed in a row before a role is put in civil disorder.
-    pub missed_for_disorder: u32,
-    /// "extend": a deadline falling in an announced absence moves to its
-    /// end; "no-moves": the no-moves rule applies as usual.
-    pub absent: String,
-}
-
-impl Default for Policy {
-    fn default() -> Self {
-        Policy {
-            default: None,
-            kinds: BTreeMap::new(),
-            clock: None,
-            weekdays: Vec::new(),
-            zone: "UTC".into(),
-            grace: None,
-            reminder: None,
-            early_delay: None,
-            missed_for_disorder: 3,
-            absent: "extend".into(),
-        }
-    }
-}
+pub use crate::config::Deadlines as Policy;
 
 /// "72h", "3d", "90m", "45s", "2w", or a bare number of hours.
 pub fn duration(s: &str) -> Option<Duration> {
-    super::store::parse_duration(s).map(Duration::seconds)
+    super::state::parse_duration(s).map(Duration::seconds)
 }
 
 fn weekday(s: &str) -> Option<Weekday> {

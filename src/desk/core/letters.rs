@@ -14,17 +14,17 @@ static ENV: LazyLock<Environment<'static>> = LazyLock::new(|| {
     // The templates are part of the binary so a running daemon never reads
     // a half-edited file; they stay plain files in templates/ for editing.
     for (name, text) in [
-        ("welcome", include_str!("../../templates/welcome.txt")),
-        ("prompt", include_str!("../../templates/prompt.txt")),
-        ("ack", include_str!("../../templates/ack.txt")),
-        ("rejection", include_str!("../../templates/rejection.txt")),
-        ("refusal", include_str!("../../templates/refusal.txt")),
-        ("results", include_str!("../../templates/results.txt")),
-        ("reminder", include_str!("../../templates/reminder.txt")),
-        ("gameover", include_str!("../../templates/gameover.txt")),
-        ("reply", include_str!("../../templates/reply.txt")),
-        ("press", include_str!("../../templates/press.txt")),
-        ("renewed", include_str!("../../templates/renewed.txt")),
+        ("welcome", include_str!("../../../templates/welcome.txt")),
+        ("prompt", include_str!("../../../templates/prompt.txt")),
+        ("ack", include_str!("../../../templates/ack.txt")),
+        ("rejection", include_str!("../../../templates/rejection.txt")),
+        ("refusal", include_str!("../../../templates/refusal.txt")),
+        ("results", include_str!("../../../templates/results.txt")),
+        ("reminder", include_str!("../../../templates/reminder.txt")),
+        ("gameover", include_str!("../../../templates/gameover.txt")),
+        ("reply", include_str!("../../../templates/reply.txt")),
+        ("press", include_str!("../../../templates/press.txt")),
+        ("renewed", include_str!("../../../templates/renewed.txt")),
     ] {
         env.add_template(name, text).expect("templates in templates/ parse");
     }
@@ -63,7 +63,7 @@ pub fn visible_events(events: &[Event], viewer: &Viewer) -> Vec<String> {
 /// writes is seen by the moderator alone.)
 pub fn sees_stream(viewer: &Viewer, stream: &str) -> bool {
     match crate::dice::StreamId::parse(stream) {
-        Some(id) => id.seen_by(viewer),
+        Some(id) => viewer.sees_stream(&id),
         None => *viewer == Viewer::Moderator,
     }
 }
