@@ -1,10 +1,12 @@
 //! Segment 5 (4.0 s5, 10.5-10.9): the declared attacks resolved in the
 //! active player's order, with the column shifts and die modifiers of
-//! 10.6.1-10.6.2, the SCT, Cohesion Losses shared and doubled, the
-//! Disorganization chain, retreat, rout and advance; Captains' wounds,
-//! Adjutants and escapes (13.2-13.3); Victory Points (15.1).
+//! 10.6.1-10.6.2, the SCT, Cohesion Losses shared and doubled, retreat
+//! and advance, and the captures pending at the segment's end. What the
+//! losses set off (Disorganization, rout, Captains' wounds) is `effects`.
 
-use super::act::{captains_in, d2, d6, disorganize};
+use super::effects::{
+    self, captains_in, d2, d6, disorganize, fall, move_leader, rout, side_of_leader, take_ch, wounds_table,
+};
 use super::*;
 use crate::dice::Serves;
 
@@ -45,329 +47,6 @@ pub fn cell(t: &str) -> Result<(Res, Res), String> {
     Ok((side(a)?, side(d)?))
 }
 
-/// Add VP to a side and raise its VL as they pass the scenario's value
-/// (15.2, A26); a VL of 12 wins (15.2.2).
-pub fn add_vp(s: &mut State, role: &str, n: i32, why: &str, ev: &mut Vec<Event>) {
-    if n <= 0 || s.outcome.is_some() {
-        return;
-    }
-    let per = s.vp_per_vl.get(role).copied().unwrap_or(4).max(1);
-    let vp = s.vp.entry(role.to_string()).or_insert(0);
-    *vp += n;
-    let mut up = 0;
-    while *vp >= per {
-        *vp -= per;
-        up += 1;
-    }
-    let left = *vp;
-    ev.push(Event::all(format!("{} scores {n} VP ({why}).", side_name(role))));
-    if up > 0 {
-        let vl = s.vl.entry(role.to_string()).or_insert(0);
-        *vl += up;
-        let vl = *vl;
-        ev.push(Event::all(format!(
-            "{} Victory Level rises to {vl} ({per} VP a level; {left} VP carried, 15.2).",
-            side_name(role)
-        )));
-        win_on_vl(s, role, ev);
-    }
-}
-
-pub fn win_on_vl(s: &mut State, role: &str, ev: &mut Vec<Event>) {
-    if s.vl.get(role).copied().unwrap_or(0) >= s.tables.victory.vl_win && s.outcome.is_none() {
-        let why = format!("{} Victory Level reached {} (15.2.2)", side_name(role), s.tables.victory.vl_win);
-        ev.push(Event::all(format!("{why}: {} wins.", side_name(role))));
-        s.outcome = Some(Outcome { winner: Some(role.to_string()), reason: why, also: Vec::new() });
-        s.pending = Pending::Over;
-    }
-}
-
-/// A unit takes CH (10.6.5): VP for cavalry losses (A28), and a rout at
-/// CH ≥ printed CR (10.8). True if it routed.
-pub fn take_ch(s: &mut State, name: &str, n: i32, dice: &mut dyn Dice, ev: &mut Vec<Event>) -> bool {
-    let Some(u) = s.unit(name).cloned() else { return false };
-    if n <= 0 || !u.alive() {
-        return false;
-    }
-    let ch = (u.ch + n).min(u.cr);
-    s.unit_mut(name).expect("unit").ch = ch;
-    ev.push(Event::all(format!("{name} takes {n} CH (now {ch} of {}).", u.cr)));
-    let enemy = s.other(&u.side);
-    // VP for the CH the counter can take, not those past its rout (A28).
-    let taken = ch - u.ch;
-    if u.cavalry() {
-        add_vp(s, enemy, taken * s.tables.victory.cavalry_per_ch, &format!("{taken} CH on the cavalry {name}"), ev);
-    }
-    if ch >= u.cr {
-        rout(s, name, dice, ev);
-        return true;
-    }
-    false
-}
-
-/// A unit routs (10.8): removed, VP to the enemy; Captains with it roll
-/// on the Wounds Table and escape (13.2.2).
-pub fn rout(s: &mut State, name: &str, dice: &mut dyn Dice, ev: &mut Vec<Event>) {
-    let Some(u) = s.unit(name).cloned() else { return };
-    let Some(at) = u.at() else { return };
-    s.unit_mut(name).expect("unit").hex = String::new();
-    ev.push(Event::all(format!("{name} routs and leaves the field (10.8).")));
-    let enemy = s.other(&u.side);
-    let vp = if u.cavalry() { s.tables.victory.cavalry_rout } else { s.tables.victory.foot_rout };
-    add_vp(s, enemy, vp, &format!("{name} routed"), ev);
-    if let Some(a) = s.act.as_mut() {
-        a.attacks.retain(|(x, t)| x != name && t != name);
-        a.carica.retain(|x| x != name);
-    }
-    for c in captains_in(s, at) {
-        if side_of_leader(s, &c).as_deref() == Some(u.side.as_str()) {
-            ev.push(Event::all(format!("{c} was with {name}: straight to the Captain Wounds Table (13.2.2).")));
-            if wounds_table(s, &c, dice, ev) {
-                escape(s, &c, at, ev);
-            }
-        }
-    }
-    standard_lost(s, name, at, dice, ev);
-    after_loss(s, &u.battle, ev);
-}
-
-/// 16.2.5, 15.1.1: the standard of a unit that routs is captured: 1 VL to
-/// the captor, and its side rolls a die: every one of its units within
-/// that many hexes suffers a Disorganization.
-fn standard_lost(s: &mut State, carrier: &str, at: Hex, dice: &mut dyn Dice, ev: &mut Vec<Event>) {
-    let Some(k) = s.standards.iter().position(|x| x.carrier == carrier && !x.captured) else { return };
-    s.standards[k].captured = true;
-    let (battle, side) = (s.standards[k].battle.clone(), s.standards[k].side.clone());
-    let captor = s.other(&side);
-    ev.push(Event::all(format!(
-        "{battle}'s standard falls with {carrier}: it is captured, 1 VL to the {} (16.2.5, 15.1.1).",
-        side_name(captor)
-    )));
-    *s.vl.entry(captor.to_string()).or_insert(0) += 1;
-    win_on_vl(s, captor, ev);
-    let radius = d6(dice, &format!("standard lost, {battle}: radius"), &Serves::low(&side));
-    let near: Vec<String> = s
-        .units
-        .iter()
-        .filter(|u| u.side == side && u.alive() && u.at().map(|h| s.grid().distance(h, at) <= radius).unwrap_or(false))
-        .map(|u| u.name.clone())
-        .collect();
-    ev.push(Event::all(format!(
-        "The {} roll {radius} for the lost standard: every unit of theirs within {radius} hexes of {at} suffers a Disorganization (15.1.1){}.",
-        side_name(&side),
-        if near.is_empty() { ": none" } else { "" }
-    )));
-    for n in near {
-        disorganize(s, &n, false, dice, ev);
-    }
-}
-
-/// 13.3.2: a Battle with no unit left leaves the game with its Captain.
-fn after_loss(s: &mut State, battle: &str, ev: &mut Vec<Event>) {
-    let any = s.units.iter().any(|u| u.battle == battle && u.alive());
-    if let Some(b) = s.battle_mut(battle) {
-        if !any && !b.removed {
-            b.removed = true;
-            b.captain.hex = String::new();
-            for q in b.squads.iter_mut() {
-                q.leader.hex = String::new();
-            }
-            ev.push(Event::all(format!("{battle}'s Battle has no unit left: its Captain leaves the game (13.3.2).")));
-        }
-    }
-}
-
-fn side_of_leader(s: &State, name: &str) -> Option<String> {
-    super::act::leader_side(s, name)
-}
-
-/// The Captain Wounds Table (13.2.1, reconstructed). True if he lives.
-pub fn wounds_table(s: &mut State, name: &str, dice: &mut dyn Dice, ev: &mut Vec<Event>) -> bool {
-    let Some(b) = s.battle_of_leader(name).cloned() else {
-        return true;
-    };
-    let squad = b.captain.name != name;
-    let wounded_cc = s.tables.wounds.wounded_cc;
-    let roll = d6(dice, &format!("wounds table, {name}"), &Serves::high(s.other(&b.side)));
-    let face = s.tables.wounds.faces.get((roll - 1) as usize).cloned().unwrap_or_else(|| "unhurt".into());
-    match face.as_str() {
-        "killed" => {
-            ev.push(Event::all(format!("Captain Wounds Table for {name}: {roll}, killed.")));
-            fall(s, &b.name, name, squad, dice, ev);
-            false
-        }
-        "wounded" if !squad => {
-            let bb = s.battle_mut(&b.name).expect("battle");
-            bb.cc = (bb.cc - wounded_cc).max(1);
-            let cc = bb.cc;
-            ev.push(Event::all(format!("Captain Wounds Table for {name}: {roll}, wounded: his CC falls to {cc}.")));
-            true
-        }
-        _ => {
-            ev.push(Event::all(format!(
-                "Captain Wounds Table for {name}: {roll}, {}.",
-                if squad && face == "wounded" { "wounded, which a Squad Leader ignores (14.2.3)" } else { "unhurt" }
-            )));
-            true
-        }
-    }
-}
-
-/// A Captain or Squad Leader killed or captured (13.3, 13.3.1, 14.2.3,
-/// 15.1.1, A66).
-pub fn fall(s: &mut State, battle: &str, name: &str, squad: bool, dice: &mut dyn Dice, ev: &mut Vec<Event>) {
-    let Some(b) = s.battle(battle).cloned() else { return };
-    let enemy = s.other(&b.side);
-    if squad {
-        add_vp(s, enemy, s.tables.victory.squad_leader, &format!("the Squad Leader {name} fell"), ev);
-        let bb = s.battle_mut(battle).expect("battle");
-        let q = bb.squads.iter_mut().find(|q| q.leader.name == name).expect("squad");
-        replace(&mut q.leader, ev);
-        let letter = q.letter.clone();
-        seat(s, battle, &letter, ev);
-        return;
-    }
-    if s.automatic_defeat.iter().any(|x| x == name) && s.outcome.is_none() {
-        let why = format!("{name} is eliminated ({})", s.rule("S2.9", "S4.8"));
-        ev.push(Event::all(format!("{why}: {} wins.", side_name(enemy))));
-        s.outcome = Some(Outcome { winner: Some(enemy.to_string()), reason: why, also: Vec::new() });
-        s.pending = Pending::Over;
-        return;
-    }
-    if b.captain.combat > 0 {
-        let roll = d6(dice, &format!("VP for {name} (bonus {})", b.captain.combat), &Serves::high(enemy));
-        add_vp(s, enemy, roll * b.captain.combat, &format!("{name} fell: {roll} x {}", b.captain.combat), ev);
-    }
-    let bb = s.battle_mut(battle).expect("battle");
-    bb.cc = ((bb.cc + 1) / 2).max(1);
-    let cc = bb.cc;
-    ev.push(Event::all(format!("{battle}'s CC is halved to {cc} (13.3.1).")));
-    replace(&mut bb.captain, ev);
-    bb.adjutant = true;
-    seat(s, battle, "", ev);
-}
-
-/// Turn the counter to its Adjutant side (13.3), or take him off.
-fn replace(l: &mut Leader, ev: &mut Vec<Event>) {
-    // The counter stays on its Adjutant side: an Adjutant who falls is
-    // replaced again (A29).
-    match l.adjutant.clone() {
-        Some(d) if d.name == l.name => {
-            ev.push(Event::all(format!("Another {} takes command (13.3, A29).", d.name)));
-        }
-        Some(d) => {
-            ev.push(Event::all(format!("{} takes the place of {} (13.3).", d.name, l.name)));
-            l.name = d.name;
-            l.combat = d.combat;
-            l.radius = d.radius;
-        }
-        None => {
-            ev.push(Event::all(format!("{} has no one left to replace him.", l.name)));
-            l.hex = String::new();
-        }
-    }
-}
-
-/// Place a replacement with the unit of his Battle (squad) nearest where
-/// the fallen stood (the default of brief 3.6).
-fn seat(s: &mut State, battle: &str, squad: &str, ev: &mut Vec<Event>) {
-    let Some(b) = s.battle(battle).cloned() else { return };
-    let l = if squad.is_empty() {
-        b.captain.clone()
-    } else {
-        b.squads.iter().find(|q| q.letter == squad).expect("squad").leader.clone()
-    };
-    let Some(was) = Hex::parse(&l.hex) else { return };
-    let g = s.grid();
-    // The owner's ADJUTANT line, if its unit stands (13.3: "of your
-    // choice"); else the nearest unit of the Battle (brief 3.6).
-    let chosen = squad
-        .is_empty()
-        .then(|| s.policies.get(&b.side).and_then(|p| p.adjutant.get(battle)).cloned())
-        .flatten()
-        .and_then(|u| s.unit(&u).filter(|u| u.battle == battle).and_then(|u| u.at()));
-    let best = chosen.or_else(|| {
-        s.units
-            .iter()
-            .filter(|u| u.alive() && u.battle == battle && (squad.is_empty() || u.squad == squad))
-            .filter_map(|u| u.at())
-            .min_by_key(|h| (g.distance(was, *h), *h))
-    });
-    let bb = s.battle_mut(battle).expect("battle");
-    let l = if squad.is_empty() {
-        &mut bb.captain
-    } else {
-        &mut bb.squads.iter_mut().find(|q| q.letter == squad).expect("squad").leader
-    };
-    match best {
-        Some(h) => {
-            l.hex = h.to_string();
-            ev.push(Event::all(format!("{} is placed with his Battle's unit in {h}.", l.name)));
-        }
-        None => l.hex = String::new(),
-    }
-}
-
-/// A Captain's escape with 5 MP (13.2.2, 13.2.5): to the nearest hex
-/// holding a unit of his side not beside an enemy, else the nearest hex
-/// not beside one; none: captured.
-pub fn escape(s: &mut State, name: &str, from: Hex, ev: &mut Vec<Event>) {
-    let Some(side) = side_of_leader(s, name) else { return };
-    let mine = s.battle_of_leader(name).map(|b| b.name.clone()).unwrap_or_default();
-    // Never through an enemy unit, nor into an empty hex in an enemy
-    // cavalry ZOC (13.1.1, 13.1.2).
-    let reach = s.grid().reach(
-        from,
-        s.tables.movement.captain as u32,
-        |f, n| match s.unit_at(n) {
-            Some(u) if u.side != side => None,
-            None if s.enemy_zoc(n, &side, true) => None,
-            _ => s.step(f, n, true).map(|c| c as u32),
-        },
-        |_| false,
-    );
-    let safe =
-        |h: &Hex| *h != from && !s.adjacent_enemy(*h, &side) && s.unit_at(*h).map(|u| u.side == side).unwrap_or(true);
-    let nearest = |ok: &dyn Fn(&Hex) -> bool| {
-        reach.iter().filter(|(h, _)| safe(h) && ok(h)).min_by_key(|(h, r)| (r.cost, **h)).map(|(h, _)| *h)
-    };
-    // The owner's ESCAPE line, where it is reachable and safe; else the
-    // nearest unit of his Battle, else the nearest safe hex (brief 3.6).
-    let wish = s
-        .policies
-        .get(&side)
-        .filter(|_| s.battle(&mine).map(|b| b.captain.name == name).unwrap_or(false))
-        .and_then(|p| p.escape.get(&mine))
-        .and_then(|h| Hex::parse(h))
-        .filter(|h| reach.contains_key(h) && safe(h));
-    let dest = wish.or_else(|| {
-        nearest(&|h: &Hex| s.unit_at(*h).map(|u| u.battle == mine).unwrap_or(false))
-            .or_else(|| nearest(&|_: &Hex| true))
-    });
-    let battle = s.battle_of_leader(name).map(|b| b.name.clone()).expect("leader's battle");
-    let squad = s.battle(&battle).map(|b| b.captain.name != name).unwrap_or(false);
-    match dest {
-        Some(h) => {
-            let bb = s.battle_mut(&battle).expect("battle");
-            let l = if squad {
-                &mut bb.squads.iter_mut().find(|q| q.leader.name == name).expect("squad").leader
-            } else {
-                &mut bb.captain
-            };
-            l.hex = h.to_string();
-            ev.push(Event::all(format!("{name} escapes from {from} to {h} (13.2.2).")));
-        }
-        None => {
-            ev.push(Event::all(format!("{name} cannot leave {from} and is captured (13.2.2).")));
-            // A capture is a fall (13.3); its VP die is rolled where the
-            // dice are, in `capture_pending`. Taken, he leaves the hex at
-            // once: nothing else may make him escape again.
-            s.captured.push((name.to_string(), from.to_string()));
-            move_leader(s, name, None);
-        }
-    }
-}
-
 /// The melee segment (4.0 s5) for the attacks declared so far.
 pub fn segment(s: &mut State, dice: &mut dyn Dice, ev: &mut Vec<Event>) {
     let Some(act) = s.act.clone() else { return };
@@ -377,7 +56,7 @@ pub fn segment(s: &mut State, dice: &mut dyn Dice, ev: &mut Vec<Event>) {
     // The order: COMBAT lines first, then first declaration (10.5.2).
     let mut targets: Vec<Combat> = Vec::new();
     for c in &act.combats {
-        if let Some(name) = super::act::resolve_target(s, &c.target, &act.role) {
+        if let Some(name) = effects::resolve_target(s, &c.target, &act.role) {
             if !targets.iter().any(|x| x.target == name) {
                 targets.push(Combat { target: name, ..c.clone() });
             }
@@ -459,7 +138,7 @@ fn one(s: &mut State, fight: &Combat, dice: &mut dyn Dice, ev: &mut Vec<Event>) 
             let u = s.unit(&a).cloned().expect("attacker");
             let ah = u.at().expect("alive");
             if !u.cavalry() && s.front_hexes(&d).contains(&ah) && u.armour_rank() <= d.armour_rank() {
-                let (roll, said) = super::act::morale(s, &u, "morale before melee", dice);
+                let (roll, said) = effects::morale(s, &u, "morale before melee", dice);
                 let bad = roll > u.q();
                 ev.push(Event::all(format!(
                     "{a}, on foot, attacks the front of the cavalry {target}: {said} against quality {}: {} (12.1.5).",
@@ -481,7 +160,7 @@ fn one(s: &mut State, fight: &Combat, dice: &mut dyn Dice, ev: &mut Vec<Event>) 
     for a in attackers.clone() {
         let u = s.unit(&a).cloned().expect("attacker");
         let Some(ah) = u.at() else { continue };
-        if let Some(what) = super::act::entry_disorganizes(s, &u, ah, dh).filter(|_| !u.disorganized) {
+        if let Some(what) = effects::entry_disorganizes(s, &u, ah, dh).filter(|_| !u.disorganized) {
             ev.push(Event::all(format!("{a} attacks into terrain that Disorganizes it, as if it {what} (10.6.1).")));
             disorganize(s, &a, false, dice, ev);
         }
@@ -707,7 +386,7 @@ pub fn advance(s: &mut State, name: &str, into: Hex, face: Option<Vertex>, dice:
     if s.step(from, into, l.cavalry()).is_none() {
         return;
     }
-    super::act::arrive(s, name, into, ev);
+    effects::arrive(s, name, into, ev);
     for who in captains_in(s, from) {
         if side_of_leader(s, &who).as_deref() == Some(l.side.as_str()) {
             move_leader(s, &who, Some(into));
@@ -725,25 +404,10 @@ pub fn advance(s: &mut State, name: &str, into: Hex, face: Option<Vertex>, dice:
             )));
         }
     }
-    super::act::terrain_entry(s, name, from, into, dice, ev);
+    effects::terrain_entry(s, name, from, into, dice, ev);
     if s.unit(name).map(|u| u.alive()).unwrap_or(false) {
-        super::act::reaction_pivots(s, name, dice, ev);
-        super::act::release_near(s, into, &l.side, ev);
-    }
-}
-
-/// Put a leader in a hex, or off the map (`None`).
-fn move_leader(s: &mut State, name: &str, to: Option<Hex>) {
-    let id = to.map(|h| h.to_string()).unwrap_or_default();
-    for b in s.battles.iter_mut() {
-        if b.captain.name == name {
-            b.captain.hex = id.clone();
-        }
-        for q in b.squads.iter_mut() {
-            if q.leader.name == name {
-                q.leader.hex = id.clone();
-            }
-        }
+        effects::reaction_pivots(s, name, dice, ev);
+        effects::release_near(s, into, &l.side, ev);
     }
 }
 
@@ -772,7 +436,7 @@ fn retreat(s: &mut State, name: &str, from_attacker: Hex, dice: &mut dyn Dice, e
     };
     match pick {
         Some(h) => {
-            super::act::arrive(s, name, h, ev);
+            effects::arrive(s, name, h, ev);
             for c in captains_in(s, at) {
                 if side_of_leader(s, &c).as_deref() == Some(u.side.as_str()) {
                     move_leader(s, &c, Some(h));
@@ -780,7 +444,7 @@ fn retreat(s: &mut State, name: &str, from_attacker: Hex, dice: &mut dyn Dice, e
             }
             ev.push(Event::all(format!("{name} retreats from {at} to {h} (10.7.1).")));
             if s.policies.get(&u.side).map(|p| p.retreat == "turn").unwrap_or(false) {
-                let v = super::act::toward(s, h, from_attacker, u.facing);
+                let v = effects::toward(s, h, from_attacker, u.facing);
                 if v != u.facing {
                     s.unit_mut(name).expect("unit").facing = v;
                     ev.push(Event::all(format!(
@@ -790,9 +454,9 @@ fn retreat(s: &mut State, name: &str, from_attacker: Hex, dice: &mut dyn Dice, e
                 }
             }
             s.marks.push(h.to_string());
-            super::act::terrain_entry(s, name, at, h, dice, ev);
+            effects::terrain_entry(s, name, at, h, dice, ev);
             if s.unit(name).map(|u| u.alive()).unwrap_or(false) {
-                super::act::release_near(s, h, &u.side, ev);
+                effects::release_near(s, h, &u.side, ev);
             }
         }
         None => {

@@ -14,11 +14,13 @@
 mod act;
 mod data;
 mod demo;
+mod effects;
 mod flow;
 mod free;
 mod melee;
 mod orders;
 mod random;
+mod receipt;
 mod rows;
 mod view;
 
@@ -965,7 +967,7 @@ impl Rules for Braccio {
     }
 
     fn validate(&self, s: &State, role: &str, orders: &[Order]) -> Vec<(usize, Problem)> {
-        flow::validate(s, role, orders)
+        receipt::validate(s, role, orders)
     }
 
     fn default_orders(&self, s: &State, role: &str) -> Vec<Order> {

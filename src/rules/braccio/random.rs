@@ -2,7 +2,7 @@
 //! conformance test: plans that close with the enemy, fire, attack and
 //! charge, chain Continuums and set policies.
 
-use super::flow::{can_activate, can_continuum, can_interrupt, eligible};
+use super::flow::{can_activate, can_continuum, can_interrupt, confusion_default, eligible};
 use super::orders::{PolicyLine, Step};
 use super::*;
 
@@ -90,14 +90,6 @@ fn opening_charges(s: &State, battle: &str) -> Vec<Order> {
             Some(Order::Charge { unit: u.name.clone(), path: Vec::new(), attack: t.to_string() })
         })
         .collect()
-}
-
-/// The Confusion's default (brief 3.6): the opposing Battle, not in
-/// reserve, with the lowest CC, the first in scenario order on a tie.
-pub fn confusion_default(s: &State, role: &str) -> Option<String> {
-    super::flow::confusable(s, role)
-        .into_iter()
-        .min_by_key(|b| (s.battle(b).map(|x| x.cc).unwrap_or(0), s.battles.iter().position(|x| &x.name == b)))
 }
 
 fn pick_of<'a, T>(v: &'a [T], pick: &mut dyn FnMut(usize) -> usize) -> Option<&'a T> {
@@ -273,7 +265,7 @@ pub fn plan_with(s: &State, battle: &str, op: i32, eager: bool, pick: &mut dyn F
         if let Some(l) = leader {
             out.push(Order::Squad { leader: l });
         }
-        let command = super::act::in_command(s, battle, &letter);
+        let command = super::effects::in_command(s, battle, &letter);
         for u in s.units.iter().filter(|u| u.battle == battle && u.squad == letter && u.alive() && !u.ordered) {
             // A unit out of command is left where it is: its move (2 OP)
             // must end in command when it can (5.1.3), which random play
@@ -331,7 +323,7 @@ fn unit_order(s: &State, u: &Unit, bold: bool, pick: &mut dyn FnMut(usize) -> us
         let targets: Vec<&Unit> = s
             .units
             .iter()
-            .filter(|e| e.alive() && e.side != u.side && super::act::can_fire(s, u, e.at().expect("alive")).is_ok())
+            .filter(|e| e.alive() && e.side != u.side && super::effects::can_fire(s, u, e.at().expect("alive")).is_ok())
             .collect();
         if let Some(t) = pick_of(&targets, pick) {
             return Some(Order::Fire { unit: u.name.clone(), face: None, at: t.name.clone() });

@@ -85,7 +85,7 @@ pub fn board(s: &State, title: String) -> HexBoard {
             g => g,
         };
         let unit = s.unit_at(h);
-        let leaders = super::act::captains_in(s, h);
+        let leaders = super::effects::captains_in(s, h);
         // A rally standard (S2.5), or an army's standard with its carrier
         // (16.2).
         let standard = s

@@ -273,7 +273,10 @@ pub fn counters(c: &CountersFile) -> Result<Vec<Unit>, String> {
     Ok(out)
 }
 
-pub fn setup(scenario: &str) -> Result<State, String> {
+/// A scenario's opening state. A "deployed" start plays the set-up steps
+/// with the orders `defaults` gives each side (the caller's: the default
+/// orders are the rules', not the data's).
+pub fn setup(scenario: &str, defaults: fn(&State, &str) -> Vec<Order>) -> Result<State, String> {
     let base = scenario.split('+').next().unwrap_or(scenario);
     let sc = SCENARIOS.iter().find(|s| s.name == base).ok_or_else(|| format!("no scenario {base:?}"))?;
     let m = map_file(&sc.map)?;
@@ -312,11 +315,11 @@ pub fn setup(scenario: &str) -> Result<State, String> {
         "deployed" => {
             let mut ev = Vec::new();
             let both: BTreeMap<String, Vec<Order>> =
-                SIDES.iter().map(|side| (side.to_string(), super::random::defaults(&s, side))).collect();
+                SIDES.iter().map(|side| (side.to_string(), defaults(&s, side))).collect();
             garrison(&mut s, &both, &mut ev);
             while s.phase == Phase::Placement {
                 let side = s.active.clone();
-                let orders = super::random::defaults(&s, &side);
+                let orders = defaults(&s, &side);
                 placement(&mut s, &orders, &mut ev);
             }
         }
@@ -512,7 +515,7 @@ mod tests {
 
     #[test]
     fn a_side_without_cities_or_fortresses_is_not_awaited_for_garrisons() {
-        let mut s = setup("standard").unwrap();
+        let mut s = setup("standard", super::super::random::defaults).unwrap();
         for h in s.hexes.iter_mut().filter(|h| h.owner == ORF && (h.terrain == "city" || h.terrain == "fortress")) {
             h.terrain = "plain".into();
         }
@@ -522,10 +525,10 @@ mod tests {
     #[test]
     fn every_scenario_sets_up() {
         for sc in SCENARIOS.iter() {
-            let s = setup(&sc.name).unwrap();
+            let s = setup(&sc.name, super::super::random::defaults).unwrap();
             assert!(s.units.len() == 62, "{}", sc.name);
         }
-        let s = setup("deployed").unwrap();
+        let s = setup("deployed", super::super::random::defaults).unwrap();
         assert_eq!(s.phase, Phase::Move);
         assert!(s.units.iter().all(|u| u.on_map()), "every counter is placed");
     }

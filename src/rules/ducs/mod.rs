@@ -507,7 +507,7 @@ impl Rules for Ducs {
     }
 
     fn setup(&self, scenario: &str) -> Result<State, String> {
-        data::setup(scenario)
+        data::setup(scenario, random::defaults)
     }
 
     fn awaited(&self, s: &State) -> Awaited {

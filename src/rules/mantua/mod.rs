@@ -942,6 +942,9 @@ impl Rules for Mantua {
     }
 
     fn parse(&self, s: &State, role: &str, line: &str) -> Result<Order, Problem> {
+        if s.phase == Phase::Battle {
+            return battle::parse(s, role, line.trim());
+        }
         orders::parse(s, role, line)
     }
 

@@ -228,11 +228,9 @@ pub fn verbs() -> impl Iterator<Item = &'static str> {
     FORMS.iter().map(|f| f.verb)
 }
 
+/// Reads a manoeuvre order; a battle's orders are `battle::parse`'s.
 pub fn parse(s: &State, role: &str, line: &str) -> Result<Order, Problem> {
     let line = line.trim();
-    if s.phase == Phase::Battle {
-        return super::battle::parse(s, role, line);
-    }
     let Some(l) = Line::new(line) else { return Err(Problem::new("empty line")) };
     let (word, rest) = (l.key(), l.rest);
     let allowed = syntax(&s.phase, role);
