@@ -22,6 +22,10 @@ pub struct Cli {
     /// Data folder: games, mail, spool.
     #[arg(long, global = true, default_value = "adjutant-data")]
     data: PathBuf,
+    /// Log errors only (`run` logs what it does by default; ADJUTANT_LOG,
+    /// e.g. `debug`, overrides both).
+    #[arg(short, long, global = true)]
+    quiet: bool,
     #[command(subcommand)]
     cmd: Cmd,
 }
@@ -32,20 +36,30 @@ enum Cmd {
     Rulesets,
     /// Create a game, print its id, queue the welcome mail and first prompts.
     New {
+        /// The ruleset: mantua, leaguer, ducs, tacticum or braccio
+        /// (`adjutant rulesets` lists them with their scenarios).
         ruleset: String,
+        /// A scenario of the ruleset, with variants added by `+`
+        /// (default: the ruleset's first).
         #[arg(long)]
         scenario: Option<String>,
-        /// ROLE=EMAIL, once per role.
+        /// ROLE=EMAIL, once per role; every role of the scenario needs a
+        /// player.
         #[arg(long = "player", value_name = "ROLE=EMAIL")]
         players: Vec<String>,
-        #[arg(long)]
+        /// The moderator's address: gets the moderator's view and may send
+        /// moderator commands (PAUSE, EXTEND, REPLACE, RESOLVE NOW…).
+        #[arg(long, value_name = "EMAIL")]
         gm: Option<String>,
-        /// Length of each step, e.g. 72h, 3d.
+        /// Length of each step, e.g. 72h, 3d (default: the [deadlines]
+        /// policy of the configuration; none there: no deadline).
         #[arg(long)]
         deadline: Option<String>,
         /// committed (verifiable) or declared (physical dice, stated by the moderator).
         #[arg(long, default_value = "committed")]
         dice: String,
+        /// The game's id, used in its address and mail subjects (default:
+        /// the ruleset's name and six random hex digits).
         #[arg(long)]
         id: Option<String>,
     },
@@ -142,9 +156,16 @@ pub fn main() -> i32 {
             return if e.use_stderr() { 2 } else { 0 };
         }
     };
+    // The daemon says what it does (listening, passes with work, sends,
+    // errors); a one-shot command speaks only of trouble.
+    let level = match (&cli.cmd, cli.quiet) {
+        (_, true) => "error",
+        (Cmd::Run { .. }, false) => "info",
+        _ => "warn",
+    };
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
-        .with_env_filter(tracing_subscriber::EnvFilter::try_from_env("ADJUTANT_LOG").unwrap_or_else(|_| "warn".into()))
+        .with_env_filter(tracing_subscriber::EnvFilter::try_from_env("ADJUTANT_LOG").unwrap_or_else(|_| level.into()))
         .init();
     match run(cli) {
         Ok(code) => code,
@@ -275,7 +296,17 @@ fn run(cli: Cli) -> Result<i32> {
                             } else {
                                 format!("awaits {}", waits.join(", "))
                             },
-                            l.desk.deadline_at.as_deref().map(|d| format!("  by {d}")).unwrap_or_default(),
+                            // To the minute, in the operator's zone; an
+                            // ended game has no deadline left.
+                            l.desk
+                                .deadline_at
+                                .as_deref()
+                                .filter(|_| !l.game.ended)
+                                .map(|d| format!(
+                                    "  by {}",
+                                    crate::desk::deadlines::show(d, Some(&desk.cfg.deadlines.zone))
+                                ))
+                                .unwrap_or_default(),
                             if l.desk.paused { "  PAUSED" } else { "" }
                         );
                     }

@@ -53,6 +53,11 @@ impl Desk {
         self.check_games()?;
         match self.cfg.inbound.clone() {
             Inbound::Maildir { .. } => {
+                info!(
+                    inbox = %self.inbox_path().display(),
+                    every_seconds = self.cfg.limits.poll_seconds,
+                    "watching the Maildir"
+                );
                 let mut failing = Retry::new(60);
                 while !stop.load(Ordering::SeqCst) {
                     let r = MaildirInbox::open(&self.inbox_path(), self.cfg.limits.group_messages)
@@ -85,8 +90,16 @@ impl Desk {
     }
 
     fn after_pass(&self, r: &PassReport) {
-        if r.messages > 0 || r.resolved > 0 {
-            info!(?r, "pass");
+        if r.messages > 0 || r.resolved > 0 || r.sent > 0 {
+            info!(
+                messages = r.messages,
+                accepted = r.accepted,
+                rejected = r.rejected,
+                refused = r.refused,
+                resolved = r.resolved,
+                sent = r.sent,
+                "pass"
+            );
         }
     }
 
@@ -120,7 +133,7 @@ impl Desk {
                     continue;
                 }
             };
-            info!(host = %c.host, "IMAP connected");
+            info!(host = %c.host, folder = %c.folder, idle = c.idle, "IMAP connected; watching the folder");
             if let Err(e) = imap::ensure_folder(&mut s, &c.processed_folder) {
                 warn!(error = %e, retry_in = connecting.secs, "cannot create the processed folder");
                 let _ = s.logout();

@@ -126,7 +126,7 @@ impl Policy {
 pub fn show(at: &str, zone: Option<&str>) -> String {
     let Ok(t) = DateTime::parse_from_rfc3339(at) else { return at.to_string() };
     let utc = t.with_timezone(&Utc);
-    match zone.and_then(|z| z.parse::<Tz>().ok()) {
+    match zone.and_then(|z| z.parse::<Tz>().ok()).filter(|tz| *tz != Tz::UTC) {
         Some(tz) => format!("{} ({})", utc.with_timezone(&tz).format("%a %d %b %Y %H:%M %Z"), utc.format("%H:%M UTC")),
         None => utc.format("%a %d %b %Y %H:%M UTC").to_string(),
     }
