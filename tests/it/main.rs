@@ -22,5 +22,6 @@ mod stack;
 mod support;
 mod tacticum;
 mod tamper;
+mod tidy;
 mod verify;
 mod witness;
