@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every test adjutant has: formatting, lints, unit tests, the integration
+# Every test adjutant has: formatting, lints, the API docs, unit tests, the integration
 # tests (tests/it, including those of the mail path against a real Postfix
 # and Dovecot started on loopback by scripts/with-mailstack.sh), and the
 # adjudication cases (tests/cases). This is the README's test command and
@@ -9,6 +9,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo fmt -- --check
 cargo clippy --all-targets -- -D warnings
+# The API docs build without a broken link or a stray tag.
+RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --quiet
 # Headless Chromium (Debian's package) renders the fairness report in a test.
 if [ "$(id -u)" = 0 ] && ! [ -x /usr/bin/chromium ]; then
     apt-get -o DPkg::Lock::Timeout=600 install -y --no-install-recommends chromium >/dev/null ||

@@ -108,7 +108,7 @@ impl Desk {
         }
     }
 
-    /// The referee's REANCHOR ([`Referee::reanchor`]) on a loaded game:
+    /// The referee's REANCHOR ([`super::Referee::reanchor`]) on a loaded game:
     /// the journal's end accepted, the moderator's notice forgotten.
     pub fn reanchor(&self, l: &mut Loaded, batch: &mut Batch, found: &str, reason: &str, by: &str) {
         let end = (l.journal.last_seq, l.journal.last_hash.clone());

@@ -43,7 +43,7 @@ pub fn keyword<'a>(text: &'a str, kw: &str) -> Option<&'a str> {
 }
 
 /// `text` without a leading keyword `kw` if it has one, else `text`: for
-/// optional words ("FIRE DUTY <unit>" or "FIRE <unit>", "ESCAPE TO X").
+/// optional words (`FIRE DUTY <unit>` or `FIRE <unit>`, `ESCAPE TO X`).
 pub fn optional<'a>(text: &'a str, kw: &str) -> &'a str {
     keyword(text, kw).unwrap_or(text.trim())
 }
