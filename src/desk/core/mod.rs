@@ -18,6 +18,8 @@ pub mod secrets;
 pub mod seen;
 pub mod state;
 pub mod steps;
+#[cfg(test)]
+mod tests;
 
 use crate::config::Config;
 use crate::engine::Game;
