@@ -427,7 +427,7 @@ def verify_journal(path):
     shown = show(fails, shown)
     # 3. Salts, links, seeds, draws, step by step; the links of each stream
     # checked first, as one chain from its anchor.
-    # Renewed chains (DESIGN 4.1): step base + i uses link i of the chain
+    # Renewed chains (docs/dice-v1.md, Commitment): step base + i uses link i of the chain
     # whose anchor a `renewed` entry committed after step `base`.
     renewals = {}
     for e in entries[1:]:

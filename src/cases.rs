@@ -1,4 +1,4 @@
-//! Data-driven adjudication cases (DESIGN.md 7): one TOML file a case, run
+//! Data-driven adjudication cases (docs/cases.md): one TOML file a case, run
 //! three ways (directly, through a journal and its replay, and resumed from
 //! a snapshot after every step) which must agree.
 //!

@@ -1,4 +1,4 @@
-//! The command line (DESIGN.md 2). Only this module and `main` use anyhow;
+//! The command line (README.md). Only this module and `main` use anyhow;
 //! every error is printed with what would be accepted, and mapped to an exit
 //! code.
 

@@ -1,4 +1,4 @@
-//! Verifiable dice, scheme `dice-v1` (DESIGN.md section 4): hash-chain
+//! Verifiable dice, scheme `dice-v1` (docs/dice-v1.md): hash-chain
 //! commitments, seed derivation, and the draws made from a seeded stream.
 //!
 //! Nothing here touches the OS RNG or the clock: the chain tops are handed in
@@ -91,7 +91,7 @@ pub fn from_hex(s: &str) -> Option<Link> {
     v.try_into().ok()
 }
 
-/// A random stream (DESIGN 4): the public one, each role's private one,
+/// A random stream (docs/dice-v1.md): the public one, each role's private one,
 /// the moderator's. Written `public`, `role:<role>`, `gm` in journals and
 /// mail.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -134,7 +134,7 @@ pub fn stream_names(roles: &[String]) -> Vec<String> {
     v.iter().map(|s| s.to_string()).collect()
 }
 
-/// `seed[σ][k]` exactly as DESIGN.md 4.3: salts are taken for every role in
+/// `seed[σ][k]` exactly as docs/dice-v1.md (Seed of stream σ for step k): salts are taken for every role in
 /// ascending byte order, an absent salt counting as empty.
 pub fn seed(game: &str, step: u32, stream: &str, link: &Link, salts: &BTreeMap<String, String>) -> Link {
     let mut h = Sha256::new();

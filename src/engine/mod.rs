@@ -161,7 +161,7 @@ pub struct RulesetInfo {
     pub step_limit: Option<u32>,
 }
 
-/// The words that make a line of a reply an order attempt (DESIGN 6): a
+/// The words that make a line of a reply an order attempt (docs/mail.md): a
 /// line that starts with one of the ruleset's verbs (or a near miss of
 /// one) or names one of the role's units is parsed, and refused if bad;
 /// other free text ("Hi,", "Thanks!") is ignored and quoted back.

@@ -202,7 +202,7 @@ pub struct Ended {
 }
 
 /// `renewed`: fresh dice chains, committed before the ones in use run out
-/// (DESIGN 4.1). Step `base + i` uses link `i` of these chains; their
+/// (docs/dice-v1.md, Commitment). Step `base + i` uses link `i` of these chains; their
 /// anchors are mailed to every player with this entry.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Renewed {

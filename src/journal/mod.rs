@@ -1,4 +1,4 @@
-//! The game journal (DESIGN.md 5): an append-only, hash-chained list of TOML
+//! The game journal (docs/journal-v1.md): an append-only, hash-chained list of TOML
 //! `[[entry]]` tables, fsynced before anything that depends on it; plus the
 //! atomic file writes the snapshot and secrets use.
 

@@ -101,7 +101,7 @@ pub fn parse(raw: &[u8]) -> Inbound {
     inb
 }
 
-/// DESIGN.md 6, loop safety: never answer automatic mail.
+/// docs/mail.md, loop safety: never answer automatic mail.
 fn automatic(m: &mail_parser::Message, from: Option<&str>) -> Option<String> {
     if let Some(v) = m.header_raw("Auto-Submitted") {
         let v = v.trim().to_ascii_lowercase();

@@ -123,7 +123,7 @@ pub(crate) fn play_scenario(
                 .check(role, &numbered)
                 .unwrap_or_else(|e| panic!("{id} step {}: random orders {lines:?} refused: {e:?}", game.step));
             // Keywords and names in any letter case, and names with
-            // accents, read the same order (DESIGN 6).
+            // accents, read the same order (docs/mail.md).
             let vocab = game.vocabulary(role);
             let name_words: Vec<String> =
                 vocab.names.iter().flat_map(|n| n.split_whitespace().map(|w| w.to_lowercase())).collect();

@@ -33,7 +33,7 @@ fn vector_seed_faces_and_shuffle() {
 
 #[test]
 fn vector_seed_matches_the_spec_byte_layout() {
-    // The seed recomputed from the byte layout written in DESIGN.md 4.3,
+    // The seed recomputed from the byte layout written in docs/dice-v1.md (Seed of stream σ for step k),
     // without calling dice::seed.
     use sha2::{Digest, Sha256};
     let top = dice::sha256(b"adjutant dice-v1 test vector");
@@ -69,7 +69,7 @@ fn committed_draws_are_labelled_and_counted_per_stream() {
 }
 
 // Cross-checked with an independent pure-Python ChaCha20 + hashlib
-// implementation of DESIGN.md section 4 (chain length 16, game
+// implementation of docs/dice-v1.md (chain length 16, game
 // "vector-game", step 1, stream "public", salts austria="salt-a", france="").
 const ANCHOR: &str = "6dae9cb320c967401c9ac60e07e39581a3fca527ca62b45938e994f9b6436c47";
 const LINK1: &str = "f224f355ee951ad2e4de6a662489c0cb38ff52033c5b245f7bd0f50e47c9bdb2";

@@ -1,4 +1,4 @@
-//! Chain renewal (DESIGN 4.1): a game outlives its dice chains. Before a
+//! Chain renewal (docs/dice-v1.md, Commitment): a game outlives its dice chains. Before a
 //! chain runs out, fresh anchors are committed in the journal and mailed to
 //! every player; `audit`, `adjutant verify` (from each player's Maildir)
 //! and `scripts/verify_dice.py` all follow the renewals.

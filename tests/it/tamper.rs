@@ -1,4 +1,4 @@
-//! The operator's disk tampered with (DESIGN 5, issue 13): a journal cut at
+//! The operator's disk tampered with (docs/journal-v1.md, the tip): a journal cut at
 //! an entry boundary, a forged snapshot, changed or missing secrets. Each is
 //! reported or refused by name; none lets the game go on from a false
 //! history or another player play a side.

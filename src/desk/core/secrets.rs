@@ -18,7 +18,7 @@ pub struct Secrets {
     /// link costs at most 100 hashes instead of up to the chain's length.
     #[serde(default)]
     pub checkpoints: BTreeMap<String, Vec<String>>,
-    /// The chains committed when the ones before ran out (DESIGN 4.1), in
+    /// The chains committed when the ones before ran out (docs/dice-v1.md, Commitment), in
     /// order: each serves the L steps after its base.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub renewals: Vec<Chain>,

@@ -265,7 +265,7 @@ impl Referee<'_> {
     }
 
     /// Step `k` used the last link of the chains: commit fresh ones for the
-    /// steps after it (DESIGN 4.1), before any order for step `k + 1` can
+    /// steps after it (docs/dice-v1.md, Commitment), before any order for step `k + 1` can
     /// be accepted. The new tops go into the batch's secrets, which the
     /// shell writes (fsynced) before its entries; the anchors go into the
     /// journal with this step and out to every player and the moderator.

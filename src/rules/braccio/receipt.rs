@@ -13,7 +13,7 @@ use super::flow::{
 use super::orders::Step;
 use super::*;
 
-/// Check a submission (all or nothing, DESIGN 6): the header the step
+/// Check a submission (all or nothing, docs/mail.md): the header the step
 /// asks for, then the plan's lines against the Battle that will act.
 pub fn validate(s: &State, role: &str, orders: &[Order]) -> Vec<(usize, Problem)> {
     let mut out = Vec::new();

@@ -97,7 +97,7 @@ pub fn find(names: &[&str], query: &str, what: &str) -> Result<usize, Problem> {
     Err(p)
 }
 
-/// Does a line of a reply look like an order attempt (DESIGN 6)? Its first
+/// Does a line of a reply look like an order attempt (docs/mail.md)? Its first
 /// word is one of `verbs` or a near miss of one (a typo: one edit in a word
 /// of four letters or more, two in one of seven or more), or it names one
 /// of `names` (anywhere, as whole words), or its first word begins one of

@@ -1,4 +1,4 @@
-//! Reading an order line: its verb, keywords in any letter case (DESIGN 6),
+//! Reading an order line: its verb, keywords in any letter case (docs/mail.md),
 //! the text between keywords, comma lists and numbers in a range. Names
 //! are matched by `names::find`. Every ruleset reads its lines with these,
 //! so no game strips a keyword by hand in one letter case or two.
