@@ -468,6 +468,21 @@ def verify_journal(path):
                     salts[e["role"]] = e.get("salt", "")
             elif kind == "ended":
                 ended = True
+            elif kind == "rolled_back":
+                # The moderator took the game back to a step's opening: the
+                # reopened step takes the next number whose links were never
+                # revealed (no die is drawn twice), salts given for the open
+                # step are void, and an ended game is open again. The
+                # undone steps' draws were checked above and stay checked;
+                # the state it restores is the Rust audit's to check.
+                k = e.get("step")
+                if k != open_step:
+                    fails.append(f"entry seq {seq}: a rollback reopens as step {k}, where step {open_step} is "
+                                 "the next whose dice were never drawn")
+                undone = e.get("voided_steps", [])
+                print(f"rolled back to step {e.get('to_step')}, going on as step {k} (entry seq {seq}): "
+                      f"{e.get('reason', '')!r}; draws of undone steps {undone} count for no one")
+                salts, ended = {}, False
             elif kind == "resolved":
                 k, f0 = e.get("step"), shown
                 where = f"step {k}"

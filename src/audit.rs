@@ -33,6 +33,11 @@ pub struct Summary {
     pub orders_rejected: usize,
     pub dice_mode: String,
     pub ended: bool,
+    /// Rollbacks, and the draws of the steps they voided (left out of
+    /// `dice`: they decided nothing that stands, though every one was
+    /// checked like the rest).
+    pub rollbacks: usize,
+    pub voided_draws: usize,
     pub dice: Vec<stats::DieSummary>,
     pub final_digest: String,
 }
@@ -45,7 +50,63 @@ pub fn replay(entries: &[Entry]) -> Result<(Game, Summary), Mismatch> {
 
 /// [`replay`] of entries read one at a time (`journal::entries`): memory
 /// stays that of the game, whatever the journal's length.
-pub fn replay_stream(mut entries: impl Iterator<Item = Result<Entry, Mismatch>>) -> Result<(Game, Summary), Mismatch> {
+pub fn replay_stream(entries: impl Iterator<Item = Result<Entry, Mismatch>>) -> Result<(Game, Summary), Mismatch> {
+    let (game, sum, _) = replay_watching(entries, None)?;
+    Ok((game, sum))
+}
+
+/// The game as it was when step `step` opened, as a rollback restores it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Opening {
+    /// The ruleset state's text then, and its digest.
+    pub state: String,
+    pub digest: String,
+    /// The entry that opened the step (its creation, the resolution
+    /// before it, or a rollback that reopened it).
+    pub seq: u64,
+}
+
+/// Where step `step` opened in the history that stands (not voided by a
+/// rollback), with the game as it stands now; `None` for a step that never
+/// opened or whose opening was voided.
+pub fn opening(
+    entries: impl Iterator<Item = Result<Entry, Mismatch>>,
+    step: u32,
+) -> Result<(Game, Option<Opening>), Mismatch> {
+    let (game, _, o) = replay_watching(entries, Some(step))?;
+    Ok((game, o))
+}
+
+/// Where each step of the standing history opened: its state digest and
+/// the entry that opened it.
+#[derive(Default)]
+struct Openings {
+    at: BTreeMap<u32, (String, u64)>,
+    want: Option<u32>,
+    found: Option<Opening>,
+}
+
+impl Openings {
+    fn opened(&mut self, game: &Game, digest: &str, seq: u64) {
+        self.at.insert(game.step, (digest.to_string(), seq));
+        if self.want == Some(game.step) {
+            self.found = Some(Opening { state: game.state_text(), digest: digest.to_string(), seq });
+        }
+    }
+
+    /// Forget the openings from `step` on (a rollback voided them).
+    fn void_from(&mut self, step: u32) {
+        self.at.retain(|k, _| *k < step);
+        if self.want.is_some_and(|w| w >= step) {
+            self.found = None;
+        }
+    }
+}
+
+fn replay_watching(
+    mut entries: impl Iterator<Item = Result<Entry, Mismatch>>,
+    want: Option<u32>,
+) -> Result<(Game, Summary, Option<Opening>), Mismatch> {
     let mut chain = journal::ChainCheck::default();
     let first = entries.next().transpose()?.ok_or_else(|| bad(0, "the journal is empty"))?;
     chain.check(&first).map_err(|(seq, m)| bad(seq, m))?;
@@ -95,7 +156,12 @@ pub fn replay_stream(mut entries: impl Iterator<Item = Result<Entry, Mismatch>>)
         dice_mode: c.dice.to_string(),
         ..Summary::default()
     };
-    let mut all_draws: Vec<Draw> = Vec::new();
+    // Each draw with the step it belongs to: a rollback voids some.
+    let mut all_draws: Vec<(u32, Draw)> = Vec::new();
+    let mut openings = Openings { want, ..Openings::default() };
+    openings.opened(&game, &c.digest, first.seq);
+    let mut last_resolved = game.step.saturating_sub(1);
+    let mut voided_steps: std::collections::BTreeSet<u32> = Default::default();
     // The last verified link of each stream: the anchor, then each revealed
     // link, then the anchor of a renewed chain.
     let mut tips = anchors.clone();
@@ -191,16 +257,71 @@ pub fn replay_stream(mut entries: impl Iterator<Item = Result<Entry, Mismatch>>)
                 sum.steps += 1;
                 sum.draws += r.draws.len();
                 sum.declared_draws += r.draws.iter().filter(|d| d.declared).count();
-                all_draws.extend(r.draws);
+                last_resolved = r.step;
+                all_draws.extend(r.draws.into_iter().map(|d| (r.step, d)));
+                if !game.ended {
+                    openings.opened(&game, &r.digest, seq);
+                }
+            }
+            "rolled_back" => {
+                let b: kinds::RolledBack = e.body().map_err(|m| bad(seq, m))?;
+                let (digest, opened) = openings.at.get(&b.to_step).cloned().ok_or_else(|| {
+                    bad(seq, format!("rolls back to step {}, which did not open in the history that stands", b.to_step))
+                })?;
+                if b.step != last_resolved + 1 {
+                    return Err(bad(
+                        seq,
+                        format!(
+                            "reopens as step {}, where step {last_resolved} was the last resolved (its dice must never be drawn again)",
+                            b.step
+                        ),
+                    ));
+                }
+                if b.digest != digest {
+                    return Err(bad(
+                        seq,
+                        format!("records a state digest for step {} other than the one it opened with", b.to_step),
+                    ));
+                }
+                let resolved: Vec<u32> = (b.to_step..=last_resolved).filter(|k| !voided_steps.contains(k)).collect();
+                if b.voided_steps != resolved {
+                    return Err(bad(
+                        seq,
+                        format!(
+                            "voids steps {:?} where {resolved:?} were resolved since step {} opened",
+                            b.voided_steps, b.to_step
+                        ),
+                    ));
+                }
+                if b.voids_from != opened + 1 {
+                    return Err(bad(
+                        seq,
+                        format!(
+                            "voids entries from {}, not those after step {} opened ({})",
+                            b.voids_from,
+                            b.to_step,
+                            opened + 1
+                        ),
+                    ));
+                }
+                game.reopen(&b.state, b.step).map_err(|m| bad(seq, m))?;
+                if game.digest() != b.digest {
+                    return Err(bad(seq, "the state it restores does not have the digest step it names opened with"));
+                }
+                voided_steps.extend(b.voided_steps.iter().copied());
+                openings.void_from(b.to_step);
+                openings.opened(&game, &b.digest, seq);
+                sum.rollbacks += 1;
             }
             "ended" => game.ended = true,
             _ => {}
         }
     }
     sum.ended = game.ended;
-    sum.dice = stats::summarize(all_draws.iter());
+    sum.voided_draws = all_draws.iter().filter(|(k, _)| voided_steps.contains(k)).count();
+    sum.dice = stats::summarize(all_draws.iter().filter(|(k, _)| !voided_steps.contains(k)).map(|(_, d)| d));
     sum.final_digest = game.digest();
-    Ok((game, sum))
+    Ok((game, sum, openings.found))
 }
 
 fn check_resolved(

@@ -17,7 +17,10 @@ const WITHHELD_AT: &str = "(withheld)";
 /// Make the public journal of `entries` (a verified game journal).
 pub fn export_public(entries: &[Entry]) -> Result<Vec<Entry>, String> {
     journal::verify_chain(entries).map_err(|(seq, m)| format!("entry {seq}: {m}"))?;
-    let ended = entries.iter().any(|e| e.kind == "ended");
+    // Ended, unless a rollback reopened the game after its end: then what
+    // is still hidden stays withheld.
+    let ended =
+        entries.iter().rev().find(|e| e.kind == "ended" || e.kind == "rolled_back").is_some_and(|e| e.kind == "ended");
     let tip = entries.last().map(|e| e.hash.clone()).unwrap_or_default();
     let mut out = Vec::new();
     for e in entries {
@@ -36,6 +39,16 @@ pub fn export_public(entries: &[Entry]) -> Result<Vec<Entry>, String> {
                 x.insert("source_entries".into(), toml::Value::Integer(entries.len() as i64));
                 x.insert("redacted".into(), toml::Value::Boolean(!ended));
                 b.insert("export".into(), toml::Value::Table(x));
+                true
+            }
+            // The state a rollback restores holds what is hidden (block
+            // strengths, policies) until the end; its step, reason and
+            // what it voids are public.
+            "rolled_back" => {
+                if !ended {
+                    b.insert("state".into(), toml::Value::String("(withheld)".into()));
+                    b.insert("digest".into(), toml::Value::String("(withheld)".into()));
+                }
                 true
             }
             // Addresses and Message-IDs are the players' own.

@@ -19,17 +19,30 @@ pub struct GameDraws {
     /// Role to player address.
     pub players: BTreeMap<String, String>,
     pub steps: Vec<(u32, Vec<Draw>)>,
+    /// Draws of steps a rollback undid: checked like the rest, but they
+    /// decided nothing that stands, so they count for no one's luck.
+    pub voided: usize,
 }
+
+/// Each step's draws, by step.
+type Steps = Vec<(u32, Vec<Draw>)>;
 
 pub fn gather(entries: &[Entry]) -> GameDraws {
     let created = entries.first().and_then(|e| e.body::<kinds::Created>().ok());
-    let steps = entries
+    let undone: Vec<u32> = entries
+        .iter()
+        .filter(|e| e.kind == "rolled_back")
+        .filter_map(|e| e.body::<kinds::RolledBack>().ok())
+        .flat_map(|b| b.voided_steps)
+        .collect();
+    let (steps, voided): (Steps, Steps) = entries
         .iter()
         .filter(|e| e.kind == "resolved")
         .filter_map(|e| e.body::<kinds::Resolved>().ok())
         .map(|r| (r.step, r.draws))
-        .collect();
+        .partition(|(k, _)| !undone.contains(k));
     GameDraws {
+        voided: voided.iter().map(|(_, d)| d.len()).sum(),
         game: created.as_ref().map(|c| c.game.clone()).unwrap_or_else(|| "?".into()),
         ruleset: created.as_ref().map(|c| c.ruleset.clone()).unwrap_or_default(),
         players: created.map(|c| c.players).unwrap_or_default(),
@@ -68,6 +81,8 @@ pub struct Fairness {
     /// (journals from before draws were attributed name nobody).
     pub dice: usize,
     pub attributed: usize,
+    /// Draws left out because a rollback undid their steps.
+    pub voided: usize,
 }
 
 impl Fairness {
@@ -113,6 +128,7 @@ impl Fairness {
             uniformity: luck::uniformity(games.iter().flat_map(|g| g.steps.iter().flat_map(|(_, d)| d.iter()))),
             dice,
             attributed,
+            voided: games.iter().map(|g| g.voided).sum(),
         }
     }
 
@@ -374,6 +390,13 @@ fn luck_section(h: &mut String, f: &Fairness) {
         "<p>{} of {} committed die rolls name the role they served and whether high or low faces were good for it (older journals name nobody). A die is scored for its role with its face turned the way the role wanted: 1 is the worst face, the die's size the best. Luck is the sum of those faces minus what fair dice give on average, in pips; the score is that in standard deviations; p is the chance that fair dice land at least this far from average, either way (exact up to 400 dice, the normal curve beyond). Shuffles, picks and rolls that help no side in particular are not scored.</p>",
         f.attributed, f.dice
     );
+    if f.voided > 0 {
+        let _ = write!(
+            h,
+            "<p>{} draws of steps a moderator's rollback undid are left out: they were drawn and verified like every other, but decided nothing that stands.</p>",
+            f.voided
+        );
+    }
     luck_table(h, "Per side", "side", &f.sides);
     luck_table(h, "Per player, across their games", "player", &f.players);
     let m = f.sides.len() + f.players.len();
@@ -546,10 +569,11 @@ pub fn render_json(games: &[GameDraws]) -> String {
     let games: Vec<String> = f.games.iter().map(|g| json_str(g)).collect();
     let m = f.sides.len() + f.players.len();
     format!(
-        "{{\"games\":[{}],\"dice\":{},\"attributed\":{},\"level\":{LEVEL},\"tests\":{m},\"chance_of_some_p_below_0_05\":{},\"sides\":{},\"players\":{},\"uniformity\":[{}]}}\n",
+        "{{\"games\":[{}],\"dice\":{},\"attributed\":{},\"voided\":{},\"level\":{LEVEL},\"tests\":{m},\"chance_of_some_p_below_0_05\":{},\"sides\":{},\"players\":{},\"uniformity\":[{}]}}\n",
         games.join(","),
         f.dice,
         f.attributed,
+        f.voided,
         num(luck::some_false_alarm(m, 0.05)),
         tested(&f.sides),
         tested(&f.players),

@@ -513,8 +513,8 @@ fn audit(data: &Path, game: &str, json: bool, export: Option<&Path>) -> Result<i
                     })
                     .collect();
                 println!(
-                    "{{\"ok\":true,\"game\":\"{}\",\"entries\":{},\"steps\":{},\"draws\":{},\"declared\":{},\"ended\":{},\"dice\":[{}]}}",
-                    s.game, s.entries, s.steps, s.draws, s.declared_draws, s.ended, dice.join(",")
+                    "{{\"ok\":true,\"game\":\"{}\",\"entries\":{},\"steps\":{},\"draws\":{},\"declared\":{},\"ended\":{},\"rollbacks\":{},\"voided_draws\":{},\"dice\":[{}]}}",
+                    s.game, s.entries, s.steps, s.draws, s.declared_draws, s.ended, s.rollbacks, s.voided_draws, dice.join(",")
                 );
             } else {
                 println!("audit of {} ({}): OK", s.game, path.display());
@@ -530,6 +530,12 @@ fn audit(data: &Path, game: &str, json: bool, export: Option<&Path>) -> Result<i
                     if s.ended { "; game ended" } else { "" }
                 );
                 println!("  hash chain, every commitment link, every draw and every state digest verified");
+                if s.rollbacks > 0 {
+                    println!(
+                        "  rolled back {} time(s) by the moderator: {} draws of undone steps verified, counted below for no one",
+                        s.rollbacks, s.voided_draws
+                    );
+                }
                 for d in &s.dice {
                     let counts: Vec<String> =
                         d.counts.iter().enumerate().map(|(i, c)| format!("{}:{c}", i + 1)).collect();

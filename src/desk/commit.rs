@@ -256,7 +256,10 @@ impl Desk {
         };
         let block = letters::journal_block(&l.game.id, tip_seq, tip_hash);
         let tag = tip_hash[..8.min(tip_hash.len())].to_string();
+        // A rolled-back game says so in every mail after it.
+        let rolled = super::core::rollback::note(&l.desk.rollbacks);
         for letter in letters.iter_mut() {
+            letter.body.push_str(&rolled);
             letter.body.push_str(&block);
         }
         let mut mails = Vec::new();

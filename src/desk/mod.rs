@@ -560,4 +560,31 @@ impl self::core::Vault for Desk {
     fn fresh(&self) -> [u8; 32] {
         os_random()
     }
+
+    /// Replays the game's journal, with the entries of this pass not yet
+    /// written linked after it, to the step's opening: a rollback is rare,
+    /// and the journal is the only record of every opening.
+    fn opening(
+        &self,
+        game: &str,
+        step: u32,
+        pending: &[(String, toml::Value)],
+    ) -> Result<Option<self::core::Reopening>, self::core::Refused> {
+        let refused = |e: String| self::core::Refused(format!("the journal of {game} cannot be replayed: {e}"));
+        let path = store::game_dir(&self.data, game).join("journal.toml");
+        let mut entries = crate::journal::read(&path).map_err(|e| refused(e.to_string()))?;
+        let (seq, hash) = entries.last().map(|e| (e.seq, e.hash.clone())).ok_or_else(|| refused("empty".into()))?;
+        let format = crate::journal::Format::of(&entries).map_err(refused)?;
+        let j = crate::journal::Journal::with_tip(&path, seq, hash, format);
+        j.link_values_onto(&mut entries, "(pending)", pending.to_vec());
+        let (_, found) =
+            crate::audit::opening(entries.iter().cloned().map(Ok), step).map_err(|m| refused(m.to_string()))?;
+        let Some(opening) = found else { return Ok(None) };
+        let mut orders: BTreeMap<String, Vec<(u32, Vec<String>)>> = BTreeMap::new();
+        for e in entries.iter().filter(|e| e.seq > opening.seq && e.kind == "accepted") {
+            let a: kinds::Accepted = e.body().map_err(refused)?;
+            orders.entry(a.role).or_default().push((a.step, a.lines));
+        }
+        Ok(Some(self::core::Reopening { opening, orders }))
+    }
 }

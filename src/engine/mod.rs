@@ -536,6 +536,20 @@ impl Game {
         })
     }
 
+    /// Take the game back to a state it had when a step opened (a
+    /// rollback): the ruleset state from `state_text`, no orders or salts
+    /// in, not ended, the open step numbered `step` (a number whose dice
+    /// were never drawn).
+    pub fn reopen(&mut self, state_text: &str, step: u32) -> Result<(), String> {
+        self.state = self.rules.load(state_text)?;
+        self.loaded = None;
+        self.step = step;
+        self.orders.clear();
+        self.salts.clear();
+        self.ended = false;
+        Ok(())
+    }
+
     /// The ruleset's state, to read (changes go through `resolve`, `patch`
     /// and `replace`).
     pub fn state(&self) -> &AnyState {

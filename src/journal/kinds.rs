@@ -57,6 +57,30 @@ pub struct Reanchored {
     pub by: String,
 }
 
+/// `rolled_back`: the moderator took the game back to the moment step
+/// `to_step` opened. The entries `voids` (first and last sequence number)
+/// no longer count for the game's state; they stay in the journal, and so
+/// do their draws: the reopened step takes the number `step`, the next
+/// one whose dice links were never revealed, so no die is drawn twice.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct RolledBack {
+    pub to_step: u32,
+    pub step: u32,
+    pub reason: String,
+    /// "gm" (by mail).
+    pub by: String,
+    /// The first entry voided: the one after the entry that opened
+    /// `to_step`.
+    pub voids_from: u64,
+    /// The steps whose results are voided (resolved after `to_step`
+    /// opened), to their last.
+    pub voided_steps: Vec<u32>,
+    /// The ruleset state as it was when `to_step` opened, and its digest
+    /// (which the journal recorded then).
+    pub state: String,
+    pub digest: String,
+}
+
 /// `received`: an inbound message, whatever became of it.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Received {

@@ -18,6 +18,7 @@ mod journal_format;
 mod leaguer;
 mod realmail;
 mod renewal;
+mod rollback;
 mod stack;
 mod support;
 mod tacticum;

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// `adjutant verify ARGS`: (exit code, what it printed).
-fn verify(args: &[&Path]) -> (i32, String) {
+pub(crate) fn verify(args: &[&Path]) -> (i32, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_adjutant")).arg("verify").args(args).output().unwrap();
     (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).to_string())
 }
@@ -41,7 +41,7 @@ fn verdicts(out: &str) -> BTreeMap<String, String> {
 
 /// Both verifiers on `args` (with `--journal` files, if any, among them):
 /// the same exit code and the same verdict for every game.
-fn both(args: &[&Path]) -> (i32, BTreeMap<String, String>, String) {
+pub(crate) fn both(args: &[&Path]) -> (i32, BTreeMap<String, String>, String) {
     let (code, out) = verify(args);
     let (pcode, pout) = python(args);
     let (a, b) = (verdicts(&out), verdicts(&pout));
@@ -205,9 +205,9 @@ fn every_demo_mailbox_verifies_alone_and_all_together_and_a_cut_journal_fails() 
 }
 
 /// splitmix64, a test's own generator for choosing orders.
-struct Rng(u64);
+pub(crate) struct Rng(pub u64);
 impl Rng {
-    fn pick(&mut self, n: usize) -> usize {
+    pub(crate) fn pick(&mut self, n: usize) -> usize {
         self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);

@@ -24,6 +24,7 @@ static ENV: LazyLock<Environment<'static>> = LazyLock::new(|| {
         ("gameover", include_str!("../../../templates/gameover.txt")),
         ("reply", include_str!("../../../templates/reply.txt")),
         ("press", include_str!("../../../templates/press.txt")),
+        ("rollback", include_str!("../../../templates/rollback.txt")),
         ("renewed", include_str!("../../../templates/renewed.txt")),
     ] {
         env.add_template(name, text).expect("templates in templates/ parse");

@@ -383,7 +383,7 @@ impl Referee<'_> {
         if !orders.is_empty() && errors.is_empty() {
             if role == "gm" && !gm_orders {
                 for (n, t) in &orders {
-                    errors.push(problem(*n, t, "not a moderator command", Some("EXTEND <dur>, PAUSE, RESUME, REPLACE <role> <email>, RESOLVE NOW, END [<winner> <reason>], DECLARE <label> <value>")));
+                    errors.push(problem(*n, t, "not a moderator command", Some("EXTEND <dur>, PAUSE, RESUME, REPLACE <role> <email>, RESOLVE NOW, END [<winner> <reason>], DECLARE <label> <value>, ROLLBACK <step> <reason>")));
                 }
             } else {
                 match l.game.check(role, &orders) {
@@ -488,7 +488,7 @@ impl Referee<'_> {
                 Command::Help => {
                     let mut text = String::from("Commands anyone can send:\n  HELP, STATUS, VIEW, SALT <text>, PRESS <role|ALL> <text>, RESIGN\n");
                     if role == "gm" {
-                        text.push_str("Moderator commands:\n  EXTEND <dur>, PAUSE, RESUME, REPLACE <role> <email>, RESOLVE NOW, END [<winner> <reason>], DECLARE <label> <value>\n");
+                        text.push_str("Moderator commands:\n  EXTEND <dur>, PAUSE, RESUME, REPLACE <role> <email>, RESOLVE NOW, END [<winner> <reason>], DECLARE <label> <value>, ROLLBACK <step> <reason>\n");
                     }
                     if syntax.is_empty() {
                         text.push_str("\nNo orders are awaited from you at this step.\n");
@@ -654,6 +654,15 @@ impl Referee<'_> {
                     batch.letters.push(self.welcome(l, &r, &email, &anchors));
                 }
                 Command::ResolveNow => resolve_now = true,
+                Command::Rollback { step: k, reason } => {
+                    if let Err(why) = self.rollback(l, batch, k, &reason, now)? {
+                        batch.letters.push(reply(
+                            format!("[{gid}] ROLLBACK {k}: NOT done"),
+                            letters::fill("reply", context! { text => format!("Nothing was changed: {why}.\n") }),
+                            Vec::new(),
+                        ));
+                    }
+                }
                 Command::End { winner, reason } => {
                     let args = winner.iter().chain(reason.iter()).cloned().collect();
                     batch.entry("moderator", &kinds::Moderator { action: kinds::Action::End, args });

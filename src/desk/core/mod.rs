@@ -14,6 +14,7 @@ pub mod hourly;
 pub mod letters;
 pub mod mail;
 pub mod orders;
+pub mod rollback;
 pub mod secrets;
 pub mod seen;
 pub mod state;
@@ -111,6 +112,18 @@ pub trait Vault {
     fn secrets(&self, game: &str) -> Result<secrets::Secrets, Refused>;
     fn anchors(&self, game: &str) -> Result<BTreeMap<String, String>, Refused>;
     fn fresh(&self) -> [u8; 32];
+    /// The game as it was when `step` opened in the history that stands,
+    /// from its journal and the entries `pending` decided but not yet
+    /// written (None: no such opening); for a rollback.
+    fn opening(&self, game: &str, step: u32, pending: &[(String, toml::Value)]) -> Result<Option<Reopening>, Refused>;
+}
+
+/// What a rollback restores, and what it undoes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Reopening {
+    pub opening: crate::audit::Opening,
+    /// The orders each role had accepted since: (step, lines).
+    pub orders: BTreeMap<String, Vec<(u32, Vec<String>)>>,
 }
 
 /// The referee for one data folder: its configuration, its server key

@@ -1,6 +1,6 @@
 //! Reading a mail's lines: the desk's own commands (HELP, STATUS, VIEW,
 //! SALT, PRESS, RESIGN, ZONE, ABSENT; the moderator's EXTEND, PAUSE,
-//! RESUME, REPLACE, RESOLVE NOW, END, DECLARE, REANCHOR), what ends the
+//! RESUME, REPLACE, RESOLVE NOW, END, DECLARE, REANCHOR, ROLLBACK), what ends the
 //! reading, how a line is quoted back, and where a mail names its game.
 
 use super::{state, GameState};
@@ -45,10 +45,15 @@ pub(super) enum Command {
     /// REANCHOR for a game that is not held (a held game's is read before
     /// it is loaded, in held.rs): nothing to do, and said so.
     Reanchor,
+    /// ROLLBACK <step> <reason>: back to the moment that step opened.
+    Rollback {
+        step: u32,
+        reason: String,
+    },
 }
 
 pub(super) const MODERATOR_WORDS: &[&str] =
-    &["EXTEND", "PAUSE", "RESUME", "REPLACE", "RESOLVE", "END", "DECLARE", "REANCHOR"];
+    &["EXTEND", "PAUSE", "RESUME", "REPLACE", "RESOLVE", "END", "DECLARE", "REANCHOR", "ROLLBACK"];
 
 /// The commands anyone may send (the moderator's are above).
 pub(super) const PLAYER_WORDS: &[&str] = &["HELP", "STATUS", "VIEW", "SALT", "PRESS", "RESIGN", "ZONE", "ABSENT"];
@@ -156,6 +161,12 @@ pub(super) fn command(l: &GameState, role: &str, n: usize, text: &str) -> Option
             Command::Press { to: to_l, text: msg.trim().to_string() }
         }
         "RESIGN" if !gm => Command::Resign,
+        "ROLLBACK" if !gm => {
+            return err(
+                "only the game's moderator may roll the game back".into(),
+                "ask the moderator, or send PRESS gm <what went wrong>",
+            )
+        }
         w if gm && MODERATOR_WORDS.contains(&w) => match moderator_command(l, n, text, w, rest) {
             Ok(c) => c,
             // A line no desk command reads may be the ruleset's own order
@@ -186,6 +197,26 @@ pub(super) fn moderator_command(
         "PAUSE" => Command::Pause,
         "RESUME" => Command::Resume,
         "REANCHOR" => Command::Reanchor,
+        "ROLLBACK" => {
+            let (k, why) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
+            match k.parse::<u32>() {
+                Ok(step) if step >= 1 && !why.trim().is_empty() => {
+                    Command::Rollback { step, reason: why.trim().to_string() }
+                }
+                Ok(_) if why.trim().is_empty() => {
+                    return err(
+                        "ROLLBACK needs a reason, which every player is told".into(),
+                        "ROLLBACK 2 the hits were 2, not 5",
+                    )
+                }
+                _ => {
+                    return err(
+                        format!("ROLLBACK needs the step to go back to (1 to {}) and a reason", l.game.step),
+                        "ROLLBACK 2 the hits were 2, not 5",
+                    )
+                }
+            }
+        }
         "REPLACE" => {
             let mut it = rest.split_whitespace();
             match (it.next(), it.next()) {

@@ -60,6 +60,43 @@ pub struct DeskState {
     /// first chains' anchors are in the journal's first entry).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub renewed: Vec<(u32, BTreeMap<String, String>)>,
+    /// The moderator's rollbacks, oldest first: every later mail says so.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rollbacks: Vec<Rollback>,
+}
+
+/// A rollback as the desk remembers it.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct Rollback {
+    /// When (RFC 3339), the step whose opening was restored, the number the
+    /// reopened step took, the steps whose results were voided, and why.
+    pub at: String,
+    pub to_step: u32,
+    pub step: u32,
+    pub voided_steps: Vec<u32>,
+    pub reason: String,
+}
+
+impl DeskState {
+    /// The rollback that voided `step`'s opening: the step rolled back to
+    /// (it goes on under the reopened step's number) and every step opened
+    /// after it until the rollback.
+    pub fn voided(&self, step: u32) -> Option<&Rollback> {
+        self.rollbacks.iter().rev().find(|r| step >= r.to_step && step < r.step)
+    }
+
+    /// The desk's side of a rollback: the step's declared dice go, and the
+    /// rollback is remembered.
+    pub fn rolled_back(&mut self, b: &kinds::RolledBack, at: &str) {
+        self.declared.clear();
+        self.rollbacks.push(Rollback {
+            at: at.to_string(),
+            to_step: b.to_step,
+            step: b.step,
+            voided_steps: b.voided_steps.clone(),
+            reason: b.reason.clone(),
+        });
+    }
 }
 
 /// The desk state as the journal records it.
@@ -84,6 +121,10 @@ pub fn desk_state(entries: &[Entry]) -> Result<DeskState, String> {
             "renewed" => {
                 let r: kinds::Renewed = e.body()?;
                 d.renewed.push((r.base, r.anchors));
+            }
+            "rolled_back" => {
+                let b: kinds::RolledBack = e.body()?;
+                d.rolled_back(&b, &e.at);
             }
             "moderator" | "deadline" | "zone" | "absent" | "disorder" | "reminded" | "early" | "asked" => {
                 let m: kinds::Moderator = e.body()?;

@@ -39,6 +39,9 @@ impl Vault for Memory {
     fn fresh(&self) -> [u8; 32] {
         [7; 32]
     }
+    fn opening(&self, _: &str, _: u32, _: &[(String, toml::Value)]) -> Result<Option<Reopening>, Refused> {
+        Ok(None)
+    }
 }
 
 fn now() -> DateTime<Utc> {
