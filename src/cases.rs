@@ -79,6 +79,32 @@ pub struct Step {
     /// gave no orders getting the no-moves orders.
     #[serde(default)]
     pub deadline: bool,
+    /// The moderator's ROLLBACK: the game goes back to the state step
+    /// `rollback` opened with, and goes on under the next step number.
+    #[serde(default)]
+    pub rollback: Option<u32>,
+}
+
+/// The state each step of the standing history opened with, by step:
+/// what a rollback restores.
+#[derive(Default)]
+struct Openings(BTreeMap<u32, String>);
+
+impl Openings {
+    fn opened(&mut self, game: &Game) {
+        self.0.insert(game.step, game.state_text());
+    }
+
+    /// Take `game` back to step `to`'s opening; the state's text.
+    fn roll_back(&mut self, game: &mut Game, to: u32, i: usize) -> Result<String, String> {
+        let text = self.0.get(&to).cloned().ok_or_else(|| {
+            format!("step {} rolls back to step {to}, which did not open in the history that stands", i + 1)
+        })?;
+        game.reopen(&text, game.step)?;
+        self.0.retain(|k, _| *k < to);
+        self.opened(game);
+        Ok(text)
+    }
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -152,10 +178,17 @@ fn play(case: &Case, resume: bool) -> Result<Run, String> {
     let mut game = new_game(case)?;
     let mut dice = Scripted::new(&case.dice).with_shuffles(case.shuffles.clone());
     let mut told: Vec<Event> = Vec::new();
+    let mut openings = Openings::default();
+    openings.opened(&game);
     for (i, st) in case.steps.iter().enumerate() {
+        if let Some(to) = st.rollback {
+            openings.roll_back(&mut game, to, i)?;
+            continue;
+        }
         if st.deadline {
             let r = game.resolve(&mut dice)?;
             told.extend(r.events);
+            openings.opened(&game);
             continue;
         }
         let lines: Vec<(usize, String)> = st.orders.iter().enumerate().map(|(n, l)| (n + 1, l.clone())).collect();
@@ -203,6 +236,7 @@ fn play(case: &Case, resume: bool) -> Result<Run, String> {
         if game.complete() {
             let r = game.resolve(&mut dice)?;
             told.extend(r.events);
+            openings.opened(&game);
             if dice.exhausted {
                 return Err(format!("the case's dice ran out at step {}", i + 1));
             }
@@ -247,7 +281,34 @@ fn through_journal(case: &Case) -> Result<String, String> {
     };
     j.append(at, &[("created", &created)]).map_err(|e| e.to_string())?;
     let mut dice = Scripted::new(&case.dice).with_shuffles(case.shuffles.clone());
-    for st in &case.steps {
+    // Where each step of the standing history opened (its entry), and the
+    // steps resolved in it: what a rollback entry names.
+    let mut openings = Openings::default();
+    openings.opened(&game);
+    let mut opened_at: BTreeMap<u32, u64> = [(game.step, j.last_seq)].into();
+    let mut resolved: Vec<u32> = Vec::new();
+    for (i, st) in case.steps.iter().enumerate() {
+        if let Some(to) = st.rollback {
+            let from = opened_at.get(&to).copied().unwrap_or_default() + 1;
+            let undone: Vec<u32> = resolved.iter().copied().filter(|k| *k >= to).collect();
+            let step = game.step;
+            let state = openings.roll_back(&mut game, to, i)?;
+            let body = kinds::RolledBack {
+                to_step: to,
+                step,
+                reason: "the case's rollback".into(),
+                by: "gm".into(),
+                voids_from: from,
+                voided_steps: undone,
+                state,
+                digest: game.digest(),
+            };
+            j.append(at, &[("rolled_back", &body)]).map_err(|e| e.to_string())?;
+            resolved.retain(|k| *k < to);
+            opened_at.retain(|k, _| *k < to);
+            opened_at.insert(game.step, j.last_seq);
+            continue;
+        }
         if !st.deadline {
             let lines: Vec<(usize, String)> = st.orders.iter().enumerate().map(|(n, l)| (n + 1, l.clone())).collect();
             let Ok(canon) = game.check(&st.role, &lines) else {
@@ -276,6 +337,9 @@ fn through_journal(case: &Case) -> Result<String, String> {
                 digest: game.digest(),
             };
             j.append(at, &[("resolved", &body)]).map_err(|e| e.to_string())?;
+            resolved.push(r.step);
+            openings.opened(&game);
+            opened_at.insert(game.step, j.last_seq);
         }
     }
     let entries = crate::journal::read(&jp).map_err(|e| e.to_string())?;
