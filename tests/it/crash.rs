@@ -404,3 +404,52 @@ fn a_mail_that_kills_its_reading_twice_is_set_aside_and_everyone_told() {
     let r = t.pass();
     assert_eq!(r.accepted, 1, "{r:?} {:?}", t.last(BOB));
 }
+
+/// The moderator's ROLLBACK in hand when the daemon is killed, at every
+/// file system call of the pass, then run whole: the rollback happens
+/// once (one `rolled_back` entry, one mail to each player about it), the
+/// game is as the step opened, and the journal audits.
+#[test]
+fn a_rollback_killed_at_any_file_call_happens_once() {
+    if !have_strace() {
+        return;
+    }
+    let mut t = Table::with("rollback-killed", None, "committed");
+    t.setup();
+    let at_two = t.digest();
+    for _ in 0..2 {
+        t.send("gm", CAROL, "RESOLVE NOW");
+        t.pass();
+    }
+    assert_eq!(t.step(), 4);
+    t.send("gm", CAROL, "ROLLBACK 2 a misread order");
+    let template = t.dir.clone();
+    let copy = t.dir.with_extension("run");
+    let mut kills = 0;
+    for call in ["openat", "write", "rename", "fsync", "unlink"] {
+        for n in 1.. {
+            let _ = std::fs::remove_dir_all(&copy);
+            let st = std::process::Command::new("cp").arg("-a").arg(&template).arg(&copy).status().unwrap();
+            assert!(st.success());
+            if !run_killed_at(&copy, Some((call, n))) {
+                break;
+            }
+            kills += 1;
+            run_killed_at(&copy, None);
+            let what = format!("killed at {call} #{n}");
+            let jp = copy.join("games/g1/journal.toml");
+            let es = adjutant::journal::read(&jp).unwrap();
+            assert_eq!(es.iter().filter(|e| e.kind == "rolled_back").count(), 1, "{what}");
+            let (game, _) = adjutant::audit::replay(&es).unwrap_or_else(|m| panic!("{what}: {m}"));
+            assert_eq!((game.step, game.digest()), (4, at_two.clone()), "{what}");
+            let desk = adjutant::desk::Desk::open(&copy, Default::default()).unwrap();
+            let told = raw_files(&desk.outbox_of(ALICE))
+                .iter()
+                .filter(|m| String::from_utf8_lossy(m).contains("rolled back to step 2 by the moderator"))
+                .count();
+            assert_eq!(told, 1, "{what}: Alice was told {told} times");
+        }
+    }
+    assert!(kills > 20, "the pass was killed at {kills} calls");
+    let _ = std::fs::remove_dir_all(&copy);
+}
