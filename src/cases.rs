@@ -182,6 +182,9 @@ fn play(case: &Case, resume: bool) -> Result<Run, String> {
     openings.opened(&game);
     for (i, st) in case.steps.iter().enumerate() {
         if let Some(to) = st.rollback {
+            if !st.role.is_empty() || !st.orders.is_empty() || !st.reject.is_empty() || st.deadline {
+                return Err(format!("step {} is a rollback: it takes no role, orders, reject or deadline", i + 1));
+            }
             openings.roll_back(&mut game, to, i)?;
             continue;
         }
