@@ -51,8 +51,16 @@ pub fn export_public(entries: &[Entry]) -> Result<Vec<Entry>, String> {
                 }
                 true
             }
-            // Addresses and Message-IDs are the players' own.
-            "received" | "mail" | "undeliverable" => false,
+            // Addresses and Message-IDs are the players' own, and an
+            // observer's address theirs.
+            "received" | "mail" | "undeliverable" | "observe" | "unobserve" => false,
+            // Who took a role is public; their address is not.
+            "join" => {
+                if let Some(toml::Value::Array(a)) = b.get_mut("args") {
+                    a.truncate(1);
+                }
+                true
+            }
             "press" => b.get("to").and_then(|t| t.as_str()) == Some("all"),
             // Orders, salts and rejections are private until the end.
             "accepted" | "salt" | "rejected" => ended,

@@ -62,6 +62,11 @@ enum Cmd {
         /// the ruleset's name and six random hex digits).
         #[arg(long)]
         id: Option<String>,
+        /// Leave the roles without --player free: players JOIN by mail at
+        /// the game's plain address (LIST shows the game), and the game
+        /// starts when the last role is taken.
+        #[arg(long)]
+        open: bool,
     },
     /// The daemon: handle mail, resolve steps, send replies (one pass with --once).
     Run {
@@ -205,7 +210,7 @@ fn run(cli: Cli) -> Result<i32> {
             }
             Ok(0)
         }
-        Cmd::New { ruleset, scenario, players, gm, deadline, dice, id } => {
+        Cmd::New { ruleset, scenario, players, gm, deadline, dice, id, open } => {
             let desk = Desk::open(&cli.data, cfg)?;
             let mut ps = Vec::new();
             for p in players {
@@ -214,7 +219,7 @@ fn run(cli: Cli) -> Result<i32> {
                     .ok_or_else(|| anyhow!("--player {p:?}: write ROLE=EMAIL, e.g. --player france=bob@example.org"))?;
                 ps.push((r.trim().to_lowercase(), e.trim().to_string()));
             }
-            let req = NewGame { ruleset, scenario, players: ps, gm, deadline, dice, id };
+            let req = NewGame { ruleset, scenario, players: ps, gm, deadline, dice, id, open };
             let id = desk.create(&req, now(), &mut crate::desk::os_random)?;
             {
                 let _lock = desk.lock()?;
@@ -281,6 +286,8 @@ fn run(cli: Cli) -> Result<i32> {
                 match desk.peek(&id) {
                     Ok(l) => {
                         let a = l.game.awaiting();
+                        let free: Vec<&String> =
+                            l.game.roles.iter().filter(|r| !l.desk.players.contains_key(*r)).collect();
                         let waits: Vec<String> = a
                             .prompts
                             .keys()
@@ -291,7 +298,9 @@ fn run(cli: Cli) -> Result<i32> {
                             l.game.rules.info().name,
                             l.game.step,
                             if l.game.ended { "ended" } else { a.kind.as_str() },
-                            if waits.is_empty() {
+                            if !free.is_empty() && !l.game.ended {
+                                format!("open: free {}", free.iter().map(|r| r.as_str()).collect::<Vec<_>>().join(", "))
+                            } else if waits.is_empty() {
                                 "awaits nobody".to_string()
                             } else {
                                 format!("awaits {}", waits.join(", "))
@@ -309,6 +318,9 @@ fn run(cli: Cli) -> Result<i32> {
                                 .unwrap_or_default(),
                             if l.desk.paused { "  PAUSED" } else { "" }
                         );
+                        if !l.desk.observers.is_empty() {
+                            println!("    observers: {}", l.desk.observers.join(", "));
+                        }
                     }
                     Err(crate::desk::Error::Store(crate::desk::store::Error::Held { message, .. })) => {
                         println!("{id}  HELD: {message}")

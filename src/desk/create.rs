@@ -77,8 +77,10 @@ impl Desk {
             }
         }
         for r in &game.roles {
-            if !players.contains_key(r) {
-                return Err(Error::Bad(format!("no player for role {r}: add --player {r}=EMAIL")));
+            if !players.contains_key(r) && !req.open {
+                return Err(Error::Bad(format!(
+                    "no player for role {r}: add --player {r}=EMAIL, or --open to let players JOIN by mail"
+                )));
             }
         }
         fs::create_dir_all(&dir).map_err(io("create", &dir))?;

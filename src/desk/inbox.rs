@@ -3,6 +3,7 @@
 //! by the referee, archived; a mail that cannot be handled is set aside in
 //! `DATA/quarantine/` and its sender and moderator told.
 
+use super::core::lobby::{Listing, Lobby};
 use super::core::mail::{Outcome, Placed};
 use super::core::{letters, Batch, Letter, PassReport};
 use super::{attempts::Attempts, crash_point, io, store, Desk, Error, Handled, Open};
@@ -15,6 +16,25 @@ use std::fs;
 use tracing::{info, instrument, warn};
 
 impl Desk {
+    /// What LIST says of every game here, from their snapshots (a game
+    /// that cannot be read is left out).
+    fn listings(&self) -> Result<Vec<Listing>, Error> {
+        let mut out = Vec::new();
+        for id in self.game_ids()? {
+            let Ok(l) = self.peek(&id) else { continue };
+            out.push(Listing {
+                id: id.clone(),
+                ruleset: l.game.rules.info().name.to_string(),
+                scenario: l.game.scenario.clone(),
+                free: l.game.roles.iter().filter(|r| !l.desk.players.contains_key(*r)).cloned().collect(),
+                deadline: l.desk.deadline_secs,
+                moderated: l.desk.gm.is_some(),
+                ended: l.game.ended,
+            });
+        }
+        Ok(out)
+    }
+
     /// The message `sha` is in hand: how many times its own reading or
     /// handling killed the process before (kept across a crash, in
     /// `DATA/desk/handling`).
@@ -252,7 +272,15 @@ impl Desk {
                 }
                 return Ok(());
             }
-            Placed::Game { gid, token } => (gid, token),
+            Placed::Game { gid, token } => (gid, Ok(token)),
+            Placed::Lobby(Lobby::List) => {
+                let games = self.listings()?;
+                if let Some(l) = referee.lobby_reply(counts, &inb, referee.list(&games), &sha, now) {
+                    self.send_loose(&l.letter, &l.key, now)?;
+                }
+                return Ok(());
+            }
+            Placed::Lobby(cmd) => (cmd.game().unwrap_or_default().to_string(), Err(cmd)),
         };
         open.game_in_hand = Some(gid.clone());
         if !open.games.contains_key(&gid) {
@@ -261,6 +289,11 @@ impl Desk {
                     open.games.insert(gid.clone(), (l, Batch::default()));
                 }
                 Err(Error::Store(store::Error::Held { message, .. })) => {
+                    // A held game takes no newcomer until it is re-anchored.
+                    let token = match &token {
+                        Ok(t) => t.clone(),
+                        Err(_) => String::new(),
+                    };
                     match self.handle_held(&gid, &token, &inb, raw, &message, now, report, open)? {
                         super::held::HeldMail::Waits => open.waits = true,
                         super::held::HeldMail::Reanchored | super::held::HeldMail::Answered => {}
@@ -283,7 +316,10 @@ impl Desk {
         self.arm(open);
         let (l, batch) = open.games.get_mut(&gid).expect("loaded above");
         let counts = open.counts.as_mut().expect("loaded above");
-        let decided = referee.handle(&mut l.state, batch, counts, &inb, &sha, &token, now, report);
+        let decided = match &token {
+            Ok(token) => referee.handle(&mut l.state, batch, counts, &inb, &sha, token, now, report),
+            Err(cmd) => referee.lobby(&mut l.state, batch, counts, &inb, &sha, cmd, now, report),
+        };
         self.disarm(open);
         if decided? == Outcome::Duplicate {
             return Ok(());

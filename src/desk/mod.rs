@@ -119,6 +119,9 @@ pub struct NewGame {
     pub deadline: Option<String>,
     pub dice: String,
     pub id: Option<String>,
+    /// Roles without a player stay free, for JOIN by mail; the game
+    /// starts when the last is taken.
+    pub open: bool,
 }
 
 impl NewGame {
@@ -135,6 +138,7 @@ impl NewGame {
             deadline: None,
             dice: "committed".into(),
             id: None,
+            open: false,
         }
     }
 }
@@ -586,5 +590,22 @@ impl self::core::Vault for Desk {
             orders.entry(a.role).or_default().push((a.step, a.lines));
         }
         Ok(Some(self::core::Reopening { opening, orders }))
+    }
+
+    fn resolved(&self, game: &str, from: u32, to: u32) -> Result<Vec<kinds::Resolved>, self::core::Refused> {
+        let refused = |e: String| self::core::Refused(format!("the journal of {game} cannot be read: {e}"));
+        let path = store::game_dir(&self.data, game).join("journal.toml");
+        let mut out = Vec::new();
+        // Read entry by entry: only the steps asked for are kept.
+        for e in crate::journal::entries(&path).map_err(|e| refused(e.to_string()))? {
+            let e = e.map_err(|e| refused(e.to_string()))?;
+            if e.kind == "resolved" {
+                let r: kinds::Resolved = e.body().map_err(refused)?;
+                if (from..=to).contains(&r.step) {
+                    out.push(r);
+                }
+            }
+        }
+        Ok(out)
     }
 }

@@ -3,7 +3,9 @@
 //! journal when the snapshot is missing or behind.
 
 pub use super::core::secrets::{chain_base, links_upto, Chain, Secrets, CHECKPOINT};
-pub use super::core::state::{apply_moderator, count_missed, desk_state, parse_duration, DeskState};
+pub use super::core::state::{
+    apply_moderator, count_missed, desk_state, parse_duration, valid_game_id as valid_id, DeskState,
+};
 use super::core::GameState;
 use super::seen::Seen;
 use crate::audit;
@@ -107,13 +109,6 @@ fn legacy() -> journal::Format {
 
 pub fn game_dir(data: &Path, id: &str) -> PathBuf {
     data.join("games").join(id)
-}
-
-pub fn valid_id(id: &str) -> bool {
-    !id.is_empty()
-        && id.len() <= 40
-        && id.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
-        && !id.starts_with('-')
 }
 
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> Error + '_ {

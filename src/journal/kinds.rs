@@ -183,6 +183,18 @@ pub enum Action {
     Resign,
     /// The moderator ended the game.
     End,
+    /// A role agrees to a draw for the open step: role.
+    Draw,
+    /// A role withdraws its agreement: role.
+    NoDraw,
+    /// A role concedes: role.
+    Concede,
+    /// A player takes a free role of an open game: role, address.
+    Join,
+    /// An address watches the game's public view: address.
+    Observe,
+    /// An address stops watching: address.
+    Unobserve,
 }
 
 impl Action {
@@ -203,6 +215,12 @@ impl Action {
             Action::Declare => "declare",
             Action::Resign => "resign",
             Action::End => "end",
+            Action::Draw => "draw",
+            Action::NoDraw => "no_draw",
+            Action::Concede => "concede",
+            Action::Join => "join",
+            Action::Observe => "observe",
+            Action::Unobserve => "unobserve",
         }
     }
 }

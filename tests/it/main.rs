@@ -16,6 +16,7 @@ mod fullgame;
 mod golden;
 mod journal_format;
 mod leaguer;
+mod lobby;
 mod realmail;
 mod renewal;
 mod rollback;

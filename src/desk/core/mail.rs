@@ -28,6 +28,8 @@ pub enum Placed {
     Refuse(String),
     /// For game `gid`, with the reply token it carried.
     Game { gid: String, token: String },
+    /// A command to the game's plain address (LIST, JOIN, OBSERVE).
+    Lobby(super::lobby::Lobby),
 }
 
 /// What became of a mail its game was loaded for.
@@ -66,10 +68,11 @@ impl Referee<'_> {
                 self.cfg.limits.max_message_bytes
             ));
         }
-        match credential(inb) {
-            Some((gid, token)) => Placed::Game { gid, token },
-            None => Placed::Refuse(
-                "it does not say which game it is for (no reply token in the address and no REF line)".into(),
+        match (credential(inb), super::lobby::command(inb)) {
+            (Some((gid, token)), _) => Placed::Game { gid, token },
+            (None, Some(c)) => Placed::Lobby(c),
+            (None, None) => Placed::Refuse(
+                "it does not say which game it is for (no reply token in the address and no REF line; at this address LIST, JOIN <game>, OBSERVE <game> are read)".into(),
             ),
         }
     }
@@ -100,7 +103,7 @@ impl Referee<'_> {
         Some(Loose { letter, key: sha.to_string() })
     }
 
-    fn may_reply(&self, counts: &mut Counts, from: &str, now: DateTime<Utc>) -> bool {
+    pub(super) fn may_reply(&self, counts: &mut Counts, from: &str, now: DateTime<Utc>) -> bool {
         counts.refusals.count(from, now.timestamp(), self.cfg.limits.refusals_per_hour) == Quota::Within
     }
 
@@ -486,9 +489,9 @@ impl Referee<'_> {
                     Vec::new(),
                 )),
                 Command::Help => {
-                    let mut text = String::from("Commands anyone can send:\n  HELP, STATUS, VIEW, SALT <text>, PRESS <role|ALL> <text>, RESIGN\n");
+                    let mut text = String::from("Commands anyone can send:\n  HELP, STATUS, VIEW, SALT <text>, PRESS <role|ALL> <text>, RESIGN, ZONE <zone>, ABSENT <first day> <last day>\n  HISTORY <step> or HISTORY <from>-<to>: your own view of those steps' results again\n  DRAW: agree to a draw (the game ends drawn when every side still playing agrees within one step; the proposal lapses when the step resolves); NO DRAW withdraws it\n  CONCEDE: give up (in a two-side game the other side wins; with more sides, your pieces stand under the no-moves orders and the others play on)\nAt the game's plain address, no token needed: LIST, JOIN <game> [<role>], OBSERVE <game>, STOP OBSERVING <game>\n");
                     if role == "gm" {
-                        text.push_str("Moderator commands:\n  EXTEND <dur>, PAUSE, RESUME, REPLACE <role> <email>, RESOLVE NOW, END [<winner> <reason>], DECLARE <label> <value>, ROLLBACK <step> <reason>\n");
+                        text.push_str("Moderator commands:\n  EXTEND <dur>, PAUSE, RESUME, REPLACE <role> <email>, RESOLVE NOW, END [<winner> <reason>], DECLARE <label> <value>, ROLLBACK <step> <reason>, REMOVE OBSERVER <address>\n");
                     }
                     if syntax.is_empty() {
                         text.push_str("\nNo orders are awaited from you at this step.\n");
@@ -654,6 +657,33 @@ impl Referee<'_> {
                     batch.letters.push(self.welcome(l, &r, &email, &anchors));
                 }
                 Command::ResolveNow => resolve_now = true,
+                Command::Draw | Command::NoDraw | Command::Concede => {
+                    let text = match c {
+                        Command::Concede => self.concede(l, batch, role)?,
+                        c => self.draw(l, batch, role, c == Command::Draw)?,
+                    };
+                    batch.letters.push(reply(
+                        format!("[{gid}] {}", if text.contains("conceded") { "conceded" } else { "draw" }),
+                        letters::fill("reply", context! { text => text }),
+                        Vec::new(),
+                    ));
+                }
+                Command::History(from, to) => {
+                    let text = self.history(l, role, from, to)?;
+                    batch.letters.push(reply(
+                        format!("[{gid}] history of steps {from}-{to} (a copy)"),
+                        letters::fill("reply", context! { text => text }),
+                        Vec::new(),
+                    ));
+                }
+                Command::RemoveObserver(a) => {
+                    let text = self.remove_observer(l, batch, &a);
+                    batch.letters.push(reply(
+                        format!("[{gid}] observer"),
+                        letters::fill("reply", context! { text => text }),
+                        Vec::new(),
+                    ));
+                }
                 Command::Rollback { step: k, reason } => {
                     if let Err(why) = self.rollback(l, batch, k, &reason, now)? {
                         batch.letters.push(reply(

@@ -12,8 +12,10 @@
 pub mod deadlines;
 pub mod hourly;
 pub mod letters;
+pub mod lobby;
 pub mod mail;
 pub mod orders;
+pub mod player;
 pub mod rollback;
 pub mod secrets;
 pub mod seen;
@@ -116,6 +118,9 @@ pub trait Vault {
     /// from its journal and the entries `pending` decided but not yet
     /// written (None: no such opening); for a rollback.
     fn opening(&self, game: &str, step: u32, pending: &[(String, toml::Value)]) -> Result<Option<Reopening>, Refused>;
+    /// The `resolved` entries of steps `from` to `to` in the journal (for
+    /// HISTORY), undone ones included.
+    fn resolved(&self, game: &str, from: u32, to: u32) -> Result<Vec<crate::journal::kinds::Resolved>, Refused>;
 }
 
 /// What a rollback restores, and what it undoes.

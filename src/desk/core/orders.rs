@@ -1,7 +1,8 @@
 //! Reading a mail's lines: the desk's own commands (HELP, STATUS, VIEW,
-//! SALT, PRESS, RESIGN, ZONE, ABSENT; the moderator's EXTEND, PAUSE,
-//! RESUME, REPLACE, RESOLVE NOW, END, DECLARE, REANCHOR, ROLLBACK), what ends the
-//! reading, how a line is quoted back, and where a mail names its game.
+//! SALT, PRESS, RESIGN, ZONE, ABSENT, DRAW, NO DRAW, CONCEDE, HISTORY; the
+//! moderator's EXTEND, PAUSE, RESUME, REPLACE, RESOLVE NOW, END, DECLARE,
+//! REANCHOR, ROLLBACK, REMOVE OBSERVER), what ends the reading, how a line
+//! is quoted back, and where a mail names its game.
 
 use super::{state, GameState};
 use crate::dice;
@@ -50,13 +51,28 @@ pub(super) enum Command {
         step: u32,
         reason: String,
     },
+    /// DRAW: the player's side agrees to a draw (for the open step).
+    Draw,
+    /// NO DRAW: the agreement withdrawn.
+    NoDraw,
+    /// CONCEDE: the player's side gives up.
+    Concede,
+    /// HISTORY <from>[-<to>]: the player's own view of those steps'
+    /// results again.
+    History(u32, u32),
+    /// The moderator's REMOVE OBSERVER <address>.
+    RemoveObserver(String),
 }
 
+/// How many steps one HISTORY may ask for.
+pub(super) const HISTORY_STEPS: u32 = 10;
+
 pub(super) const MODERATOR_WORDS: &[&str] =
-    &["EXTEND", "PAUSE", "RESUME", "REPLACE", "RESOLVE", "END", "DECLARE", "REANCHOR", "ROLLBACK"];
+    &["EXTEND", "PAUSE", "RESUME", "REPLACE", "RESOLVE", "END", "DECLARE", "REANCHOR", "ROLLBACK", "REMOVE"];
 
 /// The commands anyone may send (the moderator's are above).
-pub(super) const PLAYER_WORDS: &[&str] = &["HELP", "STATUS", "VIEW", "SALT", "PRESS", "RESIGN", "ZONE", "ABSENT"];
+pub(super) const PLAYER_WORDS: &[&str] =
+    &["HELP", "STATUS", "VIEW", "SALT", "PRESS", "RESIGN", "ZONE", "ABSENT", "DRAW", "CONCEDE", "HISTORY"];
 
 /// A line that ends what is read of a message (like a judge's SIGNOFF):
 /// `END ORDERS`, or a bare `END` from a player (the moderator's bare `END`
@@ -133,6 +149,29 @@ pub(super) fn command(l: &GameState, role: &str, n: usize, text: &str) -> Option
             }
         }
         "VIEW" => Command::View,
+        "DRAW" if rest.is_empty() && !gm => Command::Draw,
+        "NO" if names::fold(rest) == "draw" && !gm => Command::NoDraw,
+        "CONCEDE" if rest.is_empty() && !gm => Command::Concede,
+        "HISTORY" => {
+            let (a, b) = rest.split_once('-').unwrap_or((rest, rest));
+            match (a.trim().parse::<u32>(), b.trim().parse::<u32>()) {
+                (Ok(a), Ok(b)) if a >= 1 && a <= b && b - a < HISTORY_STEPS && b < l.game.step => {
+                    Command::History(a, b)
+                }
+                (Ok(a), Ok(b)) if a >= 1 && a <= b && b - a < HISTORY_STEPS => {
+                    return err(
+                        format!("step {b} has not been resolved yet; the game is at step {}", l.game.step),
+                        "HISTORY 1, or HISTORY 2-4",
+                    )
+                }
+                _ => {
+                    return err(
+                        format!("HISTORY takes a step, or two steps a-b at most {HISTORY_STEPS} apart"),
+                        "HISTORY 1, or HISTORY 2-4",
+                    )
+                }
+            }
+        }
         // A REF line only carries the credential; it is read elsewhere.
         "REF" => return Some(Ok(Command::Status)).filter(|_| false),
         "SALT" => {
@@ -197,6 +236,12 @@ pub(super) fn moderator_command(
         "PAUSE" => Command::Pause,
         "RESUME" => Command::Resume,
         "REANCHOR" => Command::Reanchor,
+        "REMOVE" => match rest.split_once(char::is_whitespace) {
+            Some((w, a)) if w.eq_ignore_ascii_case("observer") && a.trim().parse::<lettre::Address>().is_ok() => {
+                Command::RemoveObserver(a.trim().to_string())
+            }
+            _ => return err("REMOVE OBSERVER takes an observer's address".into(), "REMOVE OBSERVER erin@example.org"),
+        },
         "ROLLBACK" => {
             let (k, why) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
             match k.parse::<u32>() {

@@ -60,6 +60,12 @@ pub struct DeskState {
     /// first chains' anchors are in the journal's first entry).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub renewed: Vec<(u32, BTreeMap<String, String>)>,
+    /// The roles agreeing to a draw at the open step.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub draw: Vec<String>,
+    /// Who watches the game's public view (OBSERVE).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub observers: Vec<String>,
     /// The moderator's rollbacks, oldest first: every later mail says so.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub rollbacks: Vec<Rollback>,
@@ -89,6 +95,7 @@ impl DeskState {
     /// rollback is remembered.
     pub fn rolled_back(&mut self, b: &kinds::RolledBack, at: &str) {
         self.declared.clear();
+        self.draw.clear();
         self.rollbacks.push(Rollback {
             at: at.to_string(),
             to_step: b.to_step,
@@ -115,6 +122,7 @@ pub fn desk_state(entries: &[Entry]) -> Result<DeskState, String> {
             }
             "resolved" => {
                 d.declared.clear();
+                d.draw.clear();
                 let r: kinds::Resolved = e.body()?;
                 count_missed(&mut d, &r);
             }
@@ -126,7 +134,8 @@ pub fn desk_state(entries: &[Entry]) -> Result<DeskState, String> {
                 let b: kinds::RolledBack = e.body()?;
                 d.rolled_back(&b, &e.at);
             }
-            "moderator" | "deadline" | "zone" | "absent" | "disorder" | "reminded" | "early" | "asked" => {
+            "moderator" | "deadline" | "zone" | "absent" | "disorder" | "reminded" | "early" | "asked" | "draw"
+            | "no_draw" | "concede" | "join" | "observe" | "unobserve" => {
                 let m: kinds::Moderator = e.body()?;
                 apply_moderator(&mut d, &m);
             }
@@ -153,6 +162,14 @@ pub fn apply_moderator(d: &mut DeskState, m: &kinds::Moderator) {
     use kinds::Action as A;
     match (m.action, m.args.as_slice()) {
         (A::Pause, _) => d.paused = true,
+        (A::Draw, [role]) if !d.draw.contains(role) => d.draw.push(role.clone()),
+        (A::NoDraw, [role]) => d.draw.retain(|r| r != role),
+        (A::Concede, [role]) if !d.disorder.contains(role) => d.disorder.push(role.clone()),
+        (A::Join, [role, email]) => {
+            d.players.insert(role.clone(), email.clone());
+        }
+        (A::Observe, [a]) if !d.observers.contains(a) => d.observers.push(a.clone()),
+        (A::Unobserve, [a]) => d.observers.retain(|x| !x.eq_ignore_ascii_case(a)),
         (A::Resume, _) => d.paused = false,
         (A::Replace, [role, email]) => {
             d.disorder.retain(|r| r != role);
@@ -211,4 +228,12 @@ pub fn parse_duration(s: &str) -> Option<i64> {
     // Nothing a game needs is longer than a year; longer is a typo (and
     // would overflow date arithmetic).
     n.checked_mul(mult).filter(|s| *s <= 366 * 86400)
+}
+
+/// A game id: 1-40 lowercase letters, digits or '-', not starting with '-'.
+pub fn valid_game_id(id: &str) -> bool {
+    !id.is_empty()
+        && id.len() <= 40
+        && id.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+        && !id.starts_with('-')
 }

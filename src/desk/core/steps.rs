@@ -66,7 +66,9 @@ impl Referee<'_> {
             .flatten()
             .filter_map(|(f, t)| Some((f.parse().ok()?, t.parse().ok()?)))
             .collect();
-        let at = if awaited.is_empty() {
+        // An open game's clock starts when its last free role is taken.
+        let free = l.game.roles.iter().any(|r| !l.desk.players.contains_key(r));
+        let at = if awaited.is_empty() || free {
             None
         } else {
             self.cfg.deadlines.deadline(now, &a.kind, l.desk.deadline_secs, &absences)
@@ -215,6 +217,8 @@ impl Referee<'_> {
         self.civil_disorder(l, batch, &resolved.defaulted);
         l.game = next;
         l.desk.declared.clear();
+        // A draw is agreed within one step: a proposal lapses with it.
+        l.desk.draw.clear();
         self.open_step(l, batch, now);
         let a = l.game.awaiting();
         let waiting: Vec<String> = a.prompts.keys().map(|r| letters::role_label(r)).collect();
@@ -256,6 +260,7 @@ impl Referee<'_> {
                 in_reply_to: None,
             });
         }
+        self.tell_observers(l, batch, &resolved);
         if let Some(o) = l.game.outcome() {
             self.end_game(l, batch, o.winner.clone(), &o.also, o.reason.clone())?;
         } else if l.desk.dice == dice::Mode::Committed && k.is_multiple_of(l.desk.chain_len.max(1)) {
@@ -325,14 +330,16 @@ impl Referee<'_> {
             Some(w) => format!("Winners: {w}, {} ({reason}).", also.join(", ")),
             None => format!("No winner ({reason})."),
         };
-        for (role, to) in self.recipients(l) {
+        // Observers see the end as the players do: the public view.
+        let watching = l.desk.observers.iter().map(|a| (String::new(), a.clone()));
+        for (role, to) in self.recipients(l).into_iter().chain(watching) {
             let view = l.game.view(&Viewer::Public);
             let body = letters::fill(
                 "gameover",
                 context! { title => l.desk.title, result => result, dice_block => block, view => letters::view_text(&view) },
             );
             batch.letters.push(Letter {
-                role: Some(role),
+                role: Some(role).filter(|r| !r.is_empty()),
                 to,
                 subject: format!("[{}] game over", l.game.id),
                 body,

@@ -42,6 +42,9 @@ impl Vault for Memory {
     fn opening(&self, _: &str, _: u32, _: &[(String, toml::Value)]) -> Result<Option<Reopening>, Refused> {
         Ok(None)
     }
+    fn resolved(&self, _: &str, _: u32, _: u32) -> Result<Vec<crate::journal::kinds::Resolved>, Refused> {
+        Ok(Vec::new())
+    }
 }
 
 fn now() -> DateTime<Utc> {
