@@ -338,34 +338,56 @@ impl fmt::Display for Order {
 
 fn battle_name(s: &State, text: &str) -> Result<String, Problem> {
     let names: Vec<&str> = s.battles.iter().map(|b| b.name.as_str()).collect();
-    // A Captain answers to his Battle's name and to his own (an Adjutant's).
+    // A Captain answers to his Battle's name, to his own (an Adjutant's),
+    // and to the code the map shows for him (`*GA` alone in a hex).
+    let folded = names::fold(text.trim_start_matches('*'));
     if let Some(b) = s.battles.iter().find(|b| names::fold(&b.captain.name) == names::fold(text)) {
         return Ok(b.name.clone());
     }
-    names::find(&names, text, "Captain").map(|i| names[i].to_string())
+    let codes: Vec<&str> = s.battles.iter().map(|b| b.code.as_str()).collect();
+    if let Some(i) = codes.iter().position(|c| names::fold(c) == folded) {
+        return Ok(names[i].to_string());
+    }
+    names::find_labelled(&names, &codes, text, "Captain").map(|i| names[i].to_string())
 }
 
+/// A unit, by its name or by the code the map and the unit table show
+/// (`GA1`).
 fn unit_name(s: &State, text: &str) -> Result<String, Problem> {
     let names: Vec<&str> = s.units.iter().map(|u| u.name.as_str()).collect();
-    names::find(&names, text, "unit").map(|i| names[i].to_string())
+    let codes: Vec<&str> = s.units.iter().map(|u| u.code.as_str()).collect();
+    names::find_labelled(&names, &codes, text, "unit").map(|i| names[i].to_string())
 }
 
 /// A piece to place: a unit, a Squad Leader, or a Captain (his Battle's
 /// name).
 fn piece_name(s: &State, text: &str) -> Result<String, Problem> {
     let mut names: Vec<&str> = s.units.iter().map(|u| u.name.as_str()).collect();
-    names.extend(s.battles.iter().flat_map(|b| b.squads.iter().map(|q| q.leader.name.as_str())));
+    let mut codes: Vec<String> = s.units.iter().map(|u| u.code.clone()).collect();
+    for b in &s.battles {
+        for q in &b.squads {
+            names.push(q.leader.name.as_str());
+            codes.push(format!("{}{}", b.code, q.letter));
+        }
+    }
     let folded = names::fold(text);
-    if let Some(b) = s.battles.iter().find(|b| names::fold(&b.name) == folded || names::fold(&b.captain.name) == folded)
-    {
+    let bare = names::fold(text.trim_start_matches('*'));
+    if let Some(b) = s.battles.iter().find(|b| {
+        names::fold(&b.name) == folded || names::fold(&b.captain.name) == folded || names::fold(&b.code) == bare
+    }) {
         return Ok(b.name.clone());
     }
-    names::find(&names, text, "piece").map(|i| names[i].to_string())
+    let codes: Vec<&str> = codes.iter().map(String::as_str).collect();
+    names::find_labelled(&names, &codes, text.trim_start_matches('*'), "piece").map(|i| names[i].to_string())
 }
 
+/// A Squad Leader, by name or by the code the map shows (`GAa`).
 fn leader_name(s: &State, text: &str) -> Result<String, Problem> {
     let names: Vec<&str> = s.battles.iter().flat_map(|b| b.squads.iter().map(|q| q.leader.name.as_str())).collect();
-    names::find(&names, text, "Squad Leader").map(|i| names[i].to_string())
+    let codes: Vec<String> =
+        s.battles.iter().flat_map(|b| b.squads.iter().map(move |q| format!("{}{}", b.code, q.letter))).collect();
+    let codes: Vec<&str> = codes.iter().map(String::as_str).collect();
+    names::find_labelled(&names, &codes, text.trim_start_matches('*'), "Squad Leader").map(|i| names[i].to_string())
 }
 
 fn hex_id(s: &State, t: &str) -> Result<String, Problem> {

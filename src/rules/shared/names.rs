@@ -97,6 +97,35 @@ pub fn find(names: &[&str], query: &str, what: &str) -> Result<usize, Problem> {
     Err(p)
 }
 
+/// [`find`] where each of `names` also answers to the label a player sees
+/// for it on a map or in a table (`labels[i]`, "" for none): a label is
+/// read exactly (letter case aside), and a near miss of one gets it
+/// suggested with the name it stands for.
+pub fn find_labelled(names: &[&str], labels: &[&str], query: &str, what: &str) -> Result<usize, Problem> {
+    let q = fold(query);
+    if let Some(i) = labels.iter().position(|l| !l.is_empty() && fold(l) == q) {
+        return Ok(i);
+    }
+    let p = match find(names, query, what) {
+        Ok(i) => return Ok(i),
+        Err(p) => p,
+    };
+    if p.suggestion.is_some() {
+        return Err(p);
+    }
+    let near = labels
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| !l.is_empty())
+        .map(|(i, l)| (distance(&fold(l), &q), i))
+        .min()
+        .filter(|(d, _)| *d <= 1 + q.chars().count() / 4);
+    match near {
+        Some((_, i)) => Err(p.hint(format!("did you mean {} ({})?", labels[i], names[i]))),
+        None => Err(p),
+    }
+}
+
 /// Does a line of a reply look like an order attempt (docs/mail.md)? Its first
 /// word is one of `verbs` or a near miss of one (a typo: one edit in a word
 /// of four letters or more, two in one of seven or more), or it names one
