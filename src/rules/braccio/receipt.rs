@@ -510,9 +510,14 @@ fn check_plan(
     if !sp.then.is_empty() {
         match &sp.next {
             Some(n) if n != "pass" => {
+                // The CC the Continuum's plan will have, as play will make
+                // it: this activation's step down when the same Captain
+                // goes again (4.4), then the attempt's -1 (4.1).
                 let cc = s.battle(n).map(|b| b.cc).unwrap_or(1);
+                let before = if n == battle { (cc - 1).max(s.tables.cat.min) } else { cc };
+                let start = (before - 1).max(1);
                 let then_at = &at[plan.len() - sp.then.len()..];
-                check_plan(s, role, n, &[], (cc - 1).max(1), Some(1), sp.then, then_at, out);
+                check_plan(s, role, n, &[], start, Some(cc - start), sp.then, then_at, out);
             }
             _ => {
                 let i = at.get(sp.head.len()).copied().unwrap_or(0);
@@ -542,6 +547,12 @@ fn next_problem(s: &State, role: &str, battle: &str, n: &str) -> Result<(), Stri
     let count = if s.marker == battle { s.marker_count + 1 } else { 1 };
     if n == battle && count >= 2 {
         return Err(format!("{n} will have made two activations in a row (4.3)"));
+    }
+    // The attempt needs CC 2 (4.1), after this activation's step down when
+    // the same Captain goes again.
+    let cc = if n == battle { (b.cc - 1).max(s.tables.cat.min) } else { b.cc };
+    if cc < 2 {
+        return Err(format!("{n}'s CC will be {cc} when the Continuum is tried; it needs CC 2 or more (4.1)"));
     }
     Ok(())
 }
