@@ -524,7 +524,7 @@ fn unit_move(p: &Pos, a: usize, from: Sq, to: &Block) -> Result<Effect, Problem>
         let a1 = Sq { col: from.col, row: to.row };
         let b1 = Sq { col: to.col, row: from.row };
         return Err(Problem::new("no diagonal moves: a unit moves left, right, forward or back (BT-6)").hint(format!(
-            "try MOVE {f} TO {} or MOVE {f} TO {}",
+            "MOVE {f} TO {} or MOVE {f} TO {}",
             s.name(a1),
             s.name(b1),
             f = s.name(from)
