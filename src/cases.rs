@@ -83,6 +83,35 @@ pub struct Step {
     /// `rollback` opened with, and goes on under the next step number.
     #[serde(default)]
     pub rollback: Option<u32>,
+    /// With `reject`: substrings of the refusal's hints ("did you mean …"),
+    /// which `reject` itself is never matched against.
+    #[serde(default)]
+    pub hints: Vec<String>,
+    /// What must hold right after this step.
+    #[serde(default)]
+    pub expect: Option<StepExpect>,
+}
+
+/// What must hold after one step: its own events, who is awaited and for
+/// what kind of step, and facts of the state.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StepExpect {
+    /// Substrings each found in some event of this step (in this order
+    /// when `in_order`).
+    #[serde(default)]
+    pub events: Vec<String>,
+    #[serde(default)]
+    pub in_order: bool,
+    #[serde(default)]
+    pub no_events: Vec<String>,
+    #[serde(default)]
+    pub awaiting: Option<Vec<String>>,
+    /// The kind of the step now open ("turn", "respond", …).
+    #[serde(default)]
+    pub kind: Option<String>,
+    #[serde(default)]
+    pub facts: BTreeMap<String, toml::Value>,
 }
 
 /// The state each step of the standing history opened with, by step:
@@ -181,18 +210,45 @@ fn play(case: &Case, resume: bool) -> Result<Run, String> {
     let mut openings = Openings::default();
     openings.opened(&game);
     for (i, st) in case.steps.iter().enumerate() {
+        let before = told.len();
+        step(case, &mut game, &mut dice, &mut told, &mut openings, i, st)?;
+        if !resume {
+            if let Some(x) = &st.expect {
+                check_step(&game, &told[before..], x).map_err(|m| format!("after step {}: {m}", i + 1))?;
+            }
+        }
+        if resume {
+            let text = game.state_text();
+            game = Game::from_parts(game.envelope(), game.rules, &text)?;
+        }
+    }
+    let events = told.iter().map(|e| e.text.clone()).collect();
+    Ok(Run { game, told, events, dice_left: dice.remaining() })
+}
+
+/// Play one step of a case.
+fn step(
+    _case: &Case,
+    game: &mut Game,
+    dice: &mut Scripted,
+    told: &mut Vec<Event>,
+    openings: &mut Openings,
+    i: usize,
+    st: &Step,
+) -> Result<(), String> {
+    {
         if let Some(to) = st.rollback {
             if !st.role.is_empty() || !st.orders.is_empty() || !st.reject.is_empty() || st.deadline {
                 return Err(format!("step {} is a rollback: it takes no role, orders, reject or deadline", i + 1));
             }
-            openings.roll_back(&mut game, to, i)?;
-            continue;
+            openings.roll_back(game, to, i)?;
+            return Ok(());
         }
         if st.deadline {
-            let r = game.resolve(&mut dice)?;
+            let r = game.resolve(dice)?;
             told.extend(r.events);
-            openings.opened(&game);
-            continue;
+            openings.opened(game);
+            return Ok(());
         }
         let lines: Vec<(usize, String)> = st.orders.iter().enumerate().map(|(n, l)| (n + 1, l.clone())).collect();
         match game.check(&st.role, &lines) {
@@ -208,13 +264,20 @@ fn play(case: &Case, resume: bool) -> Result<Run, String> {
                 game.accept(&st.role, canon);
             }
             Err(errs) => {
-                let all: Vec<String> = errs
-                    .iter()
-                    .map(|e| {
-                        let hint = e.suggestion.as_deref().map(|x| format!(" (try: {x})")).unwrap_or_default();
-                        format!("line {}: {}{hint}", e.line, e.reason)
-                    })
-                    .collect();
+                // The reasons are what `reject` is matched against; the
+                // hints, `hints`.
+                let all: Vec<String> = errs.iter().map(|e| format!("line {}: {}", e.line, e.reason)).collect();
+                let hints: Vec<&str> = errs.iter().filter_map(|e| e.suggestion.as_deref()).collect();
+                for want in &st.hints {
+                    if !hints.iter().any(|h| h.contains(want.as_str())) {
+                        return Err(format!(
+                            "step {} ({}) was refused, but no hint says {want:?}: {}",
+                            i + 1,
+                            st.role,
+                            hints.join("; ")
+                        ));
+                    }
+                }
                 if st.reject.is_empty() {
                     return Err(format!("step {} ({}) was refused: {}", i + 1, st.role, all.join("; ")));
                 }
@@ -233,24 +296,118 @@ fn play(case: &Case, resume: bool) -> Result<Run, String> {
                         return Err(format!("step {} ({}) was also refused for {extra:?}", i + 1, st.role));
                     }
                 }
-                continue;
+                return Ok(());
             }
         }
         if game.complete() {
-            let r = game.resolve(&mut dice)?;
+            let r = game.resolve(dice)?;
             told.extend(r.events);
-            openings.opened(&game);
+            openings.opened(game);
             if dice.exhausted {
                 return Err(format!("the case's dice ran out at step {}", i + 1));
             }
         }
-        if resume {
-            let text = game.state_text();
-            game = Game::from_parts(game.envelope(), game.rules, &text)?;
+    }
+    Ok(())
+}
+
+/// Check what a step's `expect` says against the game after it and the
+/// events it told.
+fn check_step(game: &Game, events: &[Event], x: &StepExpect) -> Result<(), String> {
+    let texts: Vec<&str> = events.iter().map(|e| e.text.as_str()).collect();
+    let mut from = 0;
+    for want in &x.events {
+        let at = texts[from..].iter().position(|e| e.contains(want.as_str())).map(|p| p + from);
+        match at {
+            Some(p) if x.in_order => from = p + 1,
+            Some(_) => {}
+            None if x.in_order && texts.iter().any(|e| e.contains(want.as_str())) => {
+                return Err(format!("{want:?} comes out of order; the step's events were:\n  {}", texts.join("\n  ")))
+            }
+            None => {
+                return Err(format!("no event of this step mentions {want:?}; they were:\n  {}", texts.join("\n  ")))
+            }
         }
     }
-    let events = told.iter().map(|e| e.text.clone()).collect();
-    Ok(Run { game, told, events, dice_left: dice.remaining() })
+    for not in &x.no_events {
+        if let Some(e) = texts.iter().find(|e| e.contains(not.as_str())) {
+            return Err(format!("an event of this step mentions {not:?}: {e}"));
+        }
+    }
+    let a = game.awaiting();
+    if let Some(want) = &x.awaiting {
+        let got: Vec<String> = a.prompts.keys().cloned().collect();
+        let mut w = want.clone();
+        w.sort();
+        if got != w {
+            return Err(format!("awaiting {got:?}, expected {w:?}"));
+        }
+    }
+    if let Some(k) = &x.kind {
+        if &a.kind != k {
+            return Err(format!("the open step is a {:?} step, expected {k:?}", a.kind));
+        }
+    }
+    let state: toml::Value = toml::from_str(&game.state_text()).map_err(|e| e.to_string())?;
+    for (path, want) in &x.facts {
+        match lookup(&state, path) {
+            Some(got) if got == want => {}
+            Some(got) => return Err(format!("{path} is {got}, expected {want}")),
+            None if want.as_str() == Some("") => {}
+            None => return Err(format!("{path} is not in the state; expected {want}")),
+        }
+    }
+    Ok(())
+}
+
+/// What `adjutant case --verbose` shows of a case: each step's events,
+/// who is then awaited and for what, and at the end the state's facts, so
+/// a case writer sees what to assert.
+pub fn explain(path: &Path) -> Result<String, String> {
+    let case = load(path)?;
+    let mut game = new_game(&case)?;
+    let mut dice = Scripted::new(&case.dice).with_shuffles(case.shuffles.clone());
+    let mut told = Vec::new();
+    let mut openings = Openings::default();
+    openings.opened(&game);
+    let mut out = String::new();
+    for (i, st) in case.steps.iter().enumerate() {
+        let before = told.len();
+        let what = step(&case, &mut game, &mut dice, &mut told, &mut openings, i, st);
+        let a = game.awaiting();
+        out.push_str(&format!(
+            "step {} ({}): {}\n",
+            i + 1,
+            if let Some(k) = st.rollback {
+                format!("rollback to {k}")
+            } else if st.deadline {
+                "deadline".into()
+            } else {
+                st.role.clone()
+            },
+            match &what {
+                Ok(()) => format!(
+                    "game step {}, a {:?} step awaiting {:?}",
+                    game.step,
+                    a.kind,
+                    a.prompts.keys().collect::<Vec<_>>()
+                ),
+                Err(e) => format!("FAILS: {e}"),
+            }
+        ));
+        for e in &told[before..] {
+            out.push_str(&format!("    [{}] {}\n", audience(&e.to), e.text));
+        }
+        if what.is_err() {
+            break;
+        }
+    }
+    out.push_str(&format!("state:\n{}", game.state_text()));
+    Ok(out)
+}
+
+fn audience(a: &crate::engine::Audience) -> String {
+    format!("{a:?}").to_lowercase()
 }
 
 /// Play the case through a real journal in a temporary folder, then replay it.

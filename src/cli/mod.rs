@@ -141,7 +141,13 @@ enum Cmd {
         journal: Vec<PathBuf>,
     },
     /// Run adjudication case files.
-    Case { files: Vec<PathBuf> },
+    Case {
+        files: Vec<PathBuf>,
+        /// Also print each step's events (with their audience), what is then
+        /// awaited, and the final state: what a case may assert.
+        #[arg(long)]
+        verbose: bool,
+    },
     /// Play a scripted game through the real pipeline on the embedded default.
     Demo {
         ruleset: Option<String>,
@@ -379,12 +385,18 @@ fn run(cli: Cli) -> Result<i32> {
             }
             audit(&cli.data, &game, json, export_public.as_deref())
         }
-        Cmd::Case { files } => {
+        Cmd::Case { files, verbose } => {
             if files.is_empty() {
                 bail!("name at least one case file, e.g. adjutant case tests/cases/mantua/*.toml");
             }
             let mut failed = 0;
             for f in &files {
+                if verbose {
+                    match crate::cases::explain(f) {
+                        Ok(text) => println!("{}:\n{text}", f.display()),
+                        Err(e) => println!("{}: {e}", f.display()),
+                    }
+                }
                 match crate::cases::run_file(f) {
                     Ok(()) => println!("ok    {}", f.display()),
                     Err(e) => {
