@@ -146,7 +146,7 @@ pub fn validate(s: &State, role: &str, orders: &[Order]) -> Vec<(usize, Problem)
         }
         _ => None,
     };
-    check_plan(s, role, &battle, &general, op, may_general, rest, offs, &mut out);
+    check_plan(s, role, &battle, &general, op, may_general, rest, offs, &mut out, &mut BTreeMap::new());
     // S4.2, A35: the opening activation gives this many Carica! orders.
     if !s.first.is_empty() && s.first_caricas > 0 && matches!(s.pending, Pending::Activation { .. }) {
         let n = split(rest).head.iter().filter(|o| o.kind() == Some(OrderKind::Charge)).count() as i32;
@@ -253,8 +253,14 @@ fn check_plan(
     plan: &[Order],
     at: &[usize],
     out: &mut Vec<(usize, Problem)>,
+    ccs: &mut BTreeMap<String, i32>,
 ) {
     let b = s.battle(battle).cloned();
+    // Each Captain's CC as the chain so far will have left it (`ccs`):
+    // this activation steps its Captain down (4.0 s2, 4.4) from the CC it
+    // began with.
+    let began = ccs.get(battle).copied().or(b.as_ref().map(|b| b.cc)).unwrap_or(1);
+    ccs.insert(battle.to_string(), (began - 1).max(s.tables.cat.min));
     // The General Order that opens a Continuum's plan (4.0 s1, 5.0.2).
     let (general, op, plan, at) = match (plan.first(), &b) {
         (Some(Order::General { kinds }), Some(bt)) if may_general.is_some() && general.is_empty() => {
@@ -495,7 +501,7 @@ fn check_plan(
     if let Some(n) = &sp.next {
         if n != "pass" {
             let i = at.get(sp.head.len()).copied().unwrap_or(0);
-            if let Err(why) = next_problem(s, role, battle, n) {
+            if let Err(why) = next_problem(s, role, battle, n, ccs) {
                 out.push((i, Problem::new(format!("NEXT CONTINUUM {n}: {why}")).hint("NEXT PASS, or another Captain")));
             }
         }
@@ -511,13 +517,14 @@ fn check_plan(
         match &sp.next {
             Some(n) if n != "pass" => {
                 // The CC the Continuum's plan will have, as play will make
-                // it: this activation's step down when the same Captain
-                // goes again (4.4), then the attempt's -1 (4.1).
+                // it: every step down of the chain so far, then the
+                // attempt's -1 (4.1).
                 let cc = s.battle(n).map(|b| b.cc).unwrap_or(1);
-                let before = if n == battle { (cc - 1).max(s.tables.cat.min) } else { cc };
+                let before = ccs.get(n.as_str()).copied().unwrap_or(cc);
                 let start = (before - 1).max(1);
+                ccs.insert(n.clone(), start);
                 let then_at = &at[plan.len() - sp.then.len()..];
-                check_plan(s, role, n, &[], start, Some(cc - start), sp.then, then_at, out);
+                check_plan(s, role, n, &[], start, Some(cc - start), sp.then, then_at, out, ccs);
             }
             _ => {
                 let i = at.get(sp.head.len()).copied().unwrap_or(0);
@@ -533,7 +540,7 @@ fn check_plan(
 /// Why `NEXT CONTINUUM n` cannot follow `battle`'s activation, as far as
 /// it is known before it runs: n's side, the Malatestan ban (S2.6.1), the
 /// School's second activation (14.0.2), two activations in a row (4.3).
-fn next_problem(s: &State, role: &str, battle: &str, n: &str) -> Result<(), String> {
+fn next_problem(s: &State, role: &str, battle: &str, n: &str, ccs: &BTreeMap<String, i32>) -> Result<(), String> {
     let b = s.battle(n).ok_or("no such Captain")?;
     if b.side != role {
         return Err(format!("{n} is not your Captain"));
@@ -548,9 +555,9 @@ fn next_problem(s: &State, role: &str, battle: &str, n: &str) -> Result<(), Stri
     if n == battle && count >= 2 {
         return Err(format!("{n} will have made two activations in a row (4.3)"));
     }
-    // The attempt needs CC 2 (4.1), after this activation's step down when
-    // the same Captain goes again.
-    let cc = if n == battle { (b.cc - 1).max(s.tables.cat.min) } else { b.cc };
+    // The attempt needs CC 2 (4.1), after every step down of the chain so
+    // far.
+    let cc = ccs.get(n).copied().unwrap_or(b.cc);
     if cc < 2 {
         return Err(format!("{n}'s CC will be {cc} when the Continuum is tried; it needs CC 2 or more (4.1)"));
     }

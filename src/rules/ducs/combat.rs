@@ -190,9 +190,12 @@ pub fn decision(s: &mut State, orders: &[Order], dice: &mut dyn Dice, ev: &mut V
     for o in orders {
         match o {
             Order::Retreat { counter, to, push } => {
-                let Some(name) = f.retreating.first().cloned() else { break };
+                // Any counter still to retreat, in the order written.
+                let Some(at) = f.retreating.iter().position(|n| n.split_once(' ').map(|x| x.1) == Some(counter)) else {
+                    continue;
+                };
+                let name = f.retreating[at].clone();
                 let side = s.unit(&name).map(|u| u.side.clone()).unwrap_or_default();
-                debug_assert_eq!(format!("{} {counter}", prefix(&side)), name);
                 let to = Hex::parse(to).expect("a checked hex");
                 let opt = match push {
                     Some((p, at)) => RetreatOption::Push {
@@ -203,7 +206,13 @@ pub fn decision(s: &mut State, orders: &[Order], dice: &mut dyn Dice, ev: &mut V
                     None => RetreatOption::To(to),
                 };
                 carry_out(s, &name, &opt, ev);
-                f.retreating.remove(0);
+                f.retreating.remove(at);
+                if std::mem::take(&mut f.choose) {
+                    ev.push(Event::all(format!(
+                        "{} chose {name} to take the one retreat left (A20).",
+                        side_name(&side)
+                    )));
+                }
             }
             Order::Lose { units } => {
                 let names: Vec<String> = units.iter().map(|u| format!("{} {u}", prefix(&f.attacker))).collect();
@@ -403,6 +412,7 @@ fn fight(s: &mut State, q: &Queued, dice: &mut dyn Dice, ev: &mut Vec<Event>) {
         advance: q.advance.clone(),
         retreating: Vec::new(),
         retreaters: Vec::new(),
+        choose: false,
         result: reading.result.code().into(),
         owed: 0,
     };
@@ -456,7 +466,19 @@ fn follow(s: &mut State, ev: &mut Vec<Event>) -> bool {
         }
         let Some(mut f) = s.fight.clone() else { return false };
         match f.result.as_str() {
+            "AR" | "DR" if f.choose => {
+                s.phase = Phase::Retreat;
+                return true;
+            }
             "AR" | "DR" if !f.retreating.is_empty() => {
+                // Room for some of them only: their owner chooses who
+                // survives (A20), when it is a choice.
+                if short_of_room(s, &f) {
+                    f.choose = true;
+                    s.fight = Some(f);
+                    s.phase = Phase::Retreat;
+                    return true;
+                }
                 let name = f.retreating[0].clone();
                 let Some(u) = s.unit(&name).cloned().filter(|u| u.on_map()) else {
                     f.retreating.remove(0);
@@ -630,6 +652,35 @@ fn ground(pos: &Position, u: &Unit, from: Hex, n: Hex) -> std::result::Result<()
     Ok(())
 }
 
+/// Whether the counters still to retreat from `f` can each find room,
+/// each with some retreat and not all of them together (A20): then their
+/// owner chooses who retreats.
+fn short_of_room(s: &State, f: &Fight) -> bool {
+    let units: Vec<&Unit> = f.retreating.iter().filter_map(|n| s.unit(n)).filter(|u| u.on_map()).collect();
+    if units.len() < 2 || units.iter().any(|u| retreat_options(s, u, &f.retreaters).is_empty()) {
+        return false;
+    }
+    !all_find_room(s, &f.retreating, &f.retreaters)
+}
+
+/// Some order of retreats, in any order of the counters, takes every
+/// counter of `names` somewhere.
+fn all_find_room(s: &State, names: &[String], retreaters: &[String]) -> bool {
+    if names.is_empty() {
+        return true;
+    }
+    (0..names.len()).any(|i| {
+        let mut rest = names.to_vec();
+        let first = rest.remove(i);
+        let Some(u) = s.unit(&first).filter(|u| u.on_map()) else { return all_find_room(s, &rest, retreaters) };
+        retreat_options(s, u, retreaters).iter().any(|o| {
+            let mut t = s.clone();
+            carry_out(&mut t, &first, o, &mut Vec::new());
+            all_find_room(&t, &rest, retreaters)
+        })
+    })
+}
+
 /// Every legal retreat of `u` (A17-A19): empty hexes (or a duke and a unit
 /// meeting in a city or fortress); only if there is none, a friend's hex
 /// whose occupant is pushed aside to an empty legal hex other than the one
@@ -710,7 +761,7 @@ pub fn why_not_retreat(s: &State, u: &Unit, to: Hex, push: Option<(&str, Hex)>, 
 }
 
 /// Move a retreating counter (and a pushed friend).
-fn carry_out(s: &mut State, name: &str, opt: &RetreatOption, ev: &mut Vec<Event>) {
+pub fn carry_out(s: &mut State, name: &str, opt: &RetreatOption, ev: &mut Vec<Event>) {
     let from = s.unit(name).map(|u| u.hex.clone()).unwrap_or_default();
     match opt {
         RetreatOption::To(h) => {

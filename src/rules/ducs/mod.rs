@@ -218,13 +218,18 @@ pub struct Fight {
     pub close: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub advance: Option<String>,
-    /// Counters still to retreat, in order (the duke first: A20).
+    /// Counters still to retreat, in order (the duke first, which the
+    /// no-moves orders save when room runs short: A20).
     #[serde(default)]
     pub retreating: Vec<String>,
     /// Every counter that retreats from this combat: none of them pushes
     /// another, before or after it moved (A19).
     #[serde(default)]
     pub retreaters: Vec<String>,
+    /// The retreating counters cannot all find room: their owner names
+    /// the one that retreats, and the others are removed (A20).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub choose: bool,
     /// The result ("DR", "AR", "EX").
     pub result: String,
     /// Strength the attacker owes after an exchange.

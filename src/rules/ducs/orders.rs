@@ -366,33 +366,70 @@ fn placement(s: &State, role: &str, orders: &[Order], out: &mut Vec<(usize, Prob
     }
 }
 
+/// RETREAT lines: one a retreating counter, in any order, each judged
+/// where the lines before it left the others (two counters share a hex
+/// only where a duke may stack: A20); when room runs short, one line
+/// only, for the counter that survives.
 fn retreat(s: &State, role: &str, orders: &[Order], out: &mut Vec<(usize, Problem)>) {
     let Some(f) = s.fight.as_ref() else { return };
-    let Some(name) = f.retreating.first() else { return };
-    let u = s.unit(name).expect("a retreating counter");
-    let options = combat::retreat_options(s, u, &f.retreaters);
-    let hint = options.iter().map(|o| o.order(&u.id)).collect::<Vec<_>>().join(", or ");
-    if orders.len() > 1 {
+    let ids: Vec<String> = f.retreating.iter().filter_map(|n| s.unit(n)).map(|u| u.id.clone()).collect();
+    let Some(first) = ids.first() else { return };
+    if f.choose && orders.len() > 1 {
         out.push((
             1,
-            Problem::new(format!("one RETREAT line, for {}: the others retreat after it", u.id)).hint(hint.clone()),
+            Problem::new(format!(
+                "there is room for one of {} only: one RETREAT line, for the counter that retreats; the others are removed (A20)",
+                ids.join(" and ")
+            )),
         ));
     }
-    let Order::Retreat { counter, to, push } = &orders[0] else { return };
-    if format!("{} {counter}", prefix(role)) != *name {
-        out.push((0, Problem::new(format!("{} must retreat now, not {counter}", u.id)).hint(hint)));
-        return;
-    }
-    let want = Hex::parse(to).expect("a parsed hex");
-    let pushed = push.as_ref().map(|(p, at)| (format!("{} {p}", prefix(role)), Hex::parse(at).expect("a parsed hex")));
-    let chosen = options.iter().find(|o| match (o, &pushed) {
-        (RetreatOption::To(h), None) => *h == want,
-        (RetreatOption::Push { to, pushed: p, push_to }, Some((q, at))) => *to == want && p == q && push_to == at,
-        _ => false,
-    });
-    if chosen.is_none() {
-        let why = combat::why_not_retreat(s, u, want, pushed.as_ref().map(|(p, h)| (p.as_str(), *h)), &f.retreaters);
-        out.push((0, Problem::new(why).hint(hint)));
+    let mut t = s.clone();
+    let mut done: Vec<(String, Hex)> = Vec::new();
+    for (i, o) in orders.iter().enumerate() {
+        let Order::Retreat { counter, to, push } = o else { continue };
+        let name = format!("{} {counter}", prefix(role));
+        let Some(u) = t.unit(&name).filter(|_| f.retreating.contains(&name)).cloned() else {
+            let hint = format!("RETREAT {first} TO <hex>");
+            out.push((i, Problem::new(format!("{counter} is not retreating; {} must", ids.join(" and "))).hint(hint)));
+            continue;
+        };
+        if done.iter().any(|(n, _)| *n == name) {
+            out.push((i, Problem::new(format!("one RETREAT line for {counter}"))));
+            continue;
+        }
+        let options = combat::retreat_options(&t, &u, &f.retreaters);
+        let hint = options.iter().map(|o| o.order(&u.id)).collect::<Vec<_>>().join(", or ");
+        let want = Hex::parse(to).expect("a parsed hex");
+        let pushed =
+            push.as_ref().map(|(p, at)| (format!("{} {p}", prefix(role)), Hex::parse(at).expect("a parsed hex")));
+        let chosen = options.iter().find(|o| match (o, &pushed) {
+            (RetreatOption::To(h), None) => *h == want,
+            (RetreatOption::Push { to, pushed: p, push_to }, Some((q, at))) => *to == want && p == q && push_to == at,
+            _ => false,
+        });
+        match chosen {
+            Some(opt) => {
+                combat::carry_out(&mut t, &name, opt, &mut Vec::new());
+                done.push((name, want));
+            }
+            None => {
+                let why = match done.iter().find(|(_, h)| *h == want) {
+                    Some((other, _)) => format!(
+                        "{} and {} may end in one hex only in a city or fortress, where a duke stacks with a unit; {want} is neither (A20)",
+                        other.split_once(' ').map(|x| x.1).unwrap_or(other),
+                        u.id
+                    ),
+                    None => combat::why_not_retreat(
+                        &t,
+                        &u,
+                        want,
+                        pushed.as_ref().map(|(p, h)| (p.as_str(), *h)),
+                        &f.retreaters,
+                    ),
+                };
+                out.push((i, Problem::new(why).hint(hint)));
+            }
+        }
     }
 }
 

@@ -310,18 +310,32 @@ pub fn prompt(s: &State, role: &str) -> Prompt {
         },
         Phase::Retreat => {
             let Some(f) = s.fight.as_ref() else { return Prompt::default() };
-            let Some(u) = f.retreating.first().and_then(|n| s.unit(n)) else { return Prompt::default() };
-            let options = combat::retreat_options(s, u, &f.retreaters);
-            let pushes = options.iter().any(|o| matches!(o, RetreatOption::Push { .. }));
-            Prompt {
-                text: format!(
-                    "{} must retreat one hex from {} (never into an enemy zone of control, across a river or into a lake){}. Choose one:",
-                    u.name,
-                    u.hex,
-                    if pushes { "; with no empty hex it may take a friend's place, pushing the friend aside" } else { "" }
-                ),
-                syntax: options.iter().map(|o| o.order(&u.id)).collect(),
+            let units: Vec<&Unit> = f.retreating.iter().filter_map(|n| s.unit(n)).collect();
+            let Some(u) = units.first() else { return Prompt::default() };
+            let mut syntax = Vec::new();
+            let mut pushes = false;
+            for x in &units {
+                let options = combat::retreat_options(s, x, &f.retreaters);
+                pushes |= options.iter().any(|o| matches!(o, RetreatOption::Push { .. }));
+                syntax.extend(options.iter().map(|o| o.order(&x.id)));
             }
+            let names: Vec<&str> = units.iter().map(|x| x.name.as_str()).collect();
+            let text = if f.choose {
+                format!(
+                    "{} must retreat one hex from {}, and there is room for one of them only: choose the one that retreats; the other is removed (A20). Without your choice the duke is saved. Choose one:",
+                    names.join(" and "),
+                    u.hex
+                )
+            } else {
+                format!(
+                    "{} must retreat one hex from {} (never into an enemy zone of control, across a river or into a lake){}{}. Choose:",
+                    names.join(" and "),
+                    u.hex,
+                    if pushes { "; with no empty hex a counter may take a friend's place, pushing the friend aside" } else { "" },
+                    if units.len() > 1 { "; one RETREAT line a counter, in one mail or one at a time; two end in one hex only in a city or fortress" } else { "" }
+                )
+            };
+            Prompt { text, syntax }
         }
         Phase::Losses => {
             let owed = s.fight.as_ref().map(|f| f.owed).unwrap_or(0);
