@@ -63,6 +63,7 @@ fn main() {
         // Throughput, not flood protection: every mail is answered.
         limits: Limits { replies_per_hour: u32::MAX, ..Limits::default() },
         deadlines: Default::default(),
+        publish: Default::default(),
     };
     let data = std::env::temp_dir().join(format!("adjutant-bench-mail-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&data);

@@ -51,7 +51,14 @@ pub fn replay(entries: &[Entry]) -> Result<(Game, Summary), Mismatch> {
 /// [`replay`] of entries read one at a time (`journal::entries`): memory
 /// stays that of the game, whatever the journal's length.
 pub fn replay_stream(entries: impl Iterator<Item = Result<Entry, Mismatch>>) -> Result<(Game, Summary), Mismatch> {
-    let (game, sum, _) = replay_watching(entries, None)?;
+    let (game, sum, _) = replay_watching(entries, None, &mut |_, _| {})?;
+    Ok((game, sum))
+}
+
+/// [`replay`], calling `watch` with the game as each entry left it (a
+/// public page draws each step's public map from it).
+pub fn replay_each(entries: &[Entry], watch: &mut dyn FnMut(&Game, &Entry)) -> Result<(Game, Summary), Mismatch> {
+    let (game, sum, _) = replay_watching(entries.iter().cloned().map(Ok), None, watch)?;
     Ok((game, sum))
 }
 
@@ -73,7 +80,7 @@ pub fn opening(
     entries: impl Iterator<Item = Result<Entry, Mismatch>>,
     step: u32,
 ) -> Result<(Game, Option<Opening>), Mismatch> {
-    let (game, _, o) = replay_watching(entries, Some(step))?;
+    let (game, _, o) = replay_watching(entries, Some(step), &mut |_, _| {})?;
     Ok((game, o))
 }
 
@@ -106,6 +113,7 @@ impl Openings {
 fn replay_watching(
     mut entries: impl Iterator<Item = Result<Entry, Mismatch>>,
     want: Option<u32>,
+    watch: &mut dyn FnMut(&Game, &Entry),
 ) -> Result<(Game, Summary, Option<Opening>), Mismatch> {
     let mut chain = journal::ChainCheck::default();
     let first = entries.next().transpose()?.ok_or_else(|| bad(0, "the journal is empty"))?;
@@ -316,6 +324,7 @@ fn replay_watching(
             "ended" => game.ended = true,
             _ => {}
         }
+        watch(&game, e);
     }
     sum.ended = game.ended;
     sum.voided_draws = all_draws.iter().filter(|(k, _)| voided_steps.contains(k)).count();

@@ -13,6 +13,16 @@ pub struct Config {
     pub outbound: Outbound,
     pub limits: Limits,
     pub deadlines: Deadlines,
+    pub publish: Publish,
+}
+
+/// `[publish]`: where the daemon keeps every game's public page current
+/// (`adjutant publish --all` after each pass that changed a game).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Publish {
+    /// A folder a web server serves; each game in `<dir>/<game>/`.
+    pub dir: Option<String>,
 }
 
 impl Default for Config {
@@ -23,6 +33,7 @@ impl Default for Config {
             outbound: Outbound::File { path: None },
             limits: Limits::default(),
             deadlines: Default::default(),
+            publish: Publish::default(),
         }
     }
 }

@@ -117,6 +117,18 @@ pub fn export_public(entries: &[Entry]) -> Result<Vec<Entry>, String> {
         b.insert("source".into(), toml::Value::Table(src));
         out.push(Entry { seq: 0, at, kind, prev: String::new(), hash: String::new(), body: b });
     }
+    // A rollback names the first entry it undoes by the game journal's
+    // numbering; the export's is its own: the first entry kept from there.
+    let numbering: Vec<u64> = out
+        .iter()
+        .map(|e| e.body.get("source").and_then(|s| s.get("seq")).and_then(|s| s.as_integer()).unwrap_or(0) as u64)
+        .collect();
+    for e in out.iter_mut().filter(|e| e.kind == "rolled_back") {
+        if let Some(from) = e.body.get("voids_from").and_then(|v| v.as_integer()) {
+            let at = numbering.iter().position(|s| *s >= from as u64).unwrap_or(numbering.len());
+            e.body.insert("voids_from".into(), toml::Value::Integer(at as i64 + 1));
+        }
+    }
     let format = journal::Format::of(&out)?;
     let mut prev = journal::GENESIS.to_string();
     for (i, e) in out.iter_mut().enumerate() {

@@ -12,6 +12,7 @@ pub mod engine;
 pub mod export;
 pub mod journal;
 pub mod mail;
+pub mod publish;
 pub mod render;
 pub mod report;
 pub mod rules;

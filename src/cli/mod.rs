@@ -140,6 +140,21 @@ enum Cmd {
         #[arg(long, value_name = "FILE")]
         journal: Vec<PathBuf>,
     },
+    /// Write a game's public page, a static site any web server serves:
+    /// index.html (the public map, each step's public results and dice),
+    /// the public journal, and a verifier that checks it in the reader's
+    /// browser. `publish GAME DIR`, or `publish --all DIR` for every game.
+    Publish {
+        /// GAME DIR, or DIR with --all.
+        #[arg(required = true, num_args = 1..=2, value_name = "GAME DIR")]
+        args: Vec<String>,
+        /// Every game of the data folder, each in DIR/<game>/, with an index.
+        #[arg(long)]
+        all: bool,
+        /// Write into a folder that holds other files.
+        #[arg(long)]
+        force: bool,
+    },
     /// Run adjudication case files.
     Case {
         files: Vec<PathBuf>,
@@ -254,6 +269,7 @@ fn run(cli: Cli) -> Result<i32> {
                     }
                     _ => desk.run_once(now())?,
                 };
+                desk.publish_changed()?;
                 println!(
                     "{} messages: {} accepted, {} rejected, {} refused, {} dropped, {} duplicates; {} steps resolved; {} mails sent",
                     r.messages, r.accepted, r.rejected, r.refused, r.dropped, r.duplicates, r.resolved, r.sent
@@ -384,6 +400,31 @@ fn run(cli: Cli) -> Result<i32> {
                 }
             }
             audit(&cli.data, &game, json, export_public.as_deref())
+        }
+        Cmd::Publish { args, all, force } => {
+            let desk = Desk::open(&cli.data, cfg)?;
+            match (all, args.as_slice()) {
+                (false, [game, dir]) => {
+                    publish(&cli.data, game, Path::new(dir), force)?;
+                    println!("game {game} published in {dir}: open {dir}/index.html through a web server");
+                }
+                (true, [dir]) => {
+                    let dir = Path::new(dir);
+                    let mut listed = Vec::new();
+                    for id in desk.game_ids()? {
+                        publish(&cli.data, &id, &dir.join(&id), force)?;
+                        let l = desk.peek(&id)?;
+                        let status = if l.game.ended { "over".to_string() } else { format!("step {}", l.game.step) };
+                        listed.push((id, l.game.rules.info().title.to_string(), status));
+                    }
+                    std::fs::write(dir.join("index.html"), crate::publish::index(&listed))
+                        .with_context(|| format!("cannot write {}", dir.display()))?;
+                    println!("{} games published in {}", listed.len(), dir.display());
+                }
+                (true, _) => bail!("publish --all takes one folder: adjutant publish --all DIR"),
+                (false, _) => bail!("publish takes a game and a folder: adjutant publish GAME DIR (or --all DIR)"),
+            }
+            Ok(0)
         }
         Cmd::Case { files, verbose } => {
             if files.is_empty() {
@@ -702,5 +743,28 @@ fn write_report(data: &Path, game: &str, out: &Path, json: bool) -> Result<()> {
     let text = if json { crate::report::render_json(&games) } else { crate::report::render(&games) };
     std::fs::write(out, text).with_context(|| format!("cannot write {}", out.display()))?;
     println!("fairness report of {} game(s) written to {}", games.len(), out.display());
+    Ok(())
+}
+
+/// Write game `game`'s public page into `dir`: a folder that is empty,
+/// missing, or one `publish` wrote for this game before (else `force`).
+fn publish(data: &Path, game: &str, dir: &Path, force: bool) -> Result<()> {
+    let path = crate::desk::store::game_dir(data, game).join("journal.toml");
+    if !crate::desk::store::valid_id(game) || !path.exists() {
+        bail!("there is no game {game:?} in {}; adjutant games lists them", data.display());
+    }
+    let mark = dir.join(crate::publish::MARK);
+    let ours = std::fs::read_to_string(&mark).is_ok_and(|m| m.lines().next() == Some(game));
+    let empty = std::fs::read_dir(dir).map(|mut d| d.next().is_none()).unwrap_or(true);
+    if !empty && !ours && !force {
+        bail!("{} holds other files; give an empty or new folder, or --force to write the page into it", dir.display());
+    }
+    let entries = crate::journal::read(&path)?;
+    let files = crate::publish::site(&entries).map_err(|m| anyhow!("cannot publish {game}: {m}"))?;
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot make {}", dir.display()))?;
+    for (name, bytes) in files {
+        let p = dir.join(&name);
+        std::fs::write(&p, bytes).with_context(|| format!("cannot write {}", p.display()))?;
+    }
     Ok(())
 }

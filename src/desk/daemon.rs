@@ -89,7 +89,48 @@ impl Desk {
         Ok(())
     }
 
+    /// With `[publish] dir`: every game whose journal moved on since its
+    /// page was made gets its page again (a stat and a small read a game
+    /// otherwise). A page that cannot be made is logged, never fatal.
+    pub fn publish_changed(&self) -> Result<usize, Error> {
+        let Some(dir) = self.cfg.publish.dir.clone() else { return Ok(0) };
+        let dir = std::path::PathBuf::from(dir);
+        let mut made = 0;
+        for id in self.game_ids()? {
+            let at = super::store::read_tip(&self.data, &id).map(|t| t.seq);
+            let mark = std::fs::read_to_string(dir.join(&id).join(crate::publish::MARK)).unwrap_or_default();
+            if at.is_some() && mark.lines().nth(1).and_then(|s| s.parse::<u64>().ok()) == at {
+                continue;
+            }
+            let journal = super::store::game_dir(&self.data, &id).join("journal.toml");
+            let site =
+                crate::journal::read(&journal).map_err(|e| e.to_string()).and_then(|es| crate::publish::site(&es));
+            match site {
+                Ok(files) => {
+                    let to = dir.join(&id);
+                    std::fs::create_dir_all(&to).map_err(super::io("publish", &to))?;
+                    for (name, bytes) in files {
+                        // Written beside, then renamed: a reader never gets
+                        // half a page.
+                        let tmp = to.join(format!(".{name}.tmp"));
+                        std::fs::write(&tmp, bytes).map_err(super::io("publish", &tmp))?;
+                        std::fs::rename(&tmp, to.join(&name)).map_err(super::io("publish", &tmp))?;
+                    }
+                    made += 1;
+                }
+                Err(e) => warn!(game = %id, error = %e, "the public page was not made"),
+            }
+        }
+        if made > 0 {
+            info!(pages = made, dir = %dir.display(), "public pages made");
+        }
+        Ok(made)
+    }
+
     fn after_pass(&self, r: &PassReport) {
+        if let Err(e) = self.publish_changed() {
+            warn!(error = %e, "publishing failed");
+        }
         if r.messages > 0 || r.resolved > 0 || r.sent > 0 {
             info!(
                 messages = r.messages,

@@ -17,6 +17,7 @@ mod golden;
 mod journal_format;
 mod leaguer;
 mod lobby;
+mod publish;
 mod realmail;
 mod renewal;
 mod rollback;

@@ -106,7 +106,8 @@ fn a_mantua_rollback_by_mail_restores_the_step_and_play_goes_on() {
     // lasts, and verifies; each player's own mailbox verifies.
     let public = t.dir.join("public.toml");
     let bin = env!("CARGO_BIN_EXE_adjutant");
-    let data = t.dir.to_str().unwrap();
+    let data_dir = t.dir.to_str().unwrap().to_string();
+    let data = data_dir.as_str();
     let out = std::process::Command::new(bin)
         .args(["--data", data, "audit", &t.game, "--export-public", public.to_str().unwrap()])
         .output()
@@ -121,6 +122,18 @@ fn a_mantua_rollback_by_mail_restores_the_step_and_play_goes_on() {
         let (code, _, out) = both(&[&t.desk.outbox_of(who)]);
         assert_eq!(code, 0, "{who}:\n{out}");
     }
+    // Once the game is over the whole journal is public, and its export,
+    // numbered anew, still replays with its rollbacks.
+    t.send("gm", CAROL, "END");
+    t.pass();
+    let out = std::process::Command::new(bin)
+        .args(["--data", data, "audit", &t.game, "--export-public", public.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
+    let out = std::process::Command::new(bin).args(["audit", public.to_str().unwrap()]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success() && text.contains("rolled back 2 time(s)"), "{text}");
 }
 
 #[test]

@@ -105,6 +105,7 @@ impl Stack {
             outbound: Outbound::Smtp(self.smtp_cfg()),
             limits: Limits { replies_per_hour: 100_000, ..Limits::default() },
             deadlines: Default::default(),
+            publish: Default::default(),
         }
     }
 
