@@ -155,3 +155,35 @@ fn a_game_in_progress_publishes_what_is_public_and_bad_requests_are_refused() {
         assert_eq!(draws, audited_draws(&dir.join("journal.toml")));
     }
 }
+
+#[test]
+fn the_daemon_keeps_the_pages_current_with_a_publish_dir() {
+    let mut t = Table::new("publish-daemon");
+    let pages = t.dir.join("pages");
+    let config = t.dir.join("adjutant.toml");
+    std::fs::write(&config, format!("[publish]\ndir = \"{}\"\n", pages.display())).unwrap();
+    let data = t.dir.clone();
+    let run = || {
+        Command::new(env!("CARGO_BIN_EXE_adjutant"))
+            .arg("--config")
+            .arg(&config)
+            .arg("--data")
+            .arg(&data)
+            .args(["run", "--once"])
+            .output()
+            .unwrap()
+    };
+    assert!(run().status.success());
+    let mark = pages.join("g1").join(adjutant::publish::MARK);
+    let first = std::fs::read_to_string(&mark).unwrap();
+    // A pass that moves the game on makes its page again; one that does
+    // not leaves it.
+    t.send("austria", ALICE, "PLACE Laudon AT Riva");
+    t.send("france", BOB, "PLACE Bonaparte AT Verona");
+    assert!(run().status.success());
+    let second = std::fs::read_to_string(&mark).unwrap();
+    assert_ne!(first, second, "the page follows the journal");
+    assert!(std::fs::read_to_string(pages.join("g1/index.html")).unwrap().contains("Step 1 (setup)"));
+    assert!(run().status.success());
+    assert_eq!(std::fs::read_to_string(&mark).unwrap(), second);
+}
