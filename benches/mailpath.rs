@@ -64,6 +64,7 @@ fn main() {
         limits: Limits { replies_per_hour: u32::MAX, ..Limits::default() },
         deadlines: Default::default(),
         publish: Default::default(),
+        mail: Default::default(),
     };
     let data = std::env::temp_dir().join(format!("adjutant-bench-mail-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&data);

@@ -14,7 +14,26 @@ pub struct Config {
     pub limits: Limits,
     pub deadlines: Deadlines,
     pub publish: Publish,
+    pub mail: MailPrefs,
 }
+
+/// `[mail]`: how letters are sent by default.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct MailPrefs {
+    /// The maps a letter carries unless its player chose (`MAPS`): "png",
+    /// "svg", "both" or "none" (text only).
+    pub maps: String,
+}
+
+impl Default for MailPrefs {
+    fn default() -> Self {
+        MailPrefs { maps: "both".into() }
+    }
+}
+
+/// The map attachments a player may choose.
+pub const MAPS: [&str; 4] = ["png", "svg", "both", "none"];
 
 /// `[publish]`: where the daemon keeps every game's public page current
 /// (`adjutant publish --all` after each pass that changed a game).
@@ -34,6 +53,7 @@ impl Default for Config {
             limits: Limits::default(),
             deadlines: Default::default(),
             publish: Publish::default(),
+            mail: MailPrefs::default(),
         }
     }
 }
@@ -252,7 +272,16 @@ impl Default for Limits {
 impl Config {
     pub fn load(path: &Path) -> Result<Config, String> {
         let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read config {}: {e}", path.display()))?;
-        toml::from_str(&text).map_err(|e| format!("cannot read config {}: {e}", path.display()))
+        let c: Config = toml::from_str(&text).map_err(|e| format!("cannot read config {}: {e}", path.display()))?;
+        if !MAPS.contains(&c.mail.maps.as_str()) {
+            return Err(format!(
+                "config {}: [mail] maps = {:?}: one of {}",
+                path.display(),
+                c.mail.maps,
+                MAPS.join(", ")
+            ));
+        }
+        Ok(c)
     }
 }
 

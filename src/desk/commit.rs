@@ -263,6 +263,9 @@ impl Desk {
             letter.body.push_str(&block);
         }
         let mut mails = Vec::new();
+        // Each distinct picture is drawn once for the batch: recipients who
+        // share a view (the public one, a side's) share its PNG.
+        let mut drawn = Drawn::default();
         for (i, letter) in letters.iter().enumerate() {
             let (_, domain) = self.referee().split_game_address();
             // A letter about a step (its subject says "[game] step k")
@@ -280,7 +283,8 @@ impl Desk {
             // A letter that cannot be written (an address lettre refuses)
             // is left out, never allowed to stop the batch it belongs to.
             let epoch = letter.role.as_ref().and_then(|r| l.desk.epochs.get(r)).copied().unwrap_or(0);
-            let bytes = match self.render(&l.game.id, l.game.step, epoch, letter, &mid, now) {
+            let maps = letter.role.as_ref().and_then(|r| l.desk.maps.get(r)).unwrap_or(&self.cfg.mail.maps);
+            let bytes = match self.render(&l.game.id, l.game.step, epoch, letter, &mid, now, maps, &mut drawn) {
                 Ok(b) => b,
                 Err(e) => {
                     warn!(game = %l.game.id, to = %letter.to, error = %e, "letter left out");
@@ -326,7 +330,7 @@ impl Desk {
             return Ok(());
         }
         let mid = format!("{LOOSE}.{key}@{domain}");
-        let bytes = self.render("-", 0, 0, letter, &mid, now)?;
+        let bytes = self.render("-", 0, 0, letter, &mid, now, &self.cfg.mail.maps, &mut Drawn::default())?;
         let name = format!("0~000~{}.eml", safe_name(&mid));
         let tmp = self.data.join("spool/tmp").join(&name);
         write_synced(&tmp, &self.spool_form(&bytes)).map_err(io("spool", &tmp))?;
@@ -350,6 +354,7 @@ impl Desk {
             .collect()
     }
 
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn render(
         &self,
         game: &str,
@@ -358,6 +363,8 @@ impl Desk {
         letter: &Letter,
         mid: &str,
         now: DateTime<Utc>,
+        maps: &str,
+        drawn: &mut Drawn,
     ) -> Result<Vec<u8>, Error> {
         let reply_to = match &letter.role {
             Some(r) if game != "-" => Some(self.reply_address_at(game, r, epoch)),
@@ -377,7 +384,7 @@ impl Desk {
             subject: letter.subject.clone(),
             in_reply_to: letter.in_reply_to.clone(),
             body: letter.body.clone(),
-            attachments: attachments(&letter.svg),
+            attachments: attachments(&letter.svg, maps, drawn),
             headers,
             date: now.into(),
         };
@@ -477,24 +484,48 @@ impl Desk {
     }
 }
 
-/// Each map as a PNG (what every mail client shows) and as the SVG it was
-/// drawn from. A map that cannot be drawn as PNG still goes as SVG.
-pub(super) fn attachments(svgs: &[(String, String)]) -> Vec<compose::Attached> {
+/// The PNGs drawn in one batch, by their SVG: a picture shared by several
+/// letters is drawn once.
+#[derive(Default)]
+pub(super) struct Drawn(std::collections::HashMap<String, Option<Vec<u8>>>);
+
+/// Each map as the player chose (`MAPS`): a PNG (what every mail client
+/// shows), the SVG it was drawn from (to zoom), both, or none (the text
+/// map in the body is all). A map that cannot be drawn as PNG goes as SVG.
+pub(super) fn attachments(svgs: &[(String, String)], maps: &str, drawn: &mut Drawn) -> Vec<compose::Attached> {
     let mut out = Vec::new();
+    if maps == "none" {
+        return out;
+    }
     for (name, svg) in svgs {
-        match crate::render::png::from_svg(svg) {
-            Ok(png) => out.push(compose::Attached {
-                name: format!("{}.png", name.trim_end_matches(".svg")),
-                content_type: "image/png",
-                body: png,
-            }),
-            Err(e) => warn!(map = %name, error = %e, "map not drawn as PNG"),
+        let mut png = None;
+        if maps != "svg" {
+            png = drawn
+                .0
+                .entry(svg.clone())
+                .or_insert_with(|| match crate::render::png::from_svg(svg) {
+                    Ok(png) => Some(png),
+                    Err(e) => {
+                        warn!(map = %name, error = %e, "map not drawn as PNG");
+                        None
+                    }
+                })
+                .clone();
+            if let Some(png) = &png {
+                out.push(compose::Attached {
+                    name: format!("{}.png", name.trim_end_matches(".svg")),
+                    content_type: "image/png",
+                    body: png.clone(),
+                });
+            }
         }
-        out.push(compose::Attached {
-            name: name.clone(),
-            content_type: "image/svg+xml",
-            body: svg.clone().into_bytes(),
-        });
+        if maps != "png" || png.is_none() {
+            out.push(compose::Attached {
+                name: name.clone(),
+                content_type: "image/svg+xml",
+                body: svg.clone().into_bytes(),
+            });
+        }
     }
     out
 }

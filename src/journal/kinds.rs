@@ -195,6 +195,8 @@ pub enum Action {
     Observe,
     /// An address stops watching: address.
     Unobserve,
+    /// The maps a role's letters carry: role, png|svg|both|none.
+    Maps,
 }
 
 impl Action {
@@ -221,6 +223,7 @@ impl Action {
             Action::Join => "join",
             Action::Observe => "observe",
             Action::Unobserve => "unobserve",
+            Action::Maps => "maps",
         }
     }
 }

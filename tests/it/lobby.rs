@@ -141,3 +141,38 @@ fn a_side_that_concedes_loses_and_the_moderator_removes_an_observer() {
     assert_eq!(ended.body["winner"].as_str(), Some("austria"));
     assert_audits_and_dice_verify(&t.dir.join("games/g1/journal.toml"), "conceded");
 }
+
+#[test]
+fn each_player_chooses_the_maps_their_mails_carry() {
+    let mut t = Table::new("maps");
+    t.send("france", BOB, "MAPS NONE");
+    t.pass();
+    assert!(t.last(BOB).1.contains("text only"), "{}", t.last(BOB).1);
+    t.send("france", BOB, "MAPS JPEG");
+    t.pass();
+    assert!(t.last(BOB).1.contains("MAPS takes PNG"), "{}", t.last(BOB).1);
+    t.setup();
+    let bob = raw_with(&t, BOB, "step 1 resolved");
+    assert!(bob.contains("resolved") && !bob.contains("Content-Type: image/"), "text only for Bob");
+    let alice = raw_with(&t, ALICE, "step 1 resolved");
+    assert!(alice.contains("image/png") && alice.contains("image/svg+xml"), "both for Alice by default");
+    t.send("france", BOB, "MAPS PNG");
+    t.pass();
+    t.send("france", BOB, "VIEW");
+    t.pass();
+    let bob = raw_with(&t, BOB, "your view");
+    assert!(bob.contains("image/png") && !bob.contains("image/svg+xml"), "a PNG only");
+    // The choice outlives the snapshot: it is rebuilt from the journal.
+    let journal = adjutant::journal::read(&t.dir.join("games/g1/journal.toml")).unwrap();
+    let d = adjutant::desk::core::state::desk_state(&journal).unwrap();
+    assert_eq!(d.maps.get("france").map(String::as_str), Some("png"));
+}
+
+/// The raw mail of `who` whose subject holds `subject`.
+fn raw_with(t: &Table, who: &str, subject: &str) -> String {
+    t.raw_mails(who)
+        .into_iter()
+        .map(|r| String::from_utf8_lossy(&r).to_string())
+        .find(|m| m.lines().any(|l| l.starts_with("Subject:") && l.contains(subject)))
+        .unwrap_or_else(|| panic!("no mail to {who} about {subject:?}"))
+}

@@ -106,6 +106,7 @@ impl Stack {
             limits: Limits { replies_per_hour: 100_000, ..Limits::default() },
             deadlines: Default::default(),
             publish: Default::default(),
+            mail: Default::default(),
         }
     }
 

@@ -489,7 +489,7 @@ impl Referee<'_> {
                     Vec::new(),
                 )),
                 Command::Help => {
-                    let mut text = String::from("Commands anyone can send:\n  HELP, STATUS, VIEW, SALT <text>, PRESS <role|ALL> <text>, RESIGN, ZONE <zone>, ABSENT <first day> <last day>\n  HISTORY <step> or HISTORY <from>-<to>: your own view of those steps' results again\n  DRAW: agree to a draw (the game ends drawn when every side still playing agrees within one step; the proposal lapses when the step resolves); NO DRAW withdraws it\n  CONCEDE: give up (in a two-side game the other side wins; with more sides, your pieces stand under the no-moves orders and the others play on)\nAt the game's plain address, no token needed: LIST, JOIN <game> [<role>], OBSERVE <game>, STOP OBSERVING <game>\n");
+                    let mut text = String::from("Commands anyone can send:\n  HELP, STATUS, VIEW, SALT <text>, PRESS <role|ALL> <text>, RESIGN, ZONE <zone>, ABSENT <first day> <last day>\n  HISTORY <step> or HISTORY <from>-<to>: your own view of those steps' results again\n  MAPS PNG|SVG|BOTH|NONE: the maps your mails carry (NONE: text only)\n  DRAW: agree to a draw (the game ends drawn when every side still playing agrees within one step; the proposal lapses when the step resolves); NO DRAW withdraws it\n  CONCEDE: give up (in a two-side game the other side wins; with more sides, your pieces stand under the no-moves orders and the others play on)\nAt the game's plain address, no token needed: LIST, JOIN <game> [<role>], OBSERVE <game>, STOP OBSERVING <game>\n");
                     if role == "gm" {
                         text.push_str("Moderator commands:\n  EXTEND <dur>, PAUSE, RESUME, REPLACE <role> <email>, RESOLVE NOW, END [<winner> <reason>], DECLARE <label> <value>, ROLLBACK <step> <reason>, REMOVE OBSERVER <address>\n");
                     }
@@ -672,6 +672,18 @@ impl Referee<'_> {
                     let text = self.history(l, role, from, to)?;
                     batch.letters.push(reply(
                         format!("[{gid}] history of steps {from}-{to} (a copy)"),
+                        letters::fill("reply", context! { text => text }),
+                        Vec::new(),
+                    ));
+                }
+                Command::Maps(m) => {
+                    self.moderator_as(l, batch, kinds::Action::Maps, vec![role.to_string(), m.clone()]);
+                    let text = match m.as_str() {
+                        "none" => "Your mails from this game come as text only from now on (the map is in the text). MAPS PNG brings the pictures back.".to_string(),
+                        m => format!("Your mails from this game carry the map as {} from now on.", m.to_uppercase()),
+                    };
+                    batch.letters.push(reply(
+                        format!("[{gid}] maps"),
                         letters::fill("reply", context! { text => text }),
                         Vec::new(),
                     ));

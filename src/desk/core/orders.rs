@@ -62,6 +62,8 @@ pub(super) enum Command {
     History(u32, u32),
     /// The moderator's REMOVE OBSERVER <address>.
     RemoveObserver(String),
+    /// MAPS PNG|SVG|BOTH|NONE: the maps the sender's letters carry.
+    Maps(String),
 }
 
 /// How many steps one HISTORY may ask for.
@@ -72,7 +74,7 @@ pub(super) const MODERATOR_WORDS: &[&str] =
 
 /// The commands anyone may send (the moderator's are above).
 pub(super) const PLAYER_WORDS: &[&str] =
-    &["HELP", "STATUS", "VIEW", "SALT", "PRESS", "RESIGN", "ZONE", "ABSENT", "DRAW", "CONCEDE", "HISTORY"];
+    &["HELP", "STATUS", "VIEW", "SALT", "PRESS", "RESIGN", "ZONE", "ABSENT", "DRAW", "CONCEDE", "HISTORY", "MAPS"];
 
 /// A line that ends what is read of a message (like a judge's SIGNOFF):
 /// `END ORDERS`, or a bare `END` from a player (the moderator's bare `END`
@@ -149,6 +151,14 @@ pub(super) fn command(l: &GameState, role: &str, n: usize, text: &str) -> Option
             }
         }
         "VIEW" => Command::View,
+        "MAPS" => match rest.to_lowercase().as_str() {
+            m if crate::config::MAPS.contains(&m) => Command::Maps(m.to_string()),
+            _ => return err(
+                "MAPS takes PNG (a picture every client shows), SVG (the drawing, to zoom), BOTH, or NONE (text only)"
+                    .into(),
+                "MAPS PNG",
+            ),
+        },
         "DRAW" if rest.is_empty() && !gm => Command::Draw,
         "NO" if names::fold(rest) == "draw" && !gm => Command::NoDraw,
         "CONCEDE" if rest.is_empty() && !gm => Command::Concede,

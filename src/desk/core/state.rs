@@ -63,6 +63,10 @@ pub struct DeskState {
     /// The roles agreeing to a draw at the open step.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub draw: Vec<String>,
+    /// The maps each role chose for its letters (MAPS), where not the
+    /// configuration's default.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub maps: BTreeMap<String, String>,
     /// Who watches the game's public view (OBSERVE).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub observers: Vec<String>,
@@ -135,7 +139,7 @@ pub fn desk_state(entries: &[Entry]) -> Result<DeskState, String> {
                 d.rolled_back(&b, &e.at);
             }
             "moderator" | "deadline" | "zone" | "absent" | "disorder" | "reminded" | "early" | "asked" | "draw"
-            | "no_draw" | "concede" | "join" | "observe" | "unobserve" => {
+            | "no_draw" | "concede" | "join" | "observe" | "unobserve" | "maps" => {
                 let m: kinds::Moderator = e.body()?;
                 apply_moderator(&mut d, &m);
             }
@@ -170,6 +174,9 @@ pub fn apply_moderator(d: &mut DeskState, m: &kinds::Moderator) {
         }
         (A::Observe, [a]) if !d.observers.contains(a) => d.observers.push(a.clone()),
         (A::Unobserve, [a]) => d.observers.retain(|x| !x.eq_ignore_ascii_case(a)),
+        (A::Maps, [role, choice]) => {
+            d.maps.insert(role.clone(), choice.clone());
+        }
         (A::Resume, _) => d.paused = false,
         (A::Replace, [role, email]) => {
             d.disorder.retain(|r| r != role);
