@@ -332,6 +332,81 @@ fn facing(x: f64, y: f64, r: f64, hour: u8) -> String {
     )
 }
 
+/// One entry of a picture's key: a swatch (a filled hex colour, or a line
+/// as drawn) and what it means.
+struct Key {
+    fill: Option<String>,
+    line: Option<&'static str>,
+    name: String,
+}
+
+impl Key {
+    fn width(&self) -> i32 {
+        30 + 6 * self.name.chars().count() as i32
+    }
+
+    fn draw(&self, x: i32, y: i32) -> String {
+        let swatch = match (&self.fill, self.line) {
+            (Some(f), _) => {
+                format!("<rect x=\"{x}\" y=\"{}\" width=\"14\" height=\"10\" fill=\"{f}\" stroke=\"#b8ab8c\"/>", y - 9)
+            }
+            (None, Some(style)) => {
+                format!("<line x1=\"{x}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" {style}/>", y - 4, x + 14, y - 4)
+            }
+            (None, None) => String::new(),
+        };
+        format!("{swatch}<text x=\"{}\" y=\"{y}\" font-size=\"11\">{}</text>\n", x + 18, esc(&self.name))
+    }
+}
+
+/// How each kind of hexside is drawn, and what it is called in the key.
+fn hexside_style(kind: &str) -> &'static str {
+    match kind {
+        "river" => "stroke=\"#3a7bd5\" stroke-width=\"4\"",
+        "bridge" => "stroke=\"#777\" stroke-width=\"6\"",
+        "escarpment" => "stroke=\"#6b4a2b\" stroke-width=\"4\"",
+        _ => "stroke=\"#7a5a2f\" stroke-width=\"2\" stroke-dasharray=\"3 2\"",
+    }
+}
+
+const ROAD: &str = "stroke=\"#8a6a3a\" stroke-width=\"2.5\"";
+
+/// The key of a hex map: the terrains its hexes show and the lines drawn
+/// on it, nothing it does not show.
+fn picture_keys(b: &HexBoard) -> Vec<Key> {
+    let mut keys = Vec::new();
+    for (g, name, fill) in &b.terrain {
+        if b.hexes.iter().any(|h| h.terrain == *g) {
+            keys.push(Key { fill: Some(fill.clone()), line: None, name: name.clone() });
+        }
+    }
+    let mut kinds: Vec<&str> = b.hexsides.iter().map(|(_, _, k)| k.as_str()).collect();
+    kinds.sort();
+    kinds.dedup();
+    for k in kinds {
+        keys.push(Key { fill: None, line: Some(hexside_style(k)), name: k.replace('_', " ") });
+    }
+    if !b.roads.is_empty() {
+        keys.push(Key { fill: None, line: Some(ROAD), name: "road".into() });
+    }
+    keys
+}
+
+/// The key laid out in rows no wider than `width`.
+fn key_rows(keys: &[Key], width: i32) -> Vec<Vec<&Key>> {
+    let mut rows: Vec<Vec<&Key>> = Vec::new();
+    let mut used = width;
+    for k in keys {
+        if used + k.width() > width {
+            rows.push(Vec::new());
+            used = 0;
+        }
+        used += k.width();
+        rows.last_mut().expect("a row").push(k);
+    }
+    rows
+}
+
 /// A hex map: flat-topped hexes coloured by terrain, hexside marks
 /// (rivers blue, roads dashed, bridges grey), places named, pieces drawn
 /// as squares of their side's colour, and a legend.
@@ -343,8 +418,10 @@ fn hexes(b: &HexBoard) -> String {
     let centre = |c: i32, r: i32| {
         (mx + R + (c - 1) as f64 * 1.5 * R, my + h3 / 2.0 + (r - 1) as f64 * h3 + if low(c) { h3 / 2.0 } else { 0.0 })
     };
-    let lines = 1 + b.legend.len() + b.areas.len() + usize::from(!b.terrain.is_empty());
     let w = (mx * 2.0 + R * 2.0 + (b.columns - 1).max(0) as f64 * 1.5 * R).ceil() as i32;
+    let keys = picture_keys(b);
+    let key_rows = key_rows(&keys, w.max(300) - 20);
+    let lines = 1 + b.legend.len() + b.areas.len() + key_rows.len();
     let map_h = my + h3 * (b.rows as f64 + 0.5) + 10.0;
     let h = (map_h + 16.0 * lines as f64 + 10.0).ceil() as i32;
     let mut s = open(w.max(300), h, &b.title);
@@ -410,7 +487,7 @@ fn hexes(b: &HexBoard) -> String {
             })
             .collect();
         s.push_str(&format!(
-            "<polyline points=\"{}\" fill=\"none\" stroke=\"#8a6a3a\" stroke-width=\"2.5\" stroke-linejoin=\"round\"/>\n",
+            "<polyline points=\"{}\" fill=\"none\" {ROAD} stroke-linejoin=\"round\"/>\n",
             pts.join(" ")
         ));
     }
@@ -445,12 +522,7 @@ fn hexes(b: &HexBoard) -> String {
         let (dx, dy) = (x2 - x1, y2 - y1);
         let len = (dx * dx + dy * dy).sqrt().max(1.0);
         let (px, py) = (-dy / len * R / 2.0, dx / len * R / 2.0);
-        let style = match kind.as_str() {
-            "river" => "stroke=\"#3a7bd5\" stroke-width=\"4\"",
-            "bridge" => "stroke=\"#777\" stroke-width=\"6\"",
-            "escarpment" => "stroke=\"#6b4a2b\" stroke-width=\"4\"",
-            _ => "stroke=\"#7a5a2f\" stroke-width=\"2\" stroke-dasharray=\"3 2\"",
-        };
+        let style = hexside_style(kind);
         s.push_str(&format!(
             "<line x1=\"{:.1}\" y1=\"{:.1}\" x2=\"{:.1}\" y2=\"{:.1}\" {style}/>\n",
             mx2 - px,
@@ -479,11 +551,17 @@ fn hexes(b: &HexBoard) -> String {
             }
         }
     }
-    let mut lines: Vec<String> = Vec::new();
-    if !b.terrain.is_empty() {
-        let t: Vec<String> = b.terrain.iter().map(|(g, n, _)| format!("{g} {n}")).collect();
-        lines.push(format!("Terrain: {}", t.join(", ")));
+    // The picture's own key: a swatch of every terrain and line drawn, as
+    // drawn (the text map keeps its letters' legend).
+    for (row, keys) in key_rows.iter().enumerate() {
+        let y = map_h as i32 + 29 + 16 * row as i32;
+        let mut x = 10;
+        for k in keys {
+            s.push_str(&k.draw(x, y));
+            x += k.width();
+        }
     }
+    let mut lines: Vec<String> = vec![String::new(); key_rows.len()];
     lines.extend(b.areas.iter().map(|(label, _)| format!("Dashed purple outline: {label}")));
     lines.extend(b.legend.iter().cloned());
     s.push_str(&legend(10, map_h as i32, &b.sides, &lines));
