@@ -438,6 +438,7 @@ fn through_journal(case: &Case) -> Result<String, String> {
         replace: case.replace.clone(),
         digest: game.digest(),
         tip_kept: false,
+        approve: false,
     };
     j.append(at, &[("created", &created)]).map_err(|e| e.to_string())?;
     let mut dice = Scripted::new(&case.dice).with_shuffles(case.shuffles.clone());

@@ -67,6 +67,10 @@ enum Cmd {
         /// starts when the last role is taken.
         #[arg(long)]
         open: bool,
+        /// With --open: each JOIN waits for the moderator's APPROVE or
+        /// REFUSE by mail.
+        #[arg(long, requires = "open")]
+        approve: bool,
     },
     /// The daemon: handle mail, resolve steps, send replies (one pass with --once).
     Run {
@@ -231,7 +235,7 @@ fn run(cli: Cli) -> Result<i32> {
             }
             Ok(0)
         }
-        Cmd::New { ruleset, scenario, players, gm, deadline, dice, id, open } => {
+        Cmd::New { ruleset, scenario, players, gm, deadline, dice, id, open, approve } => {
             let desk = Desk::open(&cli.data, cfg)?;
             let mut ps = Vec::new();
             for p in players {
@@ -240,7 +244,7 @@ fn run(cli: Cli) -> Result<i32> {
                     .ok_or_else(|| anyhow!("--player {p:?}: write ROLE=EMAIL, e.g. --player france=bob@example.org"))?;
                 ps.push((r.trim().to_lowercase(), e.trim().to_string()));
             }
-            let req = NewGame { ruleset, scenario, players: ps, gm, deadline, dice, id, open };
+            let req = NewGame { ruleset, scenario, players: ps, gm, deadline, dice, id, open, approve };
             let id = desk.create(&req, now(), &mut crate::desk::os_random)?;
             {
                 let _lock = desk.lock()?;

@@ -46,6 +46,11 @@ impl Desk {
                 info.name
             )));
         }
+        if req.approve && (req.gm.is_none() || !req.open) {
+            return Err(Error::Bad(
+                "--approve is for an --open game with a moderator (--gm), who approves each JOIN".into(),
+            ));
+        }
         let mode = match req.dice.as_str() {
             "committed" => dice::Mode::Committed,
             "declared" => dice::Mode::Declared,
@@ -117,6 +122,7 @@ impl Desk {
             replace: None,
             digest: game.digest(),
             tip_kept: true,
+            approve: req.approve,
         };
         store::write_tip(&self.data, &id, &store::Tip::before_first_entry())?;
         let mut journal = Journal::open(&dir.join("journal.toml"))?;
@@ -132,6 +138,7 @@ impl Desk {
                     dice: mode,
                     chain_len,
                     deadline_secs: req.deadline.as_deref().and_then(store::parse_duration),
+                    approve: req.approve,
                     ..DeskState::default()
                 },
                 seen: seen::Seen::default(),

@@ -122,6 +122,8 @@ pub struct NewGame {
     /// Roles without a player stay free, for JOIN by mail; the game
     /// starts when the last is taken.
     pub open: bool,
+    /// With `open`: each JOIN waits for the moderator's APPROVE.
+    pub approve: bool,
 }
 
 impl NewGame {
@@ -139,6 +141,7 @@ impl NewGame {
             dice: "committed".into(),
             id: None,
             open: false,
+            approve: false,
         }
     }
 }

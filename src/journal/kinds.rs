@@ -41,6 +41,10 @@ pub struct Created {
     /// an older adjutant, whose tip may be missing for good.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub tip_kept: bool,
+    /// An open game whose joins the moderator approves (`new --open
+    /// --approve`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub approve: bool,
 }
 
 /// `reanchored`: the moderator (or the operator) accepted the journal as it
@@ -197,6 +201,10 @@ pub enum Action {
     Unobserve,
     /// The maps a role's letters carry: role, png|svg|both|none.
     Maps,
+    /// A JOIN waiting for the moderator's approval: role, address.
+    Applied,
+    /// The moderator refused a waiting JOIN: address.
+    Declined,
 }
 
 impl Action {
@@ -224,6 +232,8 @@ impl Action {
             Action::Observe => "observe",
             Action::Unobserve => "unobserve",
             Action::Maps => "maps",
+            Action::Applied => "applied",
+            Action::Declined => "declined",
         }
     }
 }

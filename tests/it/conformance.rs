@@ -92,6 +92,7 @@ pub(crate) fn play_scenario(
         replace: None,
         digest: game.digest(),
         tip_kept: false,
+        approve: false,
     };
     j.append(at, &[("created", &created)]).unwrap();
     let mut ended = false;

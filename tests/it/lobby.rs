@@ -176,3 +176,39 @@ fn raw_with(t: &Table, who: &str, subject: &str) -> String {
         .find(|m| m.lines().any(|l| l.starts_with("Subject:") && l.contains(subject)))
         .unwrap_or_else(|| panic!("no mail to {who} about {subject:?}"))
 }
+
+#[test]
+fn the_moderator_approves_or_refuses_each_join_when_asked_to() {
+    let dir = temp_dir("approve");
+    let desk = Desk::open(&dir, Default::default()).unwrap();
+    let req = NewGame {
+        gm: Some(CAROL.into()),
+        id: Some("g1".into()),
+        open: true,
+        approve: true,
+        ..NewGame::new("mantua", vec![])
+    };
+    let game = desk.create(&req, t0(), &mut fixed_entropy()).unwrap();
+    desk.deliver().unwrap();
+    let mut t = Table { dir, desk, game, now: t0() };
+    plain(&mut t, DAVE, "JOIN g1 austria");
+    assert!(t.last(DAVE).1.contains("waits for the moderator's approval"), "{}", t.last(DAVE).1);
+    assert!(t.last(CAROL).1.contains("APPROVE dave@example.org"), "{}", t.last(CAROL).1);
+    assert!(games(&t).contains("open: free austria, france"), "not in yet");
+    plain(&mut t, ERIN, "JOIN g1");
+    t.send("gm", CAROL, "REFUSE erin@example.org");
+    t.pass();
+    assert!(t.last(ERIN).1.contains("did not take your request"), "{}", t.last(ERIN).1);
+    t.send("gm", CAROL, "APPROVE dave@example.org");
+    t.pass();
+    assert!(t.mails(DAVE).iter().any(|m| m.0.contains("welcome")), "Dave is welcomed");
+    assert!(games(&t).contains("open: free france"), "{}", games(&t));
+    t.send("gm", CAROL, "APPROVE nobody@example.org");
+    t.pass();
+    assert!(
+        t.last(CAROL).1.contains("No request from nobody@example.org"),
+        "{:?}",
+        t.mails(CAROL).iter().map(|m| m.0.clone()).collect::<Vec<_>>()
+    );
+    assert_audits_and_dice_verify(&t.dir.join("games/g1/journal.toml"), "approvals");
+}

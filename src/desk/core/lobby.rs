@@ -162,7 +162,7 @@ impl Referee<'_> {
         let text = match cmd {
             Lobby::List => unreachable!("LIST names no game"),
             Lobby::Observe { on, .. } => self.observe(l, batch, &from, *on),
-            Lobby::Join { role, .. } => match self.join(l, batch, &from, role.as_deref(), now)? {
+            Lobby::Join { role, .. } => match self.join(l, batch, &from, role.as_deref(), now, false)? {
                 Ok(()) => {
                     report.accepted += 1;
                     return Ok(Outcome::Journaled);
@@ -195,6 +195,7 @@ impl Referee<'_> {
         address: &str,
         role: Option<&str>,
         now: DateTime<Utc>,
+        approved: bool,
     ) -> Result<Result<(), String>, Refused> {
         let gid = l.game.id.clone();
         let free: Vec<String> = l.game.roles.iter().filter(|r| !l.desk.players.contains_key(*r)).cloned().collect();
@@ -220,6 +221,39 @@ impl Referee<'_> {
                 return Ok(Err(format!("{r} is not a role of this game; free: {}", free.join(", "))));
             }
         };
+        if l.desk.approve && !approved {
+            if l.desk.applied.iter().any(|(_, a)| a.eq_ignore_ascii_case(address)) {
+                return Ok(Err("your request is already waiting for the moderator".into()));
+            }
+            let m = kinds::Moderator { action: kinds::Action::Applied, args: vec![role.clone(), address.to_string()] };
+            state::apply_moderator(&mut l.desk, &m);
+            batch.entry("applied", &m);
+            if let Some(gm) = l.desk.gm.clone() {
+                batch.letters.push(Letter {
+                    role: Some("gm".into()),
+                    to: gm,
+                    subject: format!("[{gid}] {address} asks to play {role}"),
+                    body: letters::fill(
+                        "reply",
+                        context! { text => format!("{address} asks to join game {gid} as {role}. Reply APPROVE {address} to let them in, or REFUSE {address}.\n") },
+                    ),
+                    svg: Vec::new(),
+                    in_reply_to: None,
+                });
+            }
+            batch.letters.push(Letter {
+                role: None,
+                to: address.to_string(),
+                subject: format!("[{gid}] your request to join"),
+                body: letters::fill(
+                    "reply",
+                    context! { text => format!("Your request to play {role} in game {gid} waits for the moderator's approval; you will be told.\n") },
+                ),
+                svg: Vec::new(),
+                in_reply_to: None,
+            });
+            return Ok(Ok(()));
+        }
         let m = kinds::Moderator { action: kinds::Action::Join, args: vec![role.clone(), address.to_string()] };
         state::apply_moderator(&mut l.desk, &m);
         batch.entry("join", &m);
@@ -232,5 +266,45 @@ impl Referee<'_> {
             self.prompts(l, batch);
         }
         Ok(Ok(()))
+    }
+
+    /// The moderator's APPROVE (`yes`) or REFUSE of a waiting JOIN from
+    /// `address`: the reply's text.
+    pub fn approve(
+        &self,
+        l: &mut GameState,
+        batch: &mut Batch,
+        address: &str,
+        yes: bool,
+        now: DateTime<Utc>,
+    ) -> Result<String, Refused> {
+        let gid = l.game.id.clone();
+        let Some((role, address)) = l.desk.applied.iter().find(|(_, a)| a.eq_ignore_ascii_case(address)).cloned()
+        else {
+            return Ok(format!("No request from {address} is waiting; nothing changed."));
+        };
+        if !yes {
+            let m = kinds::Moderator { action: kinds::Action::Declined, args: vec![address.clone()] };
+            state::apply_moderator(&mut l.desk, &m);
+            batch.entry("declined", &m);
+            batch.letters.push(Letter {
+                role: None,
+                to: address.clone(),
+                subject: format!("[{gid}] your request to join"),
+                body: letters::fill("reply", context! { text => format!("The moderator of game {gid} did not take your request to play {role}.\n") }),
+                svg: Vec::new(),
+                in_reply_to: None,
+            });
+            return Ok(format!("{address}'s request is refused; they were told."));
+        }
+        match self.join(l, batch, &address, Some(&role), now, true)? {
+            Ok(()) => Ok(format!("{address} now plays {role}; they have their welcome.")),
+            Err(why) => {
+                let m = kinds::Moderator { action: kinds::Action::Declined, args: vec![address.clone()] };
+                state::apply_moderator(&mut l.desk, &m);
+                batch.entry("declined", &m);
+                Ok(format!("{address} could not join: {why}; the request is dropped."))
+            }
+        }
     }
 }

@@ -491,7 +491,7 @@ impl Referee<'_> {
                 Command::Help => {
                     let mut text = String::from("Commands anyone can send:\n  HELP, STATUS, VIEW, SALT <text>, PRESS <role|ALL> <text>, RESIGN, ZONE <zone>, ABSENT <first day> <last day>\n  HISTORY <step> or HISTORY <from>-<to>: your own view of those steps' results again\n  MAPS PNG|SVG|BOTH|NONE: the maps your mails carry (NONE: text only)\n  DRAW: agree to a draw (the game ends drawn when every side still playing agrees within one step; the proposal lapses when the step resolves); NO DRAW withdraws it\n  CONCEDE: give up (in a two-side game the other side wins; with more sides, your pieces stand under the no-moves orders and the others play on)\nAt the game's plain address, no token needed: LIST, JOIN <game> [<role>], OBSERVE <game>, STOP OBSERVING <game>\n");
                     if role == "gm" {
-                        text.push_str("Moderator commands:\n  EXTEND <dur>, PAUSE, RESUME, REPLACE <role> <email>, RESOLVE NOW, END [<winner> <reason>], DECLARE <label> <value>, ROLLBACK <step> <reason>, REMOVE OBSERVER <address>\n");
+                        text.push_str("Moderator commands:\n  EXTEND <dur>, PAUSE, RESUME, REPLACE <role> <email>, RESOLVE NOW, END [<winner> <reason>], DECLARE <label> <value>, ROLLBACK <step> <reason>, REMOVE OBSERVER <address>, APPROVE <address>, REFUSE <address>\n");
                     }
                     if syntax.is_empty() {
                         text.push_str("\nNo orders are awaited from you at this step.\n");
@@ -684,6 +684,14 @@ impl Referee<'_> {
                     };
                     batch.letters.push(reply(
                         format!("[{gid}] maps"),
+                        letters::fill("reply", context! { text => text }),
+                        Vec::new(),
+                    ));
+                }
+                Command::Approve(a, yes) => {
+                    let text = self.approve(l, batch, &a, yes, now)?;
+                    batch.letters.push(reply(
+                        format!("[{gid}] join request"),
                         letters::fill("reply", context! { text => text }),
                         Vec::new(),
                     ));

@@ -64,13 +64,17 @@ pub(super) enum Command {
     RemoveObserver(String),
     /// MAPS PNG|SVG|BOTH|NONE: the maps the sender's letters carry.
     Maps(String),
+    /// The moderator's APPROVE (true) or REFUSE of a waiting JOIN.
+    Approve(String, bool),
 }
 
 /// How many steps one HISTORY may ask for.
 pub(super) const HISTORY_STEPS: u32 = 10;
 
-pub(super) const MODERATOR_WORDS: &[&str] =
-    &["EXTEND", "PAUSE", "RESUME", "REPLACE", "RESOLVE", "END", "DECLARE", "REANCHOR", "ROLLBACK", "REMOVE"];
+pub(super) const MODERATOR_WORDS: &[&str] = &[
+    "EXTEND", "PAUSE", "RESUME", "REPLACE", "RESOLVE", "END", "DECLARE", "REANCHOR", "ROLLBACK", "REMOVE", "APPROVE",
+    "REFUSE",
+];
 
 /// The commands anyone may send (the moderator's are above).
 pub(super) const PLAYER_WORDS: &[&str] =
@@ -246,6 +250,12 @@ pub(super) fn moderator_command(
         "PAUSE" => Command::Pause,
         "RESUME" => Command::Resume,
         "REANCHOR" => Command::Reanchor,
+        "APPROVE" | "REFUSE" if rest.parse::<lettre::Address>().is_ok() => {
+            Command::Approve(rest.to_string(), w == "APPROVE")
+        }
+        "APPROVE" | "REFUSE" => {
+            return err(format!("{w} takes the address that asked to join"), "APPROVE dave@example.org")
+        }
         "REMOVE" => match rest.split_once(char::is_whitespace) {
             Some((w, a)) if w.eq_ignore_ascii_case("observer") && a.trim().parse::<lettre::Address>().is_ok() => {
                 Command::RemoveObserver(a.trim().to_string())

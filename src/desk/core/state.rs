@@ -67,6 +67,12 @@ pub struct DeskState {
     /// configuration's default.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub maps: BTreeMap<String, String>,
+    /// Joins wait for the moderator's approval (`new --open --approve`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub approve: bool,
+    /// JOINs waiting for that approval: (role, address).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub applied: Vec<(String, String)>,
     /// Who watches the game's public view (OBSERVE).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub observers: Vec<String>,
@@ -123,6 +129,7 @@ pub fn desk_state(entries: &[Entry]) -> Result<DeskState, String> {
                 d.dice = c.dice;
                 d.chain_len = c.chain_len;
                 d.deadline_secs = c.deadline.as_deref().and_then(parse_duration);
+                d.approve = c.approve;
             }
             "resolved" => {
                 d.declared.clear();
@@ -139,7 +146,7 @@ pub fn desk_state(entries: &[Entry]) -> Result<DeskState, String> {
                 d.rolled_back(&b, &e.at);
             }
             "moderator" | "deadline" | "zone" | "absent" | "disorder" | "reminded" | "early" | "asked" | "draw"
-            | "no_draw" | "concede" | "join" | "observe" | "unobserve" | "maps" => {
+            | "no_draw" | "concede" | "join" | "observe" | "unobserve" | "maps" | "applied" | "declined" => {
                 let m: kinds::Moderator = e.body()?;
                 apply_moderator(&mut d, &m);
             }
@@ -170,8 +177,11 @@ pub fn apply_moderator(d: &mut DeskState, m: &kinds::Moderator) {
         (A::NoDraw, [role]) => d.draw.retain(|r| r != role),
         (A::Concede, [role]) if !d.disorder.contains(role) => d.disorder.push(role.clone()),
         (A::Join, [role, email]) => {
+            d.applied.retain(|(_, a)| !a.eq_ignore_ascii_case(email));
             d.players.insert(role.clone(), email.clone());
         }
+        (A::Applied, [role, email]) => d.applied.push((role.clone(), email.clone())),
+        (A::Declined, [email]) => d.applied.retain(|(_, a)| !a.eq_ignore_ascii_case(email)),
         (A::Observe, [a]) if !d.observers.contains(a) => d.observers.push(a.clone()),
         (A::Unobserve, [a]) => d.observers.retain(|x| !x.eq_ignore_ascii_case(a)),
         (A::Maps, [role, choice]) => {
