@@ -102,6 +102,12 @@ fn a_published_game_checks_itself_in_the_browser_and_a_changed_character_fails_i
         // Publishing again into its own folder is fine.
         assert!(adjutant(&data, &["publish", &id, site.to_str().unwrap()]).0);
     }
+    // The page shows its map: the sides' colours are on the screenshot.
+    let shot = root.join("mantua.png");
+    chromium_screenshot(&root.join("mantua/index.html"), &shot);
+    for colour in ["2c5aa0", "c0392b"] {
+        assert!(ink(&shot, colour) > 200, "the map's {colour} counters are drawn on the page");
+    }
     // One changed character: a value in the middle, then a hash.
     let site = root.join("mantua");
     let text = std::fs::read_to_string(site.join("journal.toml")).unwrap();
