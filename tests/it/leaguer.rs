@@ -120,6 +120,11 @@ fn a_spy_report_is_shown_dated_and_goes_stale() {
 #[test]
 fn the_moderator_reports_by_mail_and_ends_the_siege_with_a_winner() {
     let mut t = Table::game("leaguer-gm", "leaguer", None, "committed", Default::default());
+    // Before a step awaits the moderator, HELP names the table's reports.
+    t.send("gm", CAROL, "HELP");
+    t.pass();
+    let (_, help) = t.last(CAROL);
+    assert!(help.contains("Your reports from the table (") && help.contains("HITS"), "{help}");
     t.send("besiegers", ALICE, "PASS");
     assert_eq!(t.pass().resolved, 1);
     // The Event Card awaits the moderator; a bad line is refused, with why.

@@ -495,6 +495,15 @@ impl Referee<'_> {
                     }
                     if syntax.is_empty() {
                         text.push_str("\nNo orders are awaited from you at this step.\n");
+                        // A moderator who reports from the table (Leaguer's
+                        // ledger) learns the words before the step asks.
+                        let words = l.game.vocabulary(role).verbs;
+                        if role == "gm" && !words.is_empty() {
+                            text.push_str(&format!(
+                                "Your reports from the table ({}) are read at the steps that await you.\n",
+                                words.join(", ")
+                            ));
+                        }
                     } else {
                         text.push_str("\nOrders for this step:\n");
                         for s in &syntax {
