@@ -53,12 +53,7 @@ pub fn site(entries: &[Entry]) -> Result<Vec<(String, Vec<u8>)>, String> {
         }
     })
     .map_err(|m| format!("the journal does not verify: {m}"))?;
-    let undone: Vec<u32> = entries
-        .iter()
-        .filter(|e| e.kind == "rolled_back")
-        .filter_map(|e| e.body::<kinds::RolledBack>().ok())
-        .flat_map(|b| b.voided_steps)
-        .collect();
+    let undone = crate::journal::undone_steps(entries);
     let mut files: Vec<(String, Vec<u8>)> = Vec::new();
     let mut steps = Vec::new();
     for e in public.iter().filter(|e| e.kind == "resolved") {

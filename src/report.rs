@@ -29,12 +29,7 @@ type Steps = Vec<(u32, Vec<Draw>)>;
 
 pub fn gather(entries: &[Entry]) -> GameDraws {
     let created = entries.first().and_then(|e| e.body::<kinds::Created>().ok());
-    let undone: Vec<u32> = entries
-        .iter()
-        .filter(|e| e.kind == "rolled_back")
-        .filter_map(|e| e.body::<kinds::RolledBack>().ok())
-        .flat_map(|b| b.voided_steps)
-        .collect();
+    let undone = crate::journal::undone_steps(entries);
     let (steps, voided): (Steps, Steps) = entries
         .iter()
         .filter(|e| e.kind == "resolved")

@@ -783,6 +783,17 @@ pub fn write_atomic(path: &Path, data: &[u8], mode: Option<u32>) -> std::io::Res
     Ok(())
 }
 
+/// The steps a moderator's rollback undid, from a journal's `rolled_back`
+/// entries: their draws stay checkable but decided nothing that stands.
+pub fn undone_steps(entries: &[Entry]) -> Vec<u32> {
+    entries
+        .iter()
+        .filter(|e| e.kind == "rolled_back")
+        .filter_map(|e| e.body::<kinds::RolledBack>().ok())
+        .flat_map(|b| b.voided_steps)
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

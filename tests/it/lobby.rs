@@ -9,8 +9,9 @@ const DAVE: &str = "dave@example.org";
 const ERIN: &str = "erin@example.org";
 static N: AtomicUsize = AtomicUsize::new(0);
 
-/// An open Mantua game (no player yet), Carol moderating.
-fn open_table(tag: &str) -> Table {
+/// An open Mantua game (no player yet), Carol moderating (approving each
+/// join if `approve`).
+fn open_table(tag: &str, approve: bool) -> Table {
     let dir = temp_dir(tag);
     let desk = Desk::open(&dir, Default::default()).unwrap();
     let req = NewGame {
@@ -18,6 +19,7 @@ fn open_table(tag: &str) -> Table {
         id: Some("g1".into()),
         deadline: Some("72h".into()),
         open: true,
+        approve,
         ..NewGame::new("mantua", vec![])
     };
     let game = desk.create(&req, t0(), &mut fixed_entropy()).unwrap();
@@ -45,7 +47,7 @@ fn games(t: &Table) -> String {
 
 #[test]
 fn players_find_join_watch_look_back_and_agree_a_draw_by_mail() {
-    let mut t = open_table("lobby");
+    let mut t = open_table("lobby", false);
     assert!(games(&t).contains("open: free austria, france"), "{}", games(&t));
 
     // LIST names the game and its free roles.
@@ -179,18 +181,7 @@ fn raw_with(t: &Table, who: &str, subject: &str) -> String {
 
 #[test]
 fn the_moderator_approves_or_refuses_each_join_when_asked_to() {
-    let dir = temp_dir("approve");
-    let desk = Desk::open(&dir, Default::default()).unwrap();
-    let req = NewGame {
-        gm: Some(CAROL.into()),
-        id: Some("g1".into()),
-        open: true,
-        approve: true,
-        ..NewGame::new("mantua", vec![])
-    };
-    let game = desk.create(&req, t0(), &mut fixed_entropy()).unwrap();
-    desk.deliver().unwrap();
-    let mut t = Table { dir, desk, game, now: t0() };
+    let mut t = open_table("approve", true);
     plain(&mut t, DAVE, "JOIN g1 austria");
     assert!(t.last(DAVE).1.contains("waits for the moderator's approval"), "{}", t.last(DAVE).1);
     assert!(t.last(CAROL).1.contains("APPROVE dave@example.org"), "{}", t.last(CAROL).1);

@@ -134,12 +134,10 @@ impl Referee<'_> {
         report: &mut PassReport,
     ) -> Result<Outcome, Refused> {
         let from = inb.from.clone().unwrap_or_default();
-        let keys = seen::keys(sha, inb.message_id.as_deref().unwrap_or(""), &from);
-        if keys.iter().any(|k| l.seen.contains(k)) {
-            report.duplicates += 1;
+        if super::mail::seen_before(l, inb, sha, report) {
             return Ok(Outcome::Duplicate);
         }
-        let mid = inb.message_id.clone().unwrap_or_else(|| format!("sha256-{}", &sha[..16]));
+        let mid = super::mail::mail_id(inb, sha);
         for k in seen::recorded(sha, &mid, &from, false) {
             l.seen.insert(&k);
         }

@@ -19,6 +19,21 @@ use crate::rules::shared::names;
 use chrono::{DateTime, Utc};
 use minijinja::context;
 
+/// Whether game `l` has handled this mail before: the same bytes, or the
+/// same Message-ID from the same sender come by another path (one more
+/// Received: line). Counted as a duplicate.
+pub(super) fn seen_before(l: &GameState, inb: &parse::Inbound, sha: &str, report: &mut PassReport) -> bool {
+    let from = inb.from.as_deref().unwrap_or_default();
+    let again = seen::keys(sha, inb.message_id.as_deref().unwrap_or(""), from).iter().any(|k| l.seen.contains(k));
+    report.duplicates += usize::from(again);
+    again
+}
+
+/// The id a mail is journaled under: its Message-ID, else its digest's.
+pub(super) fn mail_id(inb: &parse::Inbound, sha: &str) -> String {
+    inb.message_id.clone().unwrap_or_else(|| format!("sha256-{}", &sha[..16]))
+}
+
 /// Where a mail goes, decided before any game is loaded.
 pub enum Placed {
     /// Not to be answered (automatic mail, mail from the game's own
@@ -126,18 +141,14 @@ impl Referee<'_> {
     ) -> Result<Outcome, Refused> {
         let from = inb.from.clone().unwrap_or_default();
         let gid = l.game.id.clone();
-        // The same mail again: the same bytes, or the same Message-ID come
-        // by another path (one more Received: line).
-        let keys = seen::keys(sha, inb.message_id.as_deref().unwrap_or(""), &from);
-        if keys.iter().any(|k| l.seen.contains(k)) {
-            report.duplicates += 1;
+        if seen_before(l, inb, sha, report) {
             return Ok(Outcome::Duplicate);
         }
         let mut roles: Vec<String> = l.game.roles.clone();
         roles.push("gm".into());
         let role =
             roles.into_iter().find(|r| self.token_at(&gid, r, l.desk.epochs.get(r).copied().unwrap_or(0)) == token);
-        let mid = inb.message_id.clone().unwrap_or_else(|| format!("sha256-{}", &sha[..16]));
+        let mid = mail_id(inb, sha);
         let mut received = kinds::Received {
             message_id: mid.clone(),
             from: from.clone(),
