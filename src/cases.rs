@@ -11,6 +11,7 @@
 //! shuffles = [[2, 0, 1]]       # optional: the permutations shuffles give, in order
 //! [patch]                      # optional: merged into the set-up state
 //! [replace]                    # optional: then set whole (arrays too: a sparse position)
+//! [set]                        # optional: then single values at paths ("crt.rows.4.5" = "DE")
 //! [[step]]                     # one submission each
 //! role = "austria"
 //! orders = ["MOVE Provera TO Piave"]
@@ -28,12 +29,12 @@
 //! austria = ["Masséna"]
 //! [expect.lengths]             # arrays in the state, by dotted path
 //! "deck.draw" = 51
-//! [expect.facts]               # dotted paths into the state
+//! [expect.facts]               # dotted paths into the state (or one_of/contains/excludes)
 //! "blocks.Provera.at" = "Piave"
 //! ```
 
 use crate::audit;
-use crate::dice::Scripted;
+use crate::dice::{Dice, Scripted};
 use crate::engine::{lookup, Event, Game, Viewer};
 use crate::journal::{kinds, Journal};
 use serde::Deserialize;
@@ -56,6 +57,10 @@ pub struct Case {
     pub patch: Option<toml::Table>,
     #[serde(default)]
     pub replace: Option<toml::Table>,
+    /// Then single values set at dotted paths: one cell of a table, one
+    /// field of one named item.
+    #[serde(default)]
+    pub set: BTreeMap<String, toml::Value>,
     #[serde(default, rename = "step")]
     pub steps: Vec<Step>,
     #[serde(default)]
@@ -112,6 +117,84 @@ pub struct StepExpect {
     pub kind: Option<String>,
     #[serde(default)]
     pub facts: BTreeMap<String, toml::Value>,
+    #[serde(default)]
+    pub rolls: Rolls,
+}
+
+/// How many draws were made, of those a filter picks: one filter or a list.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(untagged)]
+pub enum Rolls {
+    #[default]
+    None,
+    One(RollCount),
+    Many(Vec<RollCount>),
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RollCount {
+    pub count: usize,
+    /// A substring of the draw's label ("Escape roll", "fire").
+    #[serde(default)]
+    pub label: Option<String>,
+    /// `die`, `shuffle` or `pool`.
+    #[serde(default)]
+    pub kind: Option<String>,
+    /// The role the draw served.
+    #[serde(default)]
+    pub serves: Option<String>,
+}
+
+impl Rolls {
+    fn counts(&self) -> &[RollCount] {
+        match self {
+            Rolls::None => &[],
+            Rolls::One(c) => std::slice::from_ref(c),
+            Rolls::Many(v) => v,
+        }
+    }
+
+    fn check(&self, draws: &[crate::dice::Draw]) -> Result<(), String> {
+        for c in self.counts() {
+            let picked = draws.iter().filter(|d| {
+                c.label.as_ref().is_none_or(|l| d.label.contains(l.as_str()))
+                    && c.kind.as_ref().is_none_or(|k| format!("{:?}", d.kind).eq_ignore_ascii_case(k))
+                    && c.serves.as_ref().is_none_or(|r| d.serves.as_ref() == Some(r))
+            });
+            let n = picked.count();
+            if n != c.count {
+                let all: Vec<String> = draws.iter().map(|d| format!("{} {:?}", d.label, d.result)).collect();
+                return Err(format!(
+                    "{n} draws match {}, expected {}; the draws were:\n  {}",
+                    c.describe(),
+                    c.count,
+                    all.join("\n  ")
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl RollCount {
+    fn describe(&self) -> String {
+        let mut parts = Vec::new();
+        if let Some(l) = &self.label {
+            parts.push(format!("label {l:?}"));
+        }
+        if let Some(k) = &self.kind {
+            parts.push(format!("kind {k}"));
+        }
+        if let Some(r) = &self.serves {
+            parts.push(format!("serving {r}"));
+        }
+        if parts.is_empty() {
+            "any".into()
+        } else {
+            parts.join(", ")
+        }
+    }
 }
 
 /// The state each step of the standing history opened with, by step:
@@ -155,6 +238,8 @@ pub struct Expect {
     pub unseen_by: BTreeMap<String, Vec<String>>,
     #[serde(default)]
     pub lengths: BTreeMap<String, usize>,
+    #[serde(default)]
+    pub rolls: Rolls,
 }
 
 pub fn load(path: &Path) -> Result<Case, String> {
@@ -174,6 +259,7 @@ struct Run {
     told: Vec<Event>,
     events: Vec<String>,
     dice_left: usize,
+    draws: Vec<crate::dice::Draw>,
 }
 
 /// The three runs must agree on the final state digest.
@@ -200,6 +286,7 @@ fn new_game(case: &Case) -> Result<Game, String> {
     if let Some(r) = &case.replace {
         g.replace(r)?;
     }
+    g.set(&case.set)?;
     Ok(g)
 }
 
@@ -210,11 +297,12 @@ fn play(case: &Case, resume: bool) -> Result<Run, String> {
     let mut openings = Openings::default();
     openings.opened(&game);
     for (i, st) in case.steps.iter().enumerate() {
-        let before = told.len();
+        let (before, drawn) = (told.len(), dice.draws().len());
         step(case, &mut game, &mut dice, &mut told, &mut openings, i, st)?;
         if !resume {
             if let Some(x) = &st.expect {
-                check_step(&game, &told[before..], x).map_err(|m| format!("after step {}: {m}", i + 1))?;
+                check_step(&game, &told[before..], &dice.draws()[drawn..], x)
+                    .map_err(|m| format!("after step {}: {m}", i + 1))?;
             }
         }
         if resume {
@@ -223,7 +311,7 @@ fn play(case: &Case, resume: bool) -> Result<Run, String> {
         }
     }
     let events = told.iter().map(|e| e.text.clone()).collect();
-    Ok(Run { game, told, events, dice_left: dice.remaining() })
+    Ok(Run { game, told, events, dice_left: dice.remaining(), draws: dice.draws().to_vec() })
 }
 
 /// Play one step of a case.
@@ -313,7 +401,7 @@ fn step(
 
 /// Check what a step's `expect` says against the game after it and the
 /// events it told.
-fn check_step(game: &Game, events: &[Event], x: &StepExpect) -> Result<(), String> {
+fn check_step(game: &Game, events: &[Event], draws: &[crate::dice::Draw], x: &StepExpect) -> Result<(), String> {
     let texts: Vec<&str> = events.iter().map(|e| e.text.as_str()).collect();
     let mut from = 0;
     for want in &x.events {
@@ -348,16 +436,58 @@ fn check_step(game: &Game, events: &[Event], x: &StepExpect) -> Result<(), Strin
             return Err(format!("the open step is a {:?} step, expected {k:?}", a.kind));
         }
     }
+    check_facts(game, &x.facts)?;
+    x.rolls.check(draws)
+}
+
+/// Each fact holds of the game's state: a value equal, or a comparison
+/// (`{ one_of = [...] }`, `{ contains = [...] }`, `{ excludes = [...] }`).
+fn check_facts(game: &Game, facts: &BTreeMap<String, toml::Value>) -> Result<(), String> {
     let state: toml::Value = toml::from_str(&game.state_text()).map_err(|e| e.to_string())?;
-    for (path, want) in &x.facts {
-        match lookup(&state, path) {
-            Some(got) if got == want => {}
-            Some(got) => return Err(format!("{path} is {got}, expected {want}")),
-            None if want.as_str() == Some("") => {}
-            None => return Err(format!("{path} is not in the state; expected {want}")),
-        }
+    for (path, want) in facts {
+        fact(lookup(&state, path), want).map_err(|m| format!("{path} {m}"))?;
     }
     Ok(())
+}
+
+fn fact(got: Option<&toml::Value>, want: &toml::Value) -> Result<(), String> {
+    let items = |v: &toml::Value| -> Vec<toml::Value> {
+        match v {
+            toml::Value::Array(a) => a.clone(),
+            toml::Value::Table(t) => t.keys().map(|k| toml::Value::from(k.as_str())).collect(),
+            other => vec![other.clone()],
+        }
+    };
+    let compare = want.as_table().filter(|t| t.len() == 1).and_then(|t| t.iter().next());
+    match (compare, got) {
+        (Some((op, list)), got) if ["one_of", "contains", "excludes"].contains(&op.as_str()) => {
+            let list = list.as_array().ok_or_else(|| format!("{op} takes an array, not {list}"))?;
+            match (op.as_str(), got) {
+                ("one_of", Some(g)) if list.contains(g) => Ok(()),
+                ("one_of", g) => Err(format!(
+                    "is {}, expected one of {}",
+                    g.map_or("absent".into(), |g| g.to_string()),
+                    toml::Value::Array(list.clone())
+                )),
+                ("contains", Some(g)) => match list.iter().find(|w| !items(g).contains(w)) {
+                    None => Ok(()),
+                    Some(w) => Err(format!("is {g}, which lacks {w}")),
+                },
+                ("contains", None) => {
+                    Err(format!("is not in the state; expected it to contain {}", toml::Value::Array(list.clone())))
+                }
+                (_, None) => Ok(()),
+                (_, Some(g)) => match list.iter().find(|w| items(g).contains(w)) {
+                    None => Ok(()),
+                    Some(w) => Err(format!("is {g}, which holds {w}")),
+                },
+            }
+        }
+        (_, Some(g)) if g == want => Ok(()),
+        (_, Some(g)) => Err(format!("is {g}, expected {want}")),
+        (_, None) if want.as_str() == Some("") => Ok(()),
+        (_, None) => Err(format!("is not in the state; expected {want}")),
+    }
 }
 
 /// What `adjutant case --verbose` shows of a case: each step's events,
@@ -372,7 +502,7 @@ pub fn explain(path: &Path) -> Result<String, String> {
     openings.opened(&game);
     let mut out = String::new();
     for (i, st) in case.steps.iter().enumerate() {
-        let before = told.len();
+        let (before, drawn) = (told.len(), dice.draws().len());
         let what = step(&case, &mut game, &mut dice, &mut told, &mut openings, i, st);
         let a = game.awaiting();
         out.push_str(&format!(
@@ -397,6 +527,10 @@ pub fn explain(path: &Path) -> Result<String, String> {
         ));
         for e in &told[before..] {
             out.push_str(&format!("    [{}] {}\n", audience(&e.to), e.text));
+        }
+        for d in &dice.draws()[drawn..] {
+            let serves = d.serves.as_deref().map(|r| format!(" for {r}")).unwrap_or_default();
+            out.push_str(&format!("    roll: {} ({:?} of {}) {:?}{serves}\n", d.label, d.kind, d.sides, d.result));
         }
         if what.is_err() {
             break;
@@ -434,8 +568,14 @@ fn through_journal(case: &Case) -> Result<String, String> {
         chain_len: 0,
         anchors: BTreeMap::new(),
         deadline: None,
-        patch: case.patch.clone(),
-        replace: case.replace.clone(),
+        // Values `set` at paths have no journal field: such a set-up is
+        // journaled as the whole state it made.
+        patch: if case.set.is_empty() { case.patch.clone() } else { None },
+        replace: if case.set.is_empty() {
+            case.replace.clone()
+        } else {
+            Some(toml::from_str(&game.state_text()).map_err(|e| e.to_string())?)
+        },
         digest: game.digest(),
         tip_kept: false,
         approve: false,
@@ -483,9 +623,9 @@ fn through_journal(case: &Case) -> Result<String, String> {
             game.accept(&st.role, canon);
         }
         if st.deadline || game.complete() {
-            let before = crate::dice::Dice::draws(&dice).len();
+            let before = dice.draws().len();
             let r = game.resolve(&mut dice)?;
-            let draws = crate::dice::Dice::draws(&dice)[before..].to_vec();
+            let draws = dice.draws()[before..].to_vec();
             let body = kinds::Resolved {
                 step: r.step,
                 step_kind: r.kind,
@@ -548,15 +688,9 @@ fn check(case: &Case, run: &Run) -> Result<(), String> {
             return Err(format!("awaiting {got:?}, expected {w:?}"));
         }
     }
+    check_facts(&run.game, &case.expect.facts)?;
+    case.expect.rolls.check(&run.draws)?;
     let state: toml::Value = toml::from_str(&run.game.state_text()).map_err(|e| e.to_string())?;
-    for (path, want) in &case.expect.facts {
-        match lookup(&state, path) {
-            Some(got) if got == want => {}
-            Some(got) => return Err(format!("{path} is {got}, expected {want}")),
-            None if want.as_str() == Some("") => {}
-            None => return Err(format!("{path} is not in the state; expected {want}")),
-        }
-    }
     for (who, wants) in &case.expect.seen_by {
         let viewer = viewer_of(who);
         let seen: Vec<&str> = run.told.iter().filter(|e| e.to.admits(&viewer)).map(|e| e.text.as_str()).collect();

@@ -2,9 +2,11 @@
 //! interface, the step counter, accepted orders and salts. Pure: no I/O, no
 //! clock, randomness only through the `Dice` handed in.
 
+pub mod path;
 pub mod view;
 
 use crate::dice::Dice;
+pub use path::{lookup, merge};
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
 use std::any::Any;
 use std::collections::BTreeMap;
@@ -570,8 +572,16 @@ impl Game {
     /// Change the ruleset state by a patch (see [`merge`]): how a case or a
     /// moderator sets up a position other than the scenario's.
     pub fn patch(&mut self, patch: &toml::Table) -> Result<(), String> {
+        self.edit(|t| {
+            merge(t, patch);
+            Ok(())
+        })
+    }
+
+    /// Change the state as TOML and load it back (the ruleset checks it).
+    fn edit(&mut self, change: impl FnOnce(&mut toml::Table) -> Result<(), String>) -> Result<(), String> {
         let mut t: toml::Table = toml::from_str(&self.state_text()).map_err(|e| e.to_string())?;
-        merge(&mut t, patch);
+        change(&mut t)?;
         let text = toml::to_string(&t).map_err(|e| e.to_string())?;
         self.state = self.rules.load(&text)?;
         self.loaded = None;
@@ -735,12 +745,16 @@ impl Game {
                 }
             }
         }
-        let mut t: toml::Table = toml::from_str(&self.state_text()).map_err(|e| e.to_string())?;
-        put(&mut t, with);
-        let text = toml::to_string(&t).map_err(|e| e.to_string())?;
-        self.state = self.rules.load(&text)?;
-        self.loaded = None;
-        Ok(())
+        self.edit(|t| {
+            put(t, with);
+            Ok(())
+        })
+    }
+
+    /// Set single values at dotted paths (`path::set`): one cell of a
+    /// table, one field of one named item, without restating the rest.
+    pub fn set(&mut self, values: &BTreeMap<String, toml::Value>) -> Result<(), String> {
+        self.edit(|t| values.iter().try_for_each(|(p, v)| path::set(t, p, v.clone())))
     }
 }
 
@@ -759,60 +773,6 @@ impl Clone for Game {
             loaded: self.loaded.clone(),
         }
     }
-}
-
-/// Deep-merge `patch` into `base`: tables merge key by key; an array of
-/// tables whose items have a `name` merges item by item on that name (new
-/// names are appended); anything else is replaced.
-pub fn merge(base: &mut toml::Table, patch: &toml::Table) {
-    for (k, pv) in patch {
-        match (base.get_mut(k), pv) {
-            (Some(toml::Value::Table(bt)), toml::Value::Table(pt)) => merge(bt, pt),
-            (Some(toml::Value::Array(ba)), toml::Value::Array(pa))
-                if pa.iter().all(|v| v.get("name").is_some()) && !pa.is_empty() =>
-            {
-                for item in pa {
-                    let name = item.get("name");
-                    match ba.iter_mut().find(|b| b.get("name") == name) {
-                        Some(toml::Value::Table(bt)) => {
-                            if let toml::Value::Table(it) = item {
-                                merge(bt, it);
-                            }
-                        }
-                        _ => ba.push(item.clone()),
-                    }
-                }
-            }
-            _ => {
-                base.insert(k.clone(), pv.clone());
-            }
-        }
-    }
-}
-
-/// Look a dotted path up in a TOML value; a segment indexes an array of
-/// tables by their `name` (or by position, if numeric).
-pub fn lookup<'a>(v: &'a toml::Value, path: &str) -> Option<&'a toml::Value> {
-    let mut cur = v;
-    let segs: Vec<&str> = path.split('.').collect();
-    let mut i = 0;
-    while i < segs.len() {
-        match cur {
-            toml::Value::Table(t) => {
-                // Names may contain dots' neighbours such as spaces, never dots.
-                cur = t.get(segs[i])?;
-            }
-            toml::Value::Array(a) => {
-                cur = match segs[i].parse::<usize>() {
-                    Ok(n) => a.get(n)?,
-                    Err(_) => a.iter().find(|x| x.get("name").and_then(|n| n.as_str()) == Some(segs[i]))?,
-                };
-            }
-            _ => return None,
-        }
-        i += 1;
-    }
-    Some(cur)
 }
 
 #[cfg(test)]
