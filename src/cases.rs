@@ -92,6 +92,10 @@ pub struct Step {
     /// which `reject` itself is never matched against.
     #[serde(default)]
     pub hints: Vec<String>,
+    /// Accepted, with these substrings each in some note of what play may
+    /// still skip (the acknowledgment's "may still skip or cut short").
+    #[serde(default)]
+    pub conditional: Vec<String>,
     /// What must hold right after this step.
     #[serde(default)]
     pub expect: Option<StepExpect>,
@@ -348,6 +352,18 @@ fn step(
                         st.role,
                         st.reject
                     ));
+                }
+                let notes: Vec<String> =
+                    game.conditions(&st.role, &canon).into_iter().map(|(l, why)| format!("{l}: {why}")).collect();
+                for want in &st.conditional {
+                    if !notes.iter().any(|n| n.contains(want.as_str())) {
+                        return Err(format!(
+                            "step {} ({}): no line is said to be conditional on {want:?}; the notes were:\n  {}",
+                            i + 1,
+                            st.role,
+                            notes.join("\n  ")
+                        ));
+                    }
                 }
                 game.accept(&st.role, canon);
             }

@@ -226,6 +226,12 @@ pub trait Rules: Send + Sync + 'static {
     /// Check a whole submission; problems are keyed by the index of the
     /// order they belong to.
     fn validate(&self, s: &Self::State, role: &str, orders: &[Self::Order]) -> Vec<(usize, Problem)>;
+    /// Of an accepted submission, the orders play may still skip or cut
+    /// short (a roll, the enemy's reaction), each with why: the
+    /// acknowledgment says so, so nothing accepted is skipped unannounced.
+    fn conditions(&self, _s: &Self::State, _role: &str, _orders: &[Self::Order]) -> Vec<(usize, String)> {
+        Vec::new()
+    }
     /// The no-moves policy: what a silent role is taken to have ordered.
     fn default_orders(&self, s: &Self::State, role: &str) -> Vec<Self::Order>;
     /// What makes a line of `role`'s reply an order attempt.
@@ -291,6 +297,8 @@ pub trait Ruleset: Send + Sync {
     fn awaiting(&self, s: &AnyState) -> Awaiting;
     /// Parse and validate a submission; on success the canonical lines.
     fn check(&self, s: &AnyState, role: &str, lines: &[(usize, String)]) -> Result<Vec<String>, Vec<LineError>>;
+    /// Of accepted canonical lines, those play may still skip, with why.
+    fn conditions(&self, s: &AnyState, role: &str, canonical: &[String]) -> Vec<(usize, String)>;
     fn default_orders(&self, s: &AnyState, role: &str) -> Vec<String>;
     fn vocabulary(&self, s: &AnyState, role: &str) -> Vocabulary;
     fn leak_probes(&self, s: &AnyState, role: &str) -> LeakProbes;
@@ -387,6 +395,13 @@ impl<R: Rules> Ruleset for R {
     }
     fn sealed(&self, kind: &str) -> bool {
         Rules::sealed(self, kind)
+    }
+    fn conditions(&self, s: &AnyState, role: &str, canonical: &[String]) -> Vec<(usize, String)> {
+        let s = state::<R>(s);
+        // Canonical lines parse, having been checked; an order that would
+        // not is left out rather than misnumbered.
+        let orders: Option<Vec<R::Order>> = canonical.iter().map(|l| self.parse(s, role, l).ok()).collect();
+        orders.map(|o| Rules::conditions(self, s, role, &o)).unwrap_or_default()
     }
     fn default_orders(&self, s: &AnyState, role: &str) -> Vec<String> {
         Rules::default_orders(self, state::<R>(s), role).iter().map(|o| o.to_string()).collect()
@@ -665,6 +680,13 @@ impl Game {
             }]);
         }
         self.rules.check(&self.state, role, lines)
+    }
+
+    /// Of `role`'s accepted lines, those play may still skip, with why
+    /// (line, reason).
+    pub fn conditions(&self, role: &str, canonical: &[String]) -> Vec<(String, String)> {
+        let notes = self.rules.conditions(&self.state, role, canonical);
+        notes.into_iter().filter_map(|(i, why)| canonical.get(i).map(|l| (l.clone(), why))).collect()
     }
 
     pub fn accept(&mut self, role: &str, canonical: Vec<String>) {

@@ -94,6 +94,13 @@ fn the_demo_runs_through_the_desk_and_audits() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{}\n{text}", String::from_utf8_lossy(&out.stderr));
     assert!(text.contains(": OK"), "no passing audit in\n{text}");
+    // The pre-committed Continuum's lines were told on receipt to hang on
+    // its roll (4.1).
+    let acks = mail_texts(&dir.join("mail/outbox"));
+    assert!(
+        acks.iter().any(|m| m.contains("play may still skip") && m.contains("Continuum succeeds")),
+        "no acknowledgment says which lines are conditional"
+    );
     for s in ["the game begins with Baglioni's activation (S2.2)", "Continuum of", "Melee"] {
         assert!(text.contains(s), "{s:?} not shown");
     }
@@ -206,4 +213,21 @@ fn mails_per_turn_with_policies_and_when_every_decision_is_asked() {
         }
         assert!(per_turn[0] < per_turn[1], "{scenario}: policies and pre-commitment save mails: {per_turn:?}");
     }
+}
+
+/// The text bodies of every mail under `dir` (a Maildir tree), decoded.
+fn mail_texts(dir: &std::path::Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let Ok(entries) = std::fs::read_dir(dir) else { return out };
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(mail_texts(&p));
+        } else if let Ok(raw) = std::fs::read(&p) {
+            if let Some(m) = mail_parser::MessageParser::default().parse(&raw[..]) {
+                out.push(m.body_text(0).map(|t| t.to_string()).unwrap_or_default());
+            }
+        }
+    }
+    out
 }

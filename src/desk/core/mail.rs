@@ -450,6 +450,16 @@ impl Referee<'_> {
                 salt = Some(s.clone());
             }
         }
+        // What play may still skip, told on receipt (before the orders are
+        // taken in: the check is of the state they were judged against).
+        // Lines that share a reason are told under it once.
+        let mut conditional: Vec<(Vec<String>, String)> = Vec::new();
+        for (line, why) in canon.as_ref().map(|c| l.game.conditions(role, c)).unwrap_or_default() {
+            match conditional.iter_mut().find(|(_, w)| *w == why) {
+                Some((lines, _)) => lines.push(line),
+                None => conditional.push((vec![line], why)),
+            }
+        }
         if let Some(c) = canon.clone() {
             report.accepted += 1;
             batch.entry("accepted", &kinds::Accepted { step, role: role.to_string(), lines: c.clone() });
@@ -473,7 +483,10 @@ impl Referee<'_> {
                 awaited.iter().filter(|r| !l.game.orders.contains_key(*r)).map(|r| letters::role_label(r)).collect();
             let body = letters::fill(
                 "ack",
-                context! { game => gid, step => step, lines => lines, salt => salt, waiting => waiting.join(", "), ignored => ignored },
+                context! {
+                    game => gid, step => step, lines => lines, salt => salt, waiting => waiting.join(", "),
+                    ignored => ignored, conditional => conditional,
+                },
             );
             batch.letters.push(reply(format!("[{gid}] step {step}: accepted"), body, Vec::new()));
         }

@@ -16,6 +16,33 @@ use super::*;
 /// Check a submission (all or nothing, docs/mail.md): the header the step
 /// asks for, then the plan's lines against the Battle that will act.
 pub fn validate(s: &State, role: &str, orders: &[Order]) -> Vec<(usize, Problem)> {
+    judge(s, role, orders, &mut Chain::default())
+}
+
+/// The lines of an accepted plan that play may still skip or cut short,
+/// each with why: what the acknowledgment tells the player.
+pub fn conditions(s: &State, role: &str, orders: &[Order]) -> Vec<(usize, String)> {
+    let mut chain = Chain::default();
+    if judge(s, role, orders, &mut chain).is_empty() {
+        chain.notes
+    } else {
+        Vec::new()
+    }
+}
+
+/// What the plan's lines so far will have made of the game, as play will
+/// make it: each Captain's CC after its step-downs, where the lines left
+/// each unit and leader; and the notes on lines that may not run.
+#[derive(Default)]
+struct Chain {
+    ccs: BTreeMap<String, i32>,
+    ends: BTreeMap<String, String>,
+    /// 0 for the activation now open, 1 for the first THEN plan, ….
+    depth: usize,
+    notes: Vec<(usize, String)>,
+}
+
+fn judge(s: &State, role: &str, orders: &[Order], chain: &mut Chain) -> Vec<(usize, Problem)> {
     let mut out = Vec::new();
     let awaited = s.pending.awaits(role);
     let acts: Vec<(usize, &Order)> = orders.iter().enumerate().filter(|(_, o)| !o.is_policy()).collect();
@@ -146,7 +173,7 @@ pub fn validate(s: &State, role: &str, orders: &[Order]) -> Vec<(usize, Problem)
         }
         _ => None,
     };
-    check_plan(s, role, &battle, &general, op, may_general, rest, offs, &mut out, &mut BTreeMap::new());
+    check_plan(s, role, &battle, &general, op, may_general, rest, offs, &mut out, chain);
     // S4.2, A35: the opening activation gives this many Carica! orders.
     if !s.first.is_empty() && s.first_caricas > 0 && matches!(s.pending, Pending::Activation { .. }) {
         let n = split(rest).head.iter().filter(|o| o.kind() == Some(OrderKind::Charge)).count() as i32;
@@ -253,14 +280,15 @@ fn check_plan(
     plan: &[Order],
     at: &[usize],
     out: &mut Vec<(usize, Problem)>,
-    ccs: &mut BTreeMap<String, i32>,
+    chain: &mut Chain,
 ) {
+    let fresh = chain.depth > 0;
     let b = s.battle(battle).cloned();
     // Each Captain's CC as the chain so far will have left it (`ccs`):
     // this activation steps its Captain down (4.0 s2, 4.4) from the CC it
     // began with.
-    let began = ccs.get(battle).copied().or(b.as_ref().map(|b| b.cc)).unwrap_or(1);
-    ccs.insert(battle.to_string(), (began - 1).max(s.tables.cat.min));
+    let began = chain.ccs.get(battle).copied().or(b.as_ref().map(|b| b.cc)).unwrap_or(1);
+    chain.ccs.insert(battle.to_string(), (began - 1).max(s.tables.cat.min));
     // The General Order that opens a Continuum's plan (4.0 s1, 5.0.2).
     let (general, op, plan, at) = match (plan.first(), &b) {
         (Some(Order::General { kinds }), Some(bt)) if may_general.is_some() && general.is_empty() => {
@@ -279,9 +307,9 @@ fn check_plan(
     let entering = b.as_ref().map(|b| b.off_map).unwrap_or(false);
     let sp = split(plan);
     let mut ordered: Vec<&str> = Vec::new();
-    let mut squads: Vec<String> =
-        s.act.as_ref().filter(|a| a.battle == battle).map(|a| a.squads_done.clone()).unwrap_or_default();
-    let mut squad = s.act.as_ref().filter(|a| a.battle == battle).map(|a| a.squad.clone()).unwrap_or_default();
+    let now = s.act.as_ref().filter(|a| a.battle == battle && !fresh);
+    let mut squads: Vec<String> = now.map(|a| a.squads_done.clone()).unwrap_or_default();
+    let mut squad = now.map(|a| a.squad.clone()).unwrap_or_default();
     let mut spent = 0;
     let mut waited = false;
     for (k, o) in sp.head.iter().enumerate() {
@@ -326,16 +354,24 @@ fn check_plan(
                 match b.squads.iter().find(|q| &q.leader.name == leader) {
                     None => bad(Problem::new(format!("{leader} is not a Squad Leader of {battle}'s Battle"))),
                     Some(q) => {
-                        if let Err(p) = path_problem(s, &q.leader.hex, path) {
+                        let from = chain.ends.get(leader).unwrap_or(&q.leader.hex);
+                        if let Err(p) = path_problem(s, from, path) {
                             bad(p)
+                        }
+                        if let Some(end) = path.last() {
+                            chain.ends.insert(leader.clone(), end.clone());
                         }
                     }
                 }
             }
             Order::Captain { path } => {
                 if let Some(b) = &b {
-                    if let Err(p) = path_problem(s, &b.captain.hex, path) {
+                    let key = format!("{battle} (Captain)");
+                    if let Err(p) = path_problem(s, chain.ends.get(&key).unwrap_or(&b.captain.hex), path) {
                         bad(p)
+                    }
+                    if let Some(end) = path.last() {
+                        chain.ends.insert(key, end.clone());
                     }
                 }
             }
@@ -356,7 +392,12 @@ fn check_plan(
                     // From the carrier's hex, unless the carrier moves
                     // first in this plan (the run then judges the path).
                     let carrier_moves = sp.head[..k].iter().any(|y| y.unit() == Some(x.carrier.as_str()));
-                    let at = s.unit(&x.carrier).map(|u| u.hex.clone()).unwrap_or_default();
+                    let at = chain
+                        .ends
+                        .get(&x.carrier)
+                        .cloned()
+                        .or_else(|| s.unit(&x.carrier).map(|u| u.hex.clone()))
+                        .unwrap_or_default();
                     if !carrier_moves {
                         if let Err(p) = path_problem(s, &at, path) {
                             bad(p)
@@ -397,7 +438,7 @@ fn check_plan(
                     bad(Problem::new(format!("{unit} has routed")));
                     continue;
                 }
-                if ordered.contains(&unit) || u.ordered {
+                if ordered.contains(&unit) || (u.ordered && !fresh) {
                     bad(Problem::new(format!("{unit} has an order already: one order a unit an activation (5.0.1)")));
                     continue;
                 }
@@ -482,13 +523,29 @@ fn check_plan(
                     }
                     _ => {}
                 }
+                if u.militia && general.is_empty() {
+                    chain.notes.push((i, "a militia unit: its order roll may fail, the OP spent (5.3.2)".into()));
+                }
                 if let (false, Order::Move { path, .. } | Order::Charge { path, .. }) = (entering, o) {
                     let hexes: Vec<String> =
                         path.iter().filter_map(|x| if let Step::Hex(h) = x { Some(h.clone()) } else { None }).collect();
+                    // From where earlier lines of this mail leave it.
+                    let from = chain.ends.get(unit).cloned().unwrap_or_else(|| u.hex.clone());
                     if !hexes.is_empty() {
-                        if let Err(p) = path_problem(s, &u.hex, &hexes) {
+                        if let Err(p) = path_problem(s, &from, &hexes) {
                             bad(p);
                         }
+                    }
+                    let beside = std::iter::once(&from)
+                        .chain(&hexes)
+                        .filter_map(|h| Hex::parse(h))
+                        .any(|h| s.adjacent_enemy(h, &u.side));
+                    if beside {
+                        let why = "it moves beside the enemy: Reaction Fire or a Countercharge may stop it short (10.4, 12.2)";
+                        chain.notes.push((i, why.into()));
+                    }
+                    if let Some(end) = hexes.last() {
+                        chain.ends.insert(unit.to_string(), end.clone());
                     }
                 }
             }
@@ -501,7 +558,7 @@ fn check_plan(
     if let Some(n) = &sp.next {
         if n != "pass" {
             let i = at.get(sp.head.len()).copied().unwrap_or(0);
-            if let Err(why) = next_problem(s, role, battle, n, ccs) {
+            if let Err(why) = next_problem(s, role, battle, n, &chain.ccs) {
                 out.push((i, Problem::new(format!("NEXT CONTINUUM {n}: {why}")).hint("NEXT PASS, or another Captain")));
             }
         }
@@ -520,11 +577,22 @@ fn check_plan(
                 // it: every step down of the chain so far, then the
                 // attempt's -1 (4.1).
                 let cc = s.battle(n).map(|b| b.cc).unwrap_or(1);
-                let before = ccs.get(n.as_str()).copied().unwrap_or(cc);
+                let before = chain.ccs.get(n.as_str()).copied().unwrap_or(cc);
                 let start = (before - 1).max(1);
-                ccs.insert(n.clone(), start);
+                chain.ccs.insert(n.clone(), start);
                 let then_at = &at[plan.len() - sp.then.len()..];
-                check_plan(s, role, n, &[], start, Some(cc - start), sp.then, then_at, out, ccs);
+                for &i in then_at {
+                    chain.notes.push((
+                        i,
+                        format!(
+                            "runs only if {n}'s Continuum succeeds (two dice at most his CC {before}, 4.1) and no \
+                             Interruptio succeeds against it (4.2)"
+                        ),
+                    ));
+                }
+                chain.depth += 1;
+                check_plan(s, role, n, &[], start, Some(cc - start), sp.then, then_at, out, chain);
+                chain.depth -= 1;
             }
             _ => {
                 let i = at.get(sp.head.len()).copied().unwrap_or(0);
