@@ -127,6 +127,10 @@ pub struct Awaiting {
     /// without them, and hands the ruleset their orders if they came.
     #[serde(default)]
     pub optional: BTreeMap<String, Prompt>,
+    /// A worked example for an awaited role, from its own position: shown
+    /// under the prompt's syntax (`Rules::example`).
+    #[serde(default)]
+    pub examples: BTreeMap<String, Vec<String>>,
 }
 
 /// How a game ended.
@@ -226,6 +230,12 @@ pub trait Rules: Send + Sync + 'static {
     /// Check a whole submission; problems are keyed by the index of the
     /// order they belong to.
     fn validate(&self, s: &Self::State, role: &str, orders: &[Self::Order]) -> Vec<(usize, Problem)>;
+    /// A worked example for the open step, from `role`'s own position and
+    /// what it may see: shown in the prompt under the syntax, and only if
+    /// it passes `validate` as a player's mail would.
+    fn example(&self, _s: &Self::State, _role: &str) -> Vec<Self::Order> {
+        Vec::new()
+    }
     /// Of an accepted submission, the orders play may still skip or cut
     /// short (a roll, the enemy's reaction), each with why: the
     /// acknowledgment says so, so nothing accepted is skipped unannounced.
@@ -347,7 +357,16 @@ impl<R: Rules> Ruleset for R {
         let st = state::<R>(s);
         let a = Rules::awaited(self, st);
         let prompts = |roles: &[String]| roles.iter().map(|r| (r.clone(), Rules::prompt(self, st, r))).collect();
-        Awaiting { prompts: prompts(&a.roles), optional: prompts(&a.optional), kind: a.kind }
+        let examples = a
+            .roles
+            .iter()
+            .filter_map(|r| {
+                let example = Rules::example(self, st, r);
+                let shown = !example.is_empty() && Rules::validate(self, st, r, &example).is_empty();
+                shown.then(|| (r.clone(), example.iter().map(|o| o.to_string()).collect()))
+            })
+            .collect();
+        Awaiting { prompts: prompts(&a.roles), optional: prompts(&a.optional), kind: a.kind, examples }
     }
     fn check(&self, s: &AnyState, role: &str, lines: &[(usize, String)]) -> Result<Vec<String>, Vec<LineError>> {
         let st = state::<R>(s);

@@ -112,6 +112,14 @@ pub(crate) fn play_scenario(
                 let verb = line.split_whitespace().next().unwrap_or("").to_uppercase();
                 assert!(verbs.contains(&verb), "{id} step {}: {role}'s prompt shows {line:?}, whose verb {verb} is not in the vocabulary {verbs:?}", game.step);
             }
+            // The worked example a prompt shows reads back as an accepted mail.
+            if let Some(example) = a.examples.get(role) {
+                let numbered: Vec<(usize, String)> =
+                    example.iter().enumerate().map(|(i, l)| (i + 1, l.clone())).collect();
+                if let Err(e) = game.check(role, &numbered) {
+                    panic!("{id} step {}: {role}'s worked example {example:?} is refused: {e:?}", game.step);
+                }
+            }
             // The no-moves orders a silent role is given are always legal.
             let defaults = rules.default_orders(game.state(), role);
             let numbered: Vec<(usize, String)> = defaults.iter().enumerate().map(|(i, l)| (i + 1, l.clone())).collect();

@@ -100,6 +100,7 @@ impl Referee<'_> {
                 "prompt",
                 context! {
                     title => l.desk.title, step => l.game.step, kind => a.kind, prompt => p.text, syntax => p.syntax,
+                    example => a.examples.get(role),
                     deadline => self.deadline_for(l, role), view => letters::view_text(&view),
                 },
             );
@@ -239,6 +240,7 @@ impl Referee<'_> {
                     events => letters::visible_events(&res.events, &viewer),
                     awaited => prompt.is_some(), next_step => l.game.step, next_kind => a.kind,
                     prompt => prompt.map(|p| p.text.clone()), syntax => prompt.map(|p| p.syntax.clone()).unwrap_or_default(),
+                    example => a.examples.get(&role),
                     deadline => self.deadline_for(l, &role), waiting => waiting.join(", "),
                     view => letters::view_text(&view),
                     dice_block => letters::dice_block(&l.game.id, k, &res.salts, &links, &draws, &viewer),

@@ -970,6 +970,10 @@ impl Rules for Braccio {
         receipt::validate(s, role, orders)
     }
 
+    fn example(&self, s: &State, role: &str) -> Vec<Order> {
+        random::example(s, role)
+    }
+
     fn conditions(&self, s: &State, role: &str, orders: &[Order]) -> Vec<(usize, String)> {
         receipt::conditions(s, role, orders)
     }

@@ -136,6 +136,20 @@ fn policies(s: &State, role: &str, pick: &mut dyn FnMut(usize) -> usize) -> Vec<
     out
 }
 
+/// The prompt's worked example: the first legal decision of the step from
+/// the side's own units (the map's positions are public), cut to its head
+/// and first three orders, without a pre-committed Continuum. The engine
+/// shows it only if it passes the check a mail meets.
+pub fn example(s: &State, role: &str) -> Vec<Order> {
+    let mut plan = decision(s, role, true, &mut |_| 0);
+    if let Some(i) = plan.iter().position(|o| matches!(o, Order::Next { .. } | Order::Then)) {
+        plan.truncate(i);
+    }
+    let head = plan.iter().take_while(|o| o.unit().is_none()).count();
+    plan.truncate(head + 3);
+    plan
+}
+
 /// What the step asks of `role`, chosen at random: a Captain, his plan
 /// (`eager`: every unit that can acts, the demo's player), a `NEXT`.
 pub fn decision(s: &State, role: &str, eager: bool, pick: &mut dyn FnMut(usize) -> usize) -> Vec<Order> {

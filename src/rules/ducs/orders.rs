@@ -313,8 +313,11 @@ fn garrison(s: &State, role: &str, orders: &[Order], out: &mut Vec<(usize, Probl
     }
     let missing: Vec<Hex> = want.difference(&covered).copied().collect();
     if !missing.is_empty() {
+        // Told at the last garrison line, never at a duke's line (which
+        // has its own problem) unless there is no other.
+        let last = orders.iter().rposition(|o| matches!(o, Order::Place { counter, .. } if counter != "Duke"));
         out.push((
-            orders.len() - 1,
+            last.unwrap_or(orders.len() - 1),
             Problem::new(format!("no garrison for {}", labels(&map, &missing)))
                 .hint("one PLACE line for each of your cities and fortresses"),
         ));

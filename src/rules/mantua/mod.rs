@@ -937,7 +937,7 @@ impl Rules for Mantua {
             Phase::Battle => battle::prompt(s, role).unwrap_or_default(),
             Phase::Over => String::new(),
         };
-        let syntax = if s.phase == Phase::Battle { battle::syntax(s, role) } else { orders::syntax(&s.phase, role) };
+        let syntax = if s.phase == Phase::Battle { battle::syntax(s, role) } else { orders::syntax(&s.phase) };
         Prompt { text, syntax }
     }
 
@@ -1069,5 +1069,9 @@ impl Rules for Mantua {
 
     fn random_orders(&self, s: &State, role: &str, pick: &mut dyn FnMut(usize) -> usize) -> Vec<Order> {
         random::orders(self, s, role, pick)
+    }
+
+    fn example(&self, s: &State, role: &str) -> Vec<Order> {
+        random::example(self, s, role)
     }
 }

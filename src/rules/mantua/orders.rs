@@ -132,19 +132,14 @@ impl fmt::Display for Order {
 /// all come from this one table, so they cannot disagree.
 struct Form {
     verb: &'static str,
-    /// The line as the prompt shows it, with `{a}`, `{b}`, `{place}` and
-    /// `{block}` filled with names of the player's own side.
+    /// The line as the prompt shows it.
     line: &'static str,
     phases: &'static [Phase],
 }
 
 const FORMS: &[Form] = &[
-    Form { verb: "PLACE", line: "PLACE <block> AT <city>      e.g. PLACE {block} AT {city}", phases: &[Phase::Setup] },
-    Form {
-        verb: "MOVE",
-        line: "MOVE <block>[, <block>...] TO <place>   e.g. MOVE {a}, {b} TO {place}",
-        phases: &[Phase::Turn],
-    },
+    Form { verb: "PLACE", line: "PLACE <block> AT <city>", phases: &[Phase::Setup] },
+    Form { verb: "MOVE", line: "MOVE <block>[, <block>...] TO <place>", phases: &[Phase::Turn] },
     Form {
         verb: "SWAP",
         line: "SWAP <block> WITH <block>               (Interior Lines special move)",
@@ -160,34 +155,16 @@ const FORMS: &[Form] = &[
         line: "PASS                                    (move nothing this turn)",
         phases: &[Phase::Turn],
     },
-    Form { verb: "ESCAPE", line: "ESCAPE TO <city>   e.g. ESCAPE TO Caldiero", phases: &[Phase::Escape] },
+    Form { verb: "ESCAPE", line: "ESCAPE TO <city>", phases: &[Phase::Escape] },
     Form { verb: "STAND", line: "STAND              (accept battle)", phases: &[Phase::Escape] },
-    Form {
-        verb: "STRENGTHEN",
-        line: "STRENGTHEN <block>[, <block>]   up to two blocks, e.g. STRENGTHEN Provera, Alvinczi",
-        phases: &[Phase::LiftSiege],
-    },
+    Form { verb: "STRENGTHEN", line: "STRENGTHEN <block>[, <block>]   up to two blocks", phases: &[Phase::LiftSiege] },
     Form { verb: "PASS", line: "PASS", phases: &[Phase::LiftSiege] },
 ];
 
-/// The syntax shown in prompts for each kind of step, with examples naming
-/// only the role's own blocks (a prompt names nothing of the enemy's).
-pub fn syntax(phase: &Phase, role: &str) -> Vec<String> {
-    let (a, b, place) =
-        if role == super::AUSTRIA { ("Provera", "Liptay", "Piave") } else { ("Masséna", "Rey", "Montebello") };
-    let (block, city) = if role == super::AUSTRIA { ("Davidovich", "Riva") } else { ("Bonaparte", "Verona") };
-    FORMS
-        .iter()
-        .filter(|f| f.phases.contains(phase))
-        .map(|f| {
-            f.line
-                .replace("{a}", a)
-                .replace("{b}", b)
-                .replace("{place}", place)
-                .replace("{block}", block)
-                .replace("{city}", city)
-        })
-        .collect()
+/// The syntax shown in prompts for each kind of step; the worked example
+/// under it is the ruleset's `example`, from the role's own blocks.
+pub fn syntax(phase: &Phase) -> Vec<String> {
+    FORMS.iter().filter(|f| f.phases.contains(phase)).map(|f| f.line.to_string()).collect()
 }
 
 /// Is `verb` an order of this phase (by the table)?
@@ -233,7 +210,7 @@ pub fn parse(s: &State, role: &str, line: &str) -> Result<Order, Problem> {
     let line = line.trim();
     let Some(l) = Line::new(line) else { return Err(Problem::new("empty line")) };
     let (word, rest) = (l.key(), l.rest);
-    let allowed = syntax(&s.phase, role);
+    let allowed = syntax(&s.phase);
     // The table says first whether the verb is an order of this step; only
     // then are its words read.
     if !belongs(&word, &s.phase) {
@@ -282,7 +259,7 @@ mod tests {
         for phase in [Phase::Setup, Phase::Turn, Phase::Escape, Phase::LiftSiege] {
             s.phase = phase.clone();
             for role in [super::super::AUSTRIA, super::super::FRANCE] {
-                let shown: Vec<String> = syntax(&phase, role);
+                let shown: Vec<String> = syntax(&phase);
                 for f in FORMS {
                     let here = FORMS.iter().any(|g| g.verb == f.verb && g.phases.contains(&phase));
                     assert_eq!(here, shown.iter().any(|l| l.starts_with(f.verb)), "{} in {phase:?}", f.verb);

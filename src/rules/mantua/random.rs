@@ -46,6 +46,31 @@ pub fn orders(m: &Mantua, s: &State, role: &str, pick: &mut dyn FnMut(usize) -> 
     }
 }
 
+/// The prompt's worked example, from the role's own blocks and the map
+/// (both of which the role sees): a set-up, one block's move to a place
+/// reachable and not held by the enemy, the first escape route, two blocks
+/// strengthened. A battle's syntax lines carry their own.
+pub fn example(m: &Mantua, s: &State, role: &str) -> Vec<Order> {
+    let first = &mut |_: usize| 0;
+    match s.phase {
+        Phase::Setup => setup(s, role, first),
+        Phase::Turn => {
+            let movable = s.alive(role).filter(|b| b.at != BESIEGED);
+            let one = movable
+                .flat_map(|b| reachable(s, role, &b.at).into_iter().map(move |to| (b.name.clone(), to)))
+                .filter(|(_, to)| !s.hostile(role, to))
+                .map(|(b, to)| vec![Order::Move { blocks: vec![b], to }])
+                .find(|o| m.validate(s, role, o).is_empty());
+            one.unwrap_or_else(|| vec![Order::Pass])
+        }
+        Phase::Escape => orders(m, s, role, first),
+        Phase::LiftSiege => {
+            vec![Order::Strengthen { blocks: s.alive(AUSTRIA).take(2).map(|b| b.name.clone()).collect() }]
+        }
+        Phase::Battle | Phase::Over => Vec::new(),
+    }
+}
+
 /// An Attack by Leaders and Dummies alone: legal, but it loses the game
 /// as soon as the Leader is revealed; even a random player avoids it.
 fn reckless(s: &State, role: &str, orders: &[Order]) -> bool {

@@ -16,7 +16,10 @@ pub fn syntax(s: &State, role: &str) -> Vec<String> {
     }
     let own = |r: u8| space_name(0, r);
     match b.stage {
-        Stage::Reveal => vec!["REVEAL <block>   e.g. REVEAL <one of your blocks in the battle>".into()],
+        Stage::Reveal => vec![format!(
+            "REVEAL <block>   e.g. REVEAL {}",
+            b.unrevealed.get(role).and_then(|v| v.first()).cloned().unwrap_or_default()
+        )],
         Stage::Deploy => vec![format!(
             "DEPLOY <space>: <unit>, <unit>...   front unit first, at most {} a space, on your edge (row {}), e.g. DEPLOY {}: {}",
             DISPLAY.max_per_space,
@@ -41,7 +44,12 @@ pub fn syntax(s: &State, role: &str) -> Vec<String> {
         }
         Stage::Doubled => vec!["ACCEPT    take the cube and the doubled stakes".into(), "RETREAT   Order a Retreat at the current stakes".into()],
         Stage::Reduce => {
-            let mut v = vec![format!("REDUCE <block> <steps>   {} reduction(s) in all, e.g. REDUCE <block> 1", due(s, role))];
+            let first = super::defeat::loser_blocks(s, role).iter().find(|x| x.strength > 1).map(|x| x.name.clone());
+            let mut v = vec![format!(
+                "REDUCE <block> <steps>   {} reduction(s) in all, e.g. REDUCE {} 1",
+                due(s, role),
+                first.unwrap_or_else(|| "<block>".into())
+            )];
             if !retreat_routes(s, role).is_empty() {
                 v.push(format!("RETREAT TO <city>   one of: {}", retreat_routes(s, role).join(", ")));
             }
