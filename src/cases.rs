@@ -355,15 +355,13 @@ fn step(
                 }
                 let notes: Vec<String> =
                     game.conditions(&st.role, &canon).into_iter().map(|(l, why)| format!("{l}: {why}")).collect();
-                for want in &st.conditional {
-                    if !notes.iter().any(|n| n.contains(want.as_str())) {
-                        return Err(format!(
-                            "step {} ({}): no line is said to be conditional on {want:?}; the notes were:\n  {}",
-                            i + 1,
-                            st.role,
-                            notes.join("\n  ")
-                        ));
-                    }
+                if let Some(want) = unfound(&st.conditional, &notes) {
+                    return Err(format!(
+                        "step {} ({}): no line is said to be conditional on {want:?}; the notes were:\n  {}",
+                        i + 1,
+                        st.role,
+                        notes.join("\n  ")
+                    ));
                 }
                 game.accept(&st.role, canon);
             }
@@ -372,28 +370,24 @@ fn step(
                 // hints, `hints`.
                 let all: Vec<String> = errs.iter().map(|e| format!("line {}: {}", e.line, e.reason)).collect();
                 let hints: Vec<&str> = errs.iter().filter_map(|e| e.suggestion.as_deref()).collect();
-                for want in &st.hints {
-                    if !hints.iter().any(|h| h.contains(want.as_str())) {
-                        return Err(format!(
-                            "step {} ({}) was refused, but no hint says {want:?}: {}",
-                            i + 1,
-                            st.role,
-                            hints.join("; ")
-                        ));
-                    }
+                if let Some(want) = unfound(&st.hints, &hints) {
+                    return Err(format!(
+                        "step {} ({}) was refused, but no hint says {want:?}: {}",
+                        i + 1,
+                        st.role,
+                        hints.join("; ")
+                    ));
                 }
                 if st.reject.is_empty() {
                     return Err(format!("step {} ({}) was refused: {}", i + 1, st.role, all.join("; ")));
                 }
-                for want in &st.reject {
-                    if !all.iter().any(|a| a.contains(want.as_str())) {
-                        return Err(format!(
-                            "step {} ({}) was refused, but not for {want:?}: {}",
-                            i + 1,
-                            st.role,
-                            all.join("; ")
-                        ));
-                    }
+                if let Some(want) = unfound(&st.reject, &all) {
+                    return Err(format!(
+                        "step {} ({}) was refused, but not for {want:?}: {}",
+                        i + 1,
+                        st.role,
+                        all.join("; ")
+                    ));
                 }
                 if st.reject_only {
                     if let Some(extra) = all.iter().find(|a| !st.reject.iter().any(|w| a.contains(w.as_str()))) {
@@ -413,6 +407,12 @@ fn step(
         }
     }
     Ok(())
+}
+
+/// The first of `wants` that no text contains: what a case's lists of
+/// substrings (events, reasons, hints, notes) are checked with.
+fn unfound<'a>(wants: &'a [String], texts: &[impl AsRef<str>]) -> Option<&'a String> {
+    wants.iter().find(|w| !texts.iter().any(|t| t.as_ref().contains(w.as_str())))
 }
 
 /// Check what a step's `expect` says against the game after it and the
@@ -686,10 +686,8 @@ fn renumber(mut draws: Vec<crate::dice::Draw>) -> Vec<crate::dice::Draw> {
 }
 
 fn check(case: &Case, run: &Run) -> Result<(), String> {
-    for want in &case.expect.events {
-        if !run.events.iter().any(|e| e.contains(want.as_str())) {
-            return Err(format!("no event mentions {want:?}; events were:\n  {}", run.events.join("\n  ")));
-        }
+    if let Some(want) = unfound(&case.expect.events, &run.events) {
+        return Err(format!("no event mentions {want:?}; events were:\n  {}", run.events.join("\n  ")));
     }
     for not in &case.expect.no_events {
         if let Some(e) = run.events.iter().find(|e| e.contains(not.as_str())) {
@@ -710,10 +708,8 @@ fn check(case: &Case, run: &Run) -> Result<(), String> {
     for (who, wants) in &case.expect.seen_by {
         let viewer = viewer_of(who);
         let seen: Vec<&str> = run.told.iter().filter(|e| e.to.admits(&viewer)).map(|e| e.text.as_str()).collect();
-        for want in wants {
-            if !seen.iter().any(|e| e.contains(want.as_str())) {
-                return Err(format!("{who} is told nothing of {want:?}; {who} was told:\n  {}", seen.join("\n  ")));
-            }
+        if let Some(want) = unfound(wants, &seen) {
+            return Err(format!("{who} is told nothing of {want:?}; {who} was told:\n  {}", seen.join("\n  ")));
         }
     }
     for (who, nots) in &case.expect.unseen_by {
