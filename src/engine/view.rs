@@ -144,7 +144,16 @@ pub struct SquareBoard {
     /// (`x`), drawn by the SVG; the text says them in words.
     pub marks: Vec<(u8, u8, char)>,
     pub sides: Vec<(String, String)>,
+    /// What the text map's letters mean.
     pub legend: Vec<String>,
+    /// The picture's key: each terrain glyph drawn, as what it is (the
+    /// SVG shows a swatch of its colour), and the lines of `legend` that
+    /// are not about letters. Empty: the picture shows `legend`.
+    pub key: Vec<(char, String)>,
+    pub notes: Vec<String>,
+    /// A smaller grid drawn under the board in the picture (Tacticum's
+    /// Fort); the text says it in `legend`.
+    pub annex: Option<Box<SquareBoard>>,
 }
 
 /// A status board of numbered tracks (Leaguer's Resolve, Local Support,

@@ -26,7 +26,7 @@ static FONTS: LazyLock<Arc<usvg::fontdb::Database>> = LazyLock::new(|| {
 
 /// The widest picture we send, in pixels: large enough to read every label
 /// on a phone, small enough to stay in the tens of kilobytes.
-const MAX_WIDTH: f32 = 1000.0;
+pub const MAX_WIDTH: f32 = 1000.0;
 
 /// Render an SVG (one of ours) to PNG bytes.
 pub fn from_svg(svg: &str) -> Result<Vec<u8>, String> {
@@ -43,9 +43,10 @@ pub fn from_svg(svg: &str) -> Result<Vec<u8>, String> {
     indexed_png(&pixmap).map_err(|e| format!("cannot encode the map as PNG: {e}"))
 }
 
-/// The picture with a palette of its 256 commonest colours, every other
-/// colour (anti-aliasing shades) drawn in its nearest: a third of the
-/// bytes of full colour, and nothing a reader notices on a flat map.
+/// The picture with a palette of its 64 commonest colours, every other
+/// colour (anti-aliasing shades) drawn in its nearest: a map has a dozen
+/// flat fills, and 64 leave enough shades for text edges while a smaller
+/// palette cut Ducs' zoomed PNG by a tenth against 256 (measured).
 fn indexed_png(p: &tiny_skia::Pixmap) -> Result<Vec<u8>, png::EncodingError> {
     use std::collections::HashMap;
     // Our maps are opaque (a background rectangle): alpha is dropped.
@@ -69,7 +70,7 @@ fn indexed_png(p: &tiny_skia::Pixmap) -> Result<Vec<u8>, png::EncodingError> {
     }
     let mut by_use: Vec<([u8; 3], u32)> = counts.into_iter().collect();
     by_use.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-    let palette: Vec<[u8; 3]> = by_use.iter().take(256).map(|c| c.0).collect();
+    let palette: Vec<[u8; 3]> = by_use.iter().take(64).map(|c| c.0).collect();
     let mut index: HashMap<[u8; 3], u8> = palette.iter().enumerate().map(|(i, c)| (*c, i as u8)).collect();
     let nearest = |c: [u8; 3]| {
         let d = |q: &[u8; 3]| (0..3).map(|k| (i32::from(c[k]) - i32::from(q[k])).pow(2)).sum::<i32>();
@@ -92,6 +93,9 @@ fn indexed_png(p: &tiny_skia::Pixmap) -> Result<Vec<u8>, png::EncodingError> {
     e.set_depth(png::BitDepth::Eight);
     e.set_palette(palette.concat());
     e.set_compression(png::Compression::Balanced);
+    // No row filter: on a palette picture of flat colours it only adds
+    // bytes (a fifth more, measured on Braccio's field).
+    e.set_filter(png::Filter::NoFilter);
     let mut w = e.write_header()?;
     w.write_image_data(&data)?;
     w.finish()?;

@@ -371,6 +371,16 @@ fn every_demo_script_ends_whatever_the_dice() {
 /// One demo game on the engine alone, its dice seeded by `seed`: the
 /// script's mails pass by pass until it ends. The events told, in order.
 pub(crate) fn play_demo(rules: &'static dyn adjutant::engine::Ruleset, scenario: &str, seed: u64) -> Vec<String> {
+    play_demo_seeing(rules, scenario, seed, &mut |_| {})
+}
+
+/// `play_demo`, shown the game after each step resolves.
+pub(crate) fn play_demo_seeing(
+    rules: &'static dyn adjutant::engine::Ruleset,
+    scenario: &str,
+    seed: u64,
+    see: &mut dyn FnMut(&Game),
+) -> Vec<String> {
     let id = format!("demo-{seed}");
     let mut game = Game::new(&id, rules, scenario).unwrap();
     let mut events = Vec::new();
@@ -410,6 +420,7 @@ pub(crate) fn play_demo(rules: &'static dyn adjutant::engine::Ruleset, scenario:
         if game.complete() {
             let r = resolve_seeded(&mut game, &seed.to_string());
             events.extend(r.events.into_iter().map(|e| e.text));
+            see(&game);
         }
         pass += 1;
     }

@@ -91,7 +91,12 @@ pub fn view(s: &State, viewer: &Viewer) -> View {
     if s.armies.iter().any(|a| !a.archers.is_empty()) {
         kinds.push("A Archer (on a Tree)");
     }
-    if s.armies.iter().any(|a| !a.cavalry.is_empty()) {
+    // In Solo I the Legion's one horseman is the Prefect (SO1-21).
+    let prefect = |a: &super::Army| s.solo.as_ref().is_some_and(|x| x.fort.is_some() && x.legion == a.name);
+    if s.armies.iter().any(|a| !a.cavalry.is_empty() && prefect(a)) {
+        kinds.push("H the Prefect");
+    }
+    if s.armies.iter().any(|a| !a.cavalry.is_empty() && !prefect(a)) {
         kinds.push("H Cavalry");
     }
     if s.armies.iter().any(|a| !a.grain.is_empty()) {
@@ -104,15 +109,29 @@ pub fn view(s: &State, viewer: &Viewer) -> View {
         kinds.push("E Eagle");
     }
     let mut legend = vec![kinds.join(", ")];
+    // The picture's key names each glyph it draws as a colour; its notes
+    // keep what is not about letters.
+    let mut key: Vec<(char, String)> = Vec::new();
+    let mut keyed = |g: char, name: &str| match key.iter_mut().find(|k| k.0 == g) {
+        Some(k) => k.1.push_str(&format!(" or {name}")),
+        None => key.push((g, name.to_string())),
+    };
+    let mut notes = vec![kinds.join(", ")];
     if !s.terrain.fort.is_empty() {
         let walls: Vec<String> = s.terrain.walls.iter().map(|w| w.replace('|', "-")).collect();
         legend.push(format!("=== the Fort {}, walls {} (elsewhere a gate)", s.terrain.fort.join(" "), walls.join(" ")));
+        keyed('=', "the Fort");
+        notes.push(format!("the Fort {}, walls {} (elsewhere a gate)", s.terrain.fort.join(" "), walls.join(" ")));
     }
     if !s.terrain.obstacles.is_empty() {
-        legend.push(if s.solo.is_some() { "### Trees" } else { "### trees, and squares off the map" }.into());
+        let trees = if s.solo.is_some() { "Trees" } else { "trees, and squares off the map" };
+        legend.push(format!("### {trees}"));
+        keyed('#', trees);
     }
     if !s.terrain.water.is_empty() || !s.terrain.swamp.is_empty() {
         legend.push("~~~ water (nothing enters), %%% swamp (only Infantry crosses)".into());
+        keyed('~', "water (nothing enters)");
+        keyed('%', "swamp (only Infantry crosses)");
     }
     if !s.terrain.hill.is_empty() {
         legend.push(format!(
@@ -120,24 +139,42 @@ pub fn view(s: &State, viewer: &Viewer) -> View {
             s.terrain.hill.join(" "),
             s.terrain.hilltops.join(" ")
         ));
+        keyed(':', "the hill");
+        keyed('^', "a hilltop (only a Commander stops there)");
     }
+    let mut annex = None;
     if let Some(solo) = &s.solo {
         if solo.fort.is_some() {
             let towers = solo.sections.values().filter(|k| *k == "tower").count();
             legend.push(format!("the wall, row {}: === Wood, ### Stone, GGG a stone gate, TTT a Tower", solo.wall_row));
-            legend.push(format!("({towers} of {} Towers built); the Raiders' home row is row {}", solo.towers, s.rows));
+            let built = format!("({towers} of {} Towers built); the Raiders' home row is row {}", solo.towers, s.rows);
+            legend.push(built.clone());
             legend.extend(super::solo::fort_lines(s));
+            keyed('=', "Wood wall");
+            keyed('#', "Stone wall");
+            keyed('G', "stone gate");
+            keyed('T', "Tower");
+            notes.push(format!("the wall, row {} {built}", solo.wall_row));
+            annex = super::solo::fort_board(s, colour(&solo.legion)).map(Box::new);
+            if annex.is_none() {
+                notes.extend(super::solo::fort_lines(s));
+            }
         }
         if !solo.valley.is_empty() {
-            legend.push(format!(
-                "the valley: columns {}-{} (2 spaces a move), the slopes (1); @@@ the Rock",
+            let valley = format!(
+                "the valley: columns {}-{} (2 spaces a move), the slopes (1)",
                 solo.valley.first().cloned().unwrap_or_default(),
                 solo.valley.last().cloned().unwrap_or_default()
-            ));
+            );
+            legend.push(format!("{valley}; @@@ the Rock"));
+            notes.push(valley);
+            keyed('@', "the Rock");
         }
         if !solo.report.is_empty() {
             legend.push("The Raiders' last action:".into());
             legend.extend(solo.report.iter().map(|l| format!("  {l}")));
+            notes.push("The Raiders' last action:".into());
+            notes.extend(solo.report.iter().map(|l| format!("  {l}")));
         }
     }
     if let Some(p) = s.phantoms.first() {
@@ -146,6 +183,7 @@ pub fn view(s: &State, viewer: &Viewer) -> View {
             p.cells.join(" "),
             army_title(&p.army)
         ));
+        keyed('+', &format!("counts as {} units; only its Commander enters", army_title(&p.army)));
     }
     let mut lines = vec![format!("{}, move {}.", s.title, s.turn + 1)];
     if let Some(l) = &s.last {
@@ -156,6 +194,7 @@ pub fn view(s: &State, viewer: &Viewer) -> View {
         lines.push(t);
         if !l.moved.is_empty() {
             legend.push(format!("last move to {}", l.moved.join(" ")));
+            notes.push(format!("last move to {}", l.moved.join(" ")));
         }
     }
     match &s.outcome {
@@ -232,6 +271,9 @@ pub fn view(s: &State, viewer: &Viewer) -> View {
         terrain,
         sides: s.armies.iter().map(|a| (a.name.clone(), colour(&a.name).to_string())).collect(),
         legend,
+        key,
+        notes,
+        annex,
     };
     View {
         title: format!("Tacticum Invictus — {}", s.title),

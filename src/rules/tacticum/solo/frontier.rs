@@ -439,6 +439,48 @@ fn make(s: &mut State, r: usize, c: &Cand, report: &mut Vec<String>) {
     }
 }
 
+/// The Fort as the picture draws it under the board: its cells, a Wood
+/// (`=`) or Stone (`#`) cube on each stocked one, and the Prefect. None
+/// before it is stocked (the text says so).
+pub fn fort_board(s: &State, colour: &str) -> Option<crate::engine::view::SquareBoard> {
+    use crate::engine::view::{Piece, SquareBoard};
+    let solo = s.solo.as_ref()?;
+    let f = solo.fort.as_ref()?;
+    if f.cubes.is_empty() && s.phase == "arrange" {
+        return None;
+    }
+    let gates: Vec<String> = f.gates.iter().map(|[b, c]| format!("{b}-{c}")).collect();
+    let at = prefect(s);
+    let mut terrain = Vec::new();
+    let mut cells = Vec::new();
+    for r in 0..f.rows {
+        for c in 0..f.columns {
+            let n = fort_name(c, r);
+            if n == at {
+                cells.push((c, r, Piece { side: solo.legion.clone(), text: "Pr".into() }));
+            }
+            match f.cubes.get(&n).map(String::as_str) {
+                Some("wood") => terrain.push((c, r, '=')),
+                Some(_) => terrain.push((c, r, '#')),
+                None => {}
+            }
+        }
+    }
+    Some(SquareBoard {
+        title: format!("The Fort, below row 1 (gates {})", gates.join(", ")),
+        columns: f.columns,
+        rows: f.rows,
+        col_labels: (0..f.columns).map(|c| format!("F{}", (b'a' + c) as char)).collect(),
+        row_labels: (1..=f.rows).map(|r| r.to_string()).collect(),
+        cells,
+        terrain,
+        sides: vec![(solo.legion.clone(), colour.to_string())],
+        key: vec![('=', "Wood".into()), ('#', "Stone".into())],
+        notes: vec!["Pr the Prefect".into()],
+        ..SquareBoard::default()
+    })
+}
+
 /// The Fort drawn under the map's legend: its cells, cubes and the
 /// Prefect.
 pub fn fort_lines(s: &State) -> Vec<String> {

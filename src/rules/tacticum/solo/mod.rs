@@ -15,7 +15,7 @@ use crate::rules::shared::squares::Sq;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-pub use frontier::{arrange, check_arrange, first_cubes, fort_lines, parse_fort, wood_default};
+pub use frontier::{arrange, check_arrange, first_cubes, fort_board, fort_lines, parse_fort, wood_default};
 
 /// What the solo scenarios keep beyond the armies.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
