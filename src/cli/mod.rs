@@ -390,7 +390,10 @@ fn run(cli: Cli) -> Result<i32> {
                 std::fs::write(&p, &map).with_context(|| format!("cannot write {}", p.display()))?;
             }
             if let Some(p) = png {
-                let bytes = crate::render::png::from_svg(&map).map_err(anyhow::Error::msg)?;
+                // The picture a mail carries: a large field cropped.
+                let picture = v.boards.first().and_then(crate::render::svg::picture);
+                let bytes =
+                    crate::render::png::from_svg(picture.as_ref().unwrap_or(&map)).map_err(anyhow::Error::msg)?;
                 std::fs::write(&p, bytes).with_context(|| format!("cannot write {}", p.display()))?;
             }
             Ok(0)

@@ -146,7 +146,7 @@ fn a_side_that_concedes_loses_and_the_moderator_removes_an_observer() {
 
 #[test]
 fn each_player_chooses_the_maps_their_mails_carry() {
-    let mut t = Table::new("maps");
+    let mut t = Table::configured("maps", Some("72h"), "committed", adjutant::config::Config::default());
     t.send("france", BOB, "MAPS NONE");
     t.pass();
     assert!(t.last(BOB).1.contains("text only"), "{}", t.last(BOB).1);
@@ -157,17 +157,17 @@ fn each_player_chooses_the_maps_their_mails_carry() {
     let bob = raw_with(&t, BOB, "step 1 resolved");
     assert!(bob.contains("resolved") && !bob.contains("Content-Type: image/"), "text only for Bob");
     let alice = raw_with(&t, ALICE, "step 1 resolved");
-    assert!(alice.contains("image/png") && alice.contains("image/svg+xml"), "both for Alice by default");
-    t.send("france", BOB, "MAPS PNG");
+    assert!(alice.contains("image/png") && !alice.contains("image/svg+xml"), "the PNG alone for Alice by default");
+    t.send("france", BOB, "MAPS BOTH");
     t.pass();
     t.send("france", BOB, "VIEW");
     t.pass();
     let bob = raw_with(&t, BOB, "your view");
-    assert!(bob.contains("image/png") && !bob.contains("image/svg+xml"), "a PNG only");
+    assert!(bob.contains("image/png") && bob.contains("image/svg+xml"), "both maps");
     // The choice outlives the snapshot: it is rebuilt from the journal.
     let journal = adjutant::journal::read(&t.dir.join("games/g1/journal.toml")).unwrap();
     let d = adjutant::desk::core::state::desk_state(&journal).unwrap();
-    assert_eq!(d.maps.get("france").map(String::as_str), Some("png"));
+    assert_eq!(d.maps.get("france").map(String::as_str), Some("both"));
 }
 
 /// The raw mail of `who` whose subject holds `subject`.

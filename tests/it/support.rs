@@ -60,8 +60,12 @@ impl Table {
         Table::with(tag, Some("72h"), "committed")
     }
 
+    /// Letters carry both maps here (the default is the PNG alone), so
+    /// that what a test reads of a mail includes its SVG's text.
     pub fn with(tag: &str, deadline: Option<&str>, dice: &str) -> Table {
-        Table::configured(tag, deadline, dice, Config::default())
+        let mut cfg = Config::default();
+        cfg.mail.maps = "both".into();
+        Table::configured(tag, deadline, dice, cfg)
     }
 
     pub fn configured(tag: &str, deadline: Option<&str>, dice: &str, cfg: Config) -> Table {

@@ -116,8 +116,20 @@ fn every_demo_mailbox_verifies_alone_and_all_together_and_a_cut_journal_fails() 
             assert_eq!(v.get(&game).map(String::as_str), Some("VERIFIED"), "{out}");
             assert!(out.contains("the history up to journal entry"), "{out}");
         }
+        // The size budget, as the default config sends the maps: no mail
+        // over 256 KB, the median mail with a map under 128 KB.
+        let mut with_map = Vec::new();
         for f in mail_files(&outboxes) {
+            let bytes = std::fs::read(&f).unwrap();
+            assert!(bytes.len() <= 256 * 1024, "{name}: {} is {} bytes", f.display(), bytes.len());
+            if bytes.windows(20).any(|w| w == b"Content-Type: image/") {
+                with_map.push(bytes.len());
+            }
             std::fs::copy(&f, all.join("cur").join(f.file_name().unwrap())).unwrap();
+        }
+        with_map.sort();
+        if let Some(median) = with_map.get(with_map.len() / 2) {
+            assert!(*median < 128 * 1024, "{name}: the median mail with a map is {median} bytes");
         }
         // The journal the moderator may publish holds every tip; without
         // its last entry it fails against each player's mail.

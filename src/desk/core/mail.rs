@@ -11,7 +11,7 @@ use super::orders::{
     clip, clipped, command, credential, problem, re, step_of_id, stops_reading, unlisted, Command, LONGEST_LINE,
     MODERATOR_WORDS, PLAYER_WORDS,
 };
-use super::{letters, seen, state, Batch, GameState, Letter, Loose, PassReport, Referee, Refused};
+use super::{letters, seen, state, Batch, GameState, Letter, Loose, Map, PassReport, Referee, Refused};
 use crate::engine::LineError;
 use crate::journal::kinds;
 use crate::mail::{parse, same_address, split_address};
@@ -230,7 +230,7 @@ impl Referee<'_> {
         report: &mut PassReport,
     ) -> Result<(), Refused> {
         let to = self.address_of(l, role).unwrap_or_default();
-        let reply = |subject: String, body: String, svg: Vec<(String, String)>| Letter {
+        let reply = |subject: String, body: String, svg: Vec<Map>| Letter {
             role: Some(role.to_string()),
             to: to.clone(),
             subject,

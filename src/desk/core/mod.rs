@@ -52,9 +52,20 @@ pub struct Letter {
     pub to: String,
     pub subject: String,
     pub body: String,
-    /// SVG attachments: (file name, SVG text).
-    pub svg: Vec<(String, String)>,
+    /// The maps attached.
+    pub svg: Vec<Map>,
     pub in_reply_to: Option<String>,
+}
+
+/// A map attached to a letter: the SVG of the whole board, and the SVG
+/// its PNG is drawn from where that differs (a large field cropped to
+/// where the pieces stand).
+#[derive(Debug, Clone)]
+pub struct Map {
+    /// The SVG's file name.
+    pub name: String,
+    pub svg: String,
+    pub picture: Option<String>,
 }
 
 /// A letter of no game (a refusal to a stranger), sent once for its key.
@@ -79,6 +90,19 @@ pub struct Batch {
 impl Batch {
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty() && self.letters.is_empty() && self.secrets.is_none()
+    }
+
+    /// About how many bytes its letters hold (texts and maps): what a
+    /// pass commits at once is bounded by it, not by a number of mails,
+    /// so that a backlog of resolving mails never holds all its maps.
+    pub fn weight(&self) -> usize {
+        self.letters
+            .iter()
+            .map(|l| {
+                l.body.len()
+                    + l.svg.iter().map(|m| m.svg.len() + m.picture.as_ref().map_or(0, String::len)).sum::<usize>()
+            })
+            .sum()
     }
 
     pub fn entry<T: Serialize>(&mut self, kind: &str, body: &T) {

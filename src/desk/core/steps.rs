@@ -4,7 +4,7 @@
 //! and civil disorder. Decisions only: entries and letters into a
 //! [`Batch`].
 
-use super::{deadlines, letters, secrets, state, Batch, GameState, Letter, Referee, Refused};
+use super::{deadlines, letters, secrets, state, Batch, GameState, Letter, Map, Referee, Refused};
 use crate::dice::{self, Committed, Declared};
 use crate::engine::Viewer;
 use crate::journal::kinds;
@@ -116,16 +116,17 @@ impl Referee<'_> {
     }
 
     /// One SVG per board of the view: the map, then any display.
-    pub fn svg_for(&self, l: &GameState, view: &crate::engine::View) -> Vec<(String, String)> {
+    pub fn svg_for(&self, l: &GameState, view: &crate::engine::View) -> Vec<Map> {
         view.boards
             .iter()
             .enumerate()
             .map(|(i, b)| {
                 let kind = if i == 0 { "map" } else { "display" };
-                (
-                    format!("{kind}-{}-step{}.svg", l.game.id, l.game.step),
-                    crate::render::svg::render_board(b, &view.title),
-                )
+                Map {
+                    name: format!("{kind}-{}-step{}.svg", l.game.id, l.game.step),
+                    svg: crate::render::svg::render_board(b, &view.title),
+                    picture: crate::render::svg::picture(b),
+                }
             })
             .collect()
     }
