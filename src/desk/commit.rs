@@ -6,7 +6,7 @@
 //! rest. Letters of no game (refusals to strangers, notices) are spooled,
 //! recorded, then released, in the same spirit.
 
-use super::core::{letters, Batch, Letter};
+use super::core::{letters, Batch, Letter, Map};
 use super::files::Files;
 use super::outbound::{crlf_to_lf, mail_id};
 use super::{archive, crash_point, descriptor_limits, io, store, Desk, Error, Loaded, Open, LOOSE};
@@ -266,6 +266,10 @@ impl Desk {
         // Each distinct picture is drawn once for the batch: recipients who
         // share a view (the public one, a side's) share its PNG.
         let mut drawn = Drawn::default();
+        let prefs = |letter: &Letter| {
+            letter.role.as_ref().and_then(|r| l.desk.maps.get(r)).unwrap_or(&self.cfg.mail.maps).as_str()
+        };
+        drawn.draw_all(letters.iter().flat_map(|letter| pictures(&letter.svg, prefs(letter))));
         for (i, letter) in letters.iter().enumerate() {
             let (_, domain) = self.referee().split_game_address();
             // A letter about a step (its subject says "[game] step k")
@@ -283,8 +287,8 @@ impl Desk {
             // A letter that cannot be written (an address lettre refuses)
             // is left out, never allowed to stop the batch it belongs to.
             let epoch = letter.role.as_ref().and_then(|r| l.desk.epochs.get(r)).copied().unwrap_or(0);
-            let maps = letter.role.as_ref().and_then(|r| l.desk.maps.get(r)).unwrap_or(&self.cfg.mail.maps);
-            let bytes = match self.render(&l.game.id, l.game.step, epoch, letter, &mid, now, maps, &mut drawn) {
+            let bytes = match self.render(&l.game.id, l.game.step, epoch, letter, &mid, now, prefs(letter), &mut drawn)
+            {
                 Ok(b) => b,
                 Err(e) => {
                     warn!(game = %l.game.id, to = %letter.to, error = %e, "letter left out");
@@ -489,28 +493,69 @@ impl Desk {
 #[derive(Default)]
 pub(super) struct Drawn(std::collections::HashMap<String, Option<Vec<u8>>>);
 
+impl Drawn {
+    /// Draws every distinct picture the letters will carry as PNG, on all
+    /// cores: drawing is most of a step's cost when maps are mailed, and
+    /// the pictures of a batch (the public view, each side's) are
+    /// independent.
+    pub(super) fn draw_all<'a>(&mut self, wanted: impl IntoIterator<Item = (&'a str, &'a str)>) {
+        let mut todo: Vec<(&str, &str)> = Vec::new();
+        for (name, svg) in wanted {
+            if !self.0.contains_key(svg) && !todo.iter().any(|t| t.1 == svg) {
+                todo.push((name, svg));
+            }
+        }
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let draw = |(name, svg): (&str, &str)| match crate::render::png::from_svg(svg) {
+            Ok(png) => Some(png),
+            Err(e) => {
+                warn!(map = %name, error = %e, "map not drawn as PNG");
+                None
+            }
+        };
+        let pngs: Vec<Option<Vec<u8>>> = if cores < 2 || todo.len() < 2 {
+            todo.iter().map(|t| draw(*t)).collect()
+        } else {
+            let chunk = todo.len().div_ceil(cores);
+            std::thread::scope(|scope| {
+                let handles: Vec<_> = todo
+                    .chunks(chunk)
+                    .map(|part| scope.spawn(move || part.iter().map(|t| draw(*t)).collect::<Vec<_>>()))
+                    .collect();
+                // A drawing thread that panicked (resvg on a picture it
+                // cannot take) leaves its pictures to go as SVG.
+                handles
+                    .into_iter()
+                    .zip(todo.chunks(chunk))
+                    .flat_map(|(h, part)| h.join().unwrap_or_else(|_| vec![None; part.len()]))
+                    .collect()
+            })
+        };
+        for ((_, svg), png) in todo.into_iter().zip(pngs) {
+            self.0.insert(svg.to_string(), png);
+        }
+    }
+}
+
+/// The pictures a letter carries as PNG, as (name, SVG drawn from).
+pub(super) fn pictures<'a>(svgs: &'a [Map], maps: &str) -> impl Iterator<Item = (&'a str, &'a str)> {
+    let wanted = maps != "none" && maps != "svg";
+    svgs.iter().filter(move |_| wanted).map(|m| (m.name.as_str(), m.picture.as_deref().unwrap_or(&m.svg)))
+}
+
 /// Each map as the player chose (`MAPS`): a PNG (what every mail client
 /// shows), the SVG it was drawn from (to zoom), both, or none (the text
 /// map in the body is all). A map that cannot be drawn as PNG goes as SVG.
-pub(super) fn attachments(svgs: &[(String, String)], maps: &str, drawn: &mut Drawn) -> Vec<compose::Attached> {
+pub(super) fn attachments(svgs: &[Map], maps: &str, drawn: &mut Drawn) -> Vec<compose::Attached> {
     let mut out = Vec::new();
     if maps == "none" {
         return out;
     }
-    for (name, svg) in svgs {
+    drawn.draw_all(pictures(svgs, maps));
+    for Map { name, svg, picture } in svgs {
         let mut png = None;
         if maps != "svg" {
-            png = drawn
-                .0
-                .entry(svg.clone())
-                .or_insert_with(|| match crate::render::png::from_svg(svg) {
-                    Ok(png) => Some(png),
-                    Err(e) => {
-                        warn!(map = %name, error = %e, "map not drawn as PNG");
-                        None
-                    }
-                })
-                .clone();
+            png = drawn.0.get(picture.as_ref().unwrap_or(svg)).cloned().flatten();
             if let Some(png) = &png {
                 out.push(compose::Attached {
                     name: format!("{}.png", name.trim_end_matches(".svg")),

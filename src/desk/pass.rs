@@ -18,6 +18,12 @@ pub const QUARANTINE: &str = "adjutant-quarantine";
 
 pub use crate::config::GROUP;
 
+/// How many bytes of letters (texts and maps, before they are drawn and
+/// encoded) a pass holds before it commits them: what keeps its memory
+/// bounded over any backlog. Each commit costs two syncs, so this is large
+/// enough for dozens of games' letters a commit.
+const PENDING_LETTERS: usize = 8 << 20;
+
 /// Messages fetched from an inbox: (id, raw bytes).
 pub type Fetched<Id> = Vec<(Id, Vec<u8>)>;
 
@@ -158,6 +164,7 @@ impl Desk {
         use super::store::{Due, Pending};
         let reminder = self.cfg.deadlines.reminder();
         let mut due: Vec<(Loaded, Batch)> = Vec::new();
+        let mut weight = 0;
         for id in self.game_folders()? {
             // The tip's copy of the deadline facts spares loading the game
             // (a game without a tip, from an older adjutant, is loaded).
@@ -195,7 +202,18 @@ impl Desk {
             }));
             match r {
                 Ok(Ok(batch)) if batch.is_empty() => {}
-                Ok(Ok(batch)) => due.push((l, batch)),
+                Ok(Ok(batch)) => {
+                    weight += batch.weight();
+                    due.push((l, batch));
+                    // Committed as they come once their letters would hold
+                    // more than a budget: a backlog of games due at once (a
+                    // weekend's outage) never holds all its maps.
+                    if weight > PENDING_LETTERS {
+                        self.commit_all(due.iter_mut().map(|(l, b)| (l, std::mem::take(b))).collect(), now)?;
+                        self.keep(due.drain(..).map(|(l, _)| l));
+                        weight = 0;
+                    }
+                }
                 Ok(Err(e @ (Error::Io { .. } | Error::Journal(_)))) => return Err(e),
                 Ok(Err(e)) => warn!(game = %id, error = %e, "cannot resolve the step; skipped"),
                 Err(_) => warn!(game = %id, "resolving the step panicked; skipped"),
@@ -277,18 +295,42 @@ impl Desk {
                 if stop.load(Ordering::SeqCst) {
                     break;
                 }
+                // A group is committed early once its letters would hold
+                // more than a budget (looked at every few messages: the
+                // sum is over the games open).
+                if report.messages.is_multiple_of(32)
+                    && open.games.values().map(|(_, b)| b.weight()).sum::<usize>() > PENDING_LETTERS
+                {
+                    self.commit_group(inbox, &mut open, &mut done, &mut failed, now, files)?;
+                }
             }
-            self.attempted(&mut open);
-            self.flush(&mut open, now(), files)?;
-            crash_point("flushed");
-            let done: Vec<I::Id> = done.into_iter().map(|d| d.0).collect();
-            inbox.mark_handled(&done, files)?;
-            inbox.set_aside(&failed)?;
+            self.commit_group(inbox, &mut open, &mut done, &mut failed, now, files)?;
             if stop.load(Ordering::SeqCst) {
                 break;
             }
         }
         Ok(open)
+    }
+
+    /// A group's work committed, then its messages marked handled (or set
+    /// aside).
+    fn commit_group<I: Inbox>(
+        &self,
+        inbox: &mut I,
+        open: &mut Open,
+        done: &mut Vec<(I::Id, Option<String>)>,
+        failed: &mut Vec<I::Id>,
+        now: &dyn Fn() -> DateTime<Utc>,
+        files: &Files,
+    ) -> Result<(), Error> {
+        self.attempted(open);
+        self.flush(open, now(), files)?;
+        crash_point("flushed");
+        let handled: Vec<I::Id> = done.drain(..).map(|d| d.0).collect();
+        inbox.mark_handled(&handled, files)?;
+        inbox.set_aside(failed)?;
+        failed.clear();
+        Ok(())
     }
 
     /// One pass over the local Maildir at the time `now` (tests and the
