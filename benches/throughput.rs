@@ -197,6 +197,10 @@ fn main() {
         }
         return;
     }
+    if std::env::var("BENCH_PART").as_deref() == Ok("maps") {
+        maps(std::env::var("BENCH_BACKLOG").ok().and_then(|s| s.parse().ok()).unwrap_or(1500));
+        return;
+    }
     let part = match std::env::var("BENCH_PART").as_deref() {
         Ok("one") => Some(ingest("one", 1, games * per_game)),
         Ok("thousand") => Some(ingest("thousand", 1000, (games * per_game / 1000).max(1))),
@@ -455,6 +459,82 @@ fn main() {
             );
         }
         Err(_) => println!("audit: 10,000 steps: no /usr/bin/time to measure the peak memory"),
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// What mailing maps costs: one `adjutant run --once` over a backlog of
+/// `games` Mantua games, each with one order mail and its deadline past
+/// (so the pass resolves a step of each and mails its three results), run
+/// with `[mail] maps = "png"` (the default) and with "none" on copies of
+/// one folder, in turns: steps/s and peak memory (/usr/bin/time) of each.
+fn maps(games: usize) {
+    let dir = std::env::temp_dir().join(format!("adjutant-bench-maps-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let base = dir.join("base");
+    // The backlog is made without maps: only the pass is measured.
+    let mut cfg = Config::default();
+    cfg.limits.replies_per_hour = u32::MAX;
+    cfg.mail.maps = "none".into();
+    let desk = Desk::open(&base, cfg).unwrap();
+    let t0 = Utc.with_ymd_and_hms(2026, 3, 1, 12, 0, 0).unwrap();
+    let mut ent = entropy();
+    for g in 0..games {
+        let req = NewGame {
+            deadline: Some("24h".into()),
+            id: Some(format!("m{g}")),
+            ..NewGame::new(
+                "mantua",
+                vec![("austria".into(), format!("a{g}@example.org")), ("france".into(), format!("f{g}@example.org"))],
+            )
+        };
+        let id = desk.create(&req, t0, &mut ent).unwrap();
+        let to = desk.reply_address(&id, "austria");
+        let raw = format!("From: <a{g}@example.org>\r\nTo: <{to}>\r\nSubject: orders\r\nMessage-ID: <m{g}@example.org>\r\n\r\nSALT s{g}\r\n");
+        desk.post(raw.as_bytes(), t0).unwrap();
+    }
+    desk.deliver().unwrap();
+    drop(desk);
+    let _ = std::fs::remove_dir_all(base.join("mail/outbox"));
+    for round in 0..2 {
+        for maps in ["png", "none"] {
+            let run = dir.join(format!("{maps}{round}"));
+            let copied = std::process::Command::new("cp").arg("-a").arg(&base).arg(&run).status();
+            assert!(copied.is_ok_and(|s| s.success()), "cannot copy the backlog");
+            let config = dir.join(format!("{maps}.toml"));
+            std::fs::write(&config, format!("[limits]\nreplies_per_hour = 4294967295\n[mail]\nmaps = \"{maps}\"\n"))
+                .unwrap();
+            let start = Instant::now();
+            let out = std::process::Command::new("/usr/bin/time")
+                .args(["-f", "%M"])
+                .arg(env!("CARGO_BIN_EXE_adjutant"))
+                .arg("--config")
+                .arg(&config)
+                .arg("--data")
+                .arg(&run)
+                .args(["-q", "run", "--once"])
+                .output();
+            let secs = start.elapsed().as_secs_f64();
+            let Ok(o) = out else {
+                println!("maps: no /usr/bin/time to measure the peak memory");
+                return;
+            };
+            let peak_kb: f64 =
+                String::from_utf8_lossy(&o.stderr).lines().last().and_then(|l| l.trim().parse().ok()).unwrap_or(0.0);
+            let after = Desk::open(&run, Config::default()).unwrap();
+            let steps: usize =
+                (0..games).map(|g| after.load(&format!("m{g}")).map_or(0, |l| l.game.step - 1) as usize).sum();
+            let mails: usize = std::fs::read_dir(run.join("mail/outbox"))
+                .map(|d| d.flatten().map(|b| std::fs::read_dir(b.path().join("new")).map_or(0, |n| n.count())).sum())
+                .unwrap_or(0);
+            println!(
+                "maps = {maps:4}: {games} order mails in one pass, {steps} steps resolved, {mails} mails sent, {secs:.1} s ({:.0} steps/s), peak memory {:.0} MB{}",
+                steps as f64 / secs,
+                peak_kb / 1024.0,
+                if o.status.success() { "" } else { " (the pass FAILED)" }
+            );
+            let _ = std::fs::remove_dir_all(&run);
+        }
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
