@@ -197,6 +197,10 @@ fn main() {
         }
         return;
     }
+    if std::env::var("BENCH_PART").as_deref() == Ok("cold") {
+        cold(std::env::var("BENCH_GAMES").ok().and_then(|s| s.parse().ok()).unwrap_or(5000));
+        return;
+    }
     if std::env::var("BENCH_PART").as_deref() == Ok("maps") {
         maps(std::env::var("BENCH_BACKLOG").ok().and_then(|s| s.parse().ok()).unwrap_or(1500));
         return;
@@ -502,8 +506,12 @@ fn maps(games: usize) {
             let copied = std::process::Command::new("cp").arg("-a").arg(&base).arg(&run).status();
             assert!(copied.is_ok_and(|s| s.success()), "cannot copy the backlog");
             let config = dir.join(format!("{maps}.toml"));
-            std::fs::write(&config, format!("[limits]\nreplies_per_hour = 4294967295\n[mail]\nmaps = \"{maps}\"\n"))
-                .unwrap();
+            // BENCH_KEPT: the games a desk keeps in memory between passes
+            // (`[limits] games_in_memory`, 1,000 by default), which the
+            // pass's peak includes.
+            let kept = std::env::var("BENCH_KEPT").map(|k| format!("games_in_memory = {k}\n")).unwrap_or_default();
+            let limits = format!("[limits]\nreplies_per_hour = 4294967295\n{kept}");
+            std::fs::write(&config, format!("{limits}[mail]\nmaps = \"{maps}\"\n")).unwrap();
             let start = Instant::now();
             let out = std::process::Command::new("/usr/bin/time")
                 .args(["-f", "%M"])
@@ -535,6 +543,128 @@ fn maps(games: usize) {
             );
             let _ = std::fs::remove_dir_all(&run);
         }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The time a command of the binary takes, and its peak memory in MB.
+fn timed(args: &[std::ffi::OsString]) -> (f64, f64, bool) {
+    let start = Instant::now();
+    let o = std::process::Command::new("/usr/bin/time")
+        .args(["-f", "%M"])
+        .arg(env!("CARGO_BIN_EXE_adjutant"))
+        .args(args)
+        .output()
+        .expect("/usr/bin/time runs the binary");
+    let secs = start.elapsed().as_secs_f64();
+    let peak_kb: f64 =
+        String::from_utf8_lossy(&o.stderr).lines().last().and_then(|l| l.trim().parse().ok()).unwrap_or(0.0);
+    (secs, peak_kb / 1024.0, o.status.success())
+}
+
+/// Cold passes, as `run --once` from cron makes them (each a new
+/// process): an idle pass over `games` games beside reading their
+/// snapshots, and a pass with two order mails for each of 1,000 games
+/// beside the same 2,000 mails to one game.
+fn cold(games: usize) {
+    let dir = std::env::temp_dir().join(format!("adjutant-bench-cold-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut cfg = Config::default();
+    cfg.limits.replies_per_hour = u32::MAX;
+    cfg.mail.maps = "none".into();
+    let config = dir.join("adjutant.toml");
+    let t0 = Utc::now();
+    let mut ent = entropy();
+    let make = |data: &std::path::Path, n: usize, ent: &mut dyn FnMut() -> [u8; 32]| {
+        let desk = Desk::open(data, cfg.clone()).unwrap();
+        for g in 0..n {
+            let req = NewGame {
+                deadline: Some("720h".into()),
+                id: Some(format!("c{g}")),
+                ..NewGame::new(
+                    "mantua",
+                    vec![
+                        ("austria".into(), format!("a{g}@example.org")),
+                        ("france".into(), format!("f{g}@example.org")),
+                    ],
+                )
+            };
+            desk.create(&req, t0, ent).unwrap();
+        }
+        desk.deliver().unwrap();
+        desk
+    };
+    let idle = dir.join("idle");
+    drop(make(&idle, games, &mut ent));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(&config, "[limits]\nreplies_per_hour = 4294967295\n[mail]\nmaps = \"none\"\n").unwrap();
+    let args = |data: &std::path::Path| -> Vec<std::ffi::OsString> {
+        vec![
+            "--config".into(),
+            config.clone().into(),
+            "--data".into(),
+            data.into(),
+            "-q".into(),
+            "run".into(),
+            "--once".into(),
+        ]
+    };
+    let read_snapshots = || {
+        let start = Instant::now();
+        for e in std::fs::read_dir(idle.join("games")).unwrap().flatten() {
+            let _ = std::fs::read(e.path().join("state.toml"));
+        }
+        start.elapsed().as_secs_f64()
+    };
+    for _ in 0..3 {
+        let a = args(&idle);
+        let (secs, peak, ok) = timed(&a);
+        let read = read_snapshots();
+        println!(
+            "cold idle pass over {games} games: {secs:.2} s ({:.2} ms a game), peak {peak:.0} MB{}; reading their snapshots {read:.3} s; ratio {:.1}",
+            secs * 1000.0 / games as f64,
+            if ok { "" } else { " (FAILED)" },
+            secs / read
+        );
+    }
+    // Two order mails for each of 1,000 games, against the same 2,000 to
+    // one game, each a cold pass on a copy of its folder.
+    let many = dir.join("many");
+    let one = dir.join("one");
+    let post = |data: &std::path::Path, n: usize, per: usize| {
+        let desk = Desk::open(data, cfg.clone()).unwrap();
+        for g in 0..n {
+            let to = desk.reply_address(&format!("c{g}"), "austria");
+            for k in 0..per {
+                let raw = format!("From: <a{g}@example.org>\r\nTo: <{to}>\r\nSubject: orders\r\nMessage-ID: <c{g}.{k}@example.org>\r\n\r\nSALT s{k}\r\n");
+                desk.post(raw.as_bytes(), t0).unwrap();
+            }
+        }
+    };
+    drop(make(&many, 1000, &mut ent));
+    drop(make(&one, 1, &mut ent));
+    let _ = std::fs::remove_dir_all(many.join("mail/outbox"));
+    let _ = std::fs::remove_dir_all(one.join("mail/outbox"));
+    post(&many, 1000, 2);
+    post(&one, 1, 2000);
+    for round in 0..3 {
+        let mut rates = Vec::new();
+        for (name, base) in [("1,000 games", &many), ("one game", &one)] {
+            let run = dir.join(format!("run{round}"));
+            let _ = std::fs::remove_dir_all(&run);
+            let copied = std::process::Command::new("cp").arg("-a").arg(base).arg(&run).status();
+            assert!(copied.is_ok_and(|s| s.success()), "cannot copy");
+            let a = args(&run);
+            let (secs, peak, ok) = timed(&a);
+            rates.push(2000.0 / secs);
+            println!(
+                "cold run --once, 2,000 order mails to {name}: {secs:.2} s ({:.0} mails/s), peak {peak:.0} MB{}",
+                2000.0 / secs,
+                if ok { "" } else { " (FAILED)" }
+            );
+            let _ = std::fs::remove_dir_all(&run);
+        }
+        println!("cold run --once: 1,000 games / one game {:.2}", rates[0] / rates[1]);
     }
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -495,9 +495,7 @@ pub(super) struct Drawn(std::collections::HashMap<String, Option<Vec<u8>>>);
 
 impl Drawn {
     /// Draws every distinct picture the letters will carry as PNG, on all
-    /// cores: drawing is most of a step's cost when maps are mailed, and
-    /// the pictures of a batch (the public view, each side's) are
-    /// independent.
+    /// cores ([`super::draw`]).
     pub(super) fn draw_all<'a>(&mut self, wanted: impl IntoIterator<Item = (&'a str, &'a str)>) {
         let mut todo: Vec<(&str, &str)> = Vec::new();
         for (name, svg) in wanted {
@@ -505,33 +503,10 @@ impl Drawn {
                 todo.push((name, svg));
             }
         }
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let draw = |(name, svg): (&str, &str)| match crate::render::png::from_svg(svg) {
-            Ok(png) => Some(png),
-            Err(e) => {
-                warn!(map = %name, error = %e, "map not drawn as PNG");
-                None
-            }
-        };
-        let pngs: Vec<Option<Vec<u8>>> = if cores < 2 || todo.len() < 2 {
-            todo.iter().map(|t| draw(*t)).collect()
-        } else {
-            let chunk = todo.len().div_ceil(cores);
-            std::thread::scope(|scope| {
-                let handles: Vec<_> = todo
-                    .chunks(chunk)
-                    .map(|part| scope.spawn(move || part.iter().map(|t| draw(*t)).collect::<Vec<_>>()))
-                    .collect();
-                // A drawing thread that panicked (resvg on a picture it
-                // cannot take) leaves its pictures to go as SVG.
-                handles
-                    .into_iter()
-                    .zip(todo.chunks(chunk))
-                    .flat_map(|(h, part)| h.join().unwrap_or_else(|_| vec![None; part.len()]))
-                    .collect()
-            })
-        };
-        for ((_, svg), png) in todo.into_iter().zip(pngs) {
+        let svgs: Vec<&str> = todo.iter().map(|t| t.1).collect();
+        let pngs = super::draw::draw(&svgs);
+        for ((name, svg), png) in todo.into_iter().zip(pngs) {
+            let png = png.map_err(|e| warn!(map = %name, error = %e, "map not drawn as PNG")).ok();
             self.0.insert(svg.to_string(), png);
         }
     }

@@ -19,6 +19,7 @@ mod commit;
 pub mod core;
 mod create;
 mod daemon;
+mod draw;
 mod files;
 mod held;
 pub mod hourly;

@@ -20,9 +20,11 @@ pub use crate::config::GROUP;
 
 /// How many bytes of letters (texts and maps, before they are drawn and
 /// encoded) a pass holds before it commits them: what keeps its memory
-/// bounded over any backlog. Each commit costs two syncs, so this is large
-/// enough for dozens of games' letters a commit.
-const PENDING_LETTERS: usize = 8 << 20;
+/// bounded over any backlog (docs/performance.md: a pass over 1,500 games
+/// each resolving a step peaks at 57 MB with maps, 50 MB without, beside
+/// the games a desk keeps warm). Each
+/// commit costs two syncs; 2 MB is a score of Mantua games' letters.
+const PENDING_LETTERS: usize = 2 << 20;
 
 /// Messages fetched from an inbox: (id, raw bytes).
 pub type Fetched<Id> = Vec<(Id, Vec<u8>)>;
