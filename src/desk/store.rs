@@ -407,26 +407,25 @@ pub fn rebuild(dir: &Path, id: &str) -> Result<Loaded, Error> {
 /// Why nothing vouches for the end of a game's journal, if nothing does:
 /// its tip file is missing (for a game whose tip was kept from its first
 /// entry), or the journal does not reach it.
-fn unvouched(dir: &Path, id: &str, tip: Option<&Tip>, entries: &[Entry]) -> Option<String> {
+fn unvouched(dir: &Path, id: &str, tip: Option<&Tip>, read: &Read) -> Option<String> {
     let tp = tip_path(data_of(dir), id);
     match tip {
         Some(t) => {
-            let at = entries.get((t.seq as usize).wrapping_sub(1)).map(|e| e.hash.as_str());
-            t.reached(at, entries.len() as u64).err().map(|m| {
+            t.reached(read.at_tip.as_deref(), read.count).err().map(|m| {
                 format!(
                     "{m}. Restore journal.toml from a backup ({} holds the tip adjutant wrote), or have the moderator accept the journal as it is with REANCHOR <reason>",
                     tp.display()
                 )
             })
         }
-        None if entries.first().and_then(|e| e.body::<kinds::Created>().ok()).is_some_and(|c| c.tip_kept) => {
+        None if read.tip_kept => {
             Some(format!(
                 "its tip file {} is missing, so nothing vouches that the journal (ending at entry {}) was not cut at its end. Restore the file from a backup, or have the moderator accept the journal as it is with REANCHOR <reason>",
                 tp.display(),
-                entries.len()
+                read.count
             ))
         }
-        None if !entries.is_empty() => {
+        None if read.count > 0 => {
             tracing::warn!(game = %id, "no tip file for this game (an older adjutant): the journal is taken as it is");
             None
         }
@@ -448,8 +447,12 @@ pub fn load_held(data: &Path, id: &str) -> Result<Loaded, Error> {
 /// [`Error::Held`]); read without writing anything.
 pub fn held_reason(data: &Path, id: &str) -> Option<String> {
     let dir = game_dir(data, id);
-    let entries = journal::read(&dir.join("journal.toml")).ok()?;
-    unvouched(&dir, id, read_tip(data, id).as_ref(), &entries)
+    let tip = read_tip(data, id);
+    let mut read = Read::new(tip.as_ref());
+    for e in journal::entries(&dir.join("journal.toml")).ok()? {
+        read.note(&e.ok()?);
+    }
+    unvouched(&dir, id, tip.as_ref(), &read)
 }
 
 fn rebuild_with(dir: &Path, id: &str, tip: Option<&Tip>, persist: bool) -> Result<Loaded, Error> {
@@ -466,18 +469,44 @@ fn rebuild_inner(dir: &Path, id: &str, tip: Option<&Tip>, persist: bool, held: b
             tracing::warn!(game = %id, bytes = n, "cut a partial entry off the end of the journal (kept a copy)");
         }
     }
-    let entries = journal::read(&jp)?;
-    if let Some(message) = unvouched(dir, id, tip, &entries) {
+    // Entry by entry, never the whole journal in memory: a game whose
+    // snapshot cannot be used is rebuilt within the memory of its state,
+    // whatever its journal's length.
+    tracing::info!(game = %id, "rebuilding the game from its journal");
+    let mut read = Read::new(tip);
+    let mut desk = DeskState::default();
+    let mut keys = Vec::new();
+    let mut folded: Result<(), String> = Ok(());
+    let mut format = None;
+    let mut stream = journal::entries(&jp)?.map(|r| {
+        r.inspect(|e| {
+            read.note(e);
+            if format.is_none() {
+                format = Some(journal::Format::of(std::slice::from_ref(e)));
+            }
+            if folded.is_ok() {
+                folded = desk_apply(&mut desk, &mut keys, e);
+            }
+        })
+        .map_err(|e| audit::Mismatch { seq: read.count + 1, message: e.to_string() })
+    });
+    let replayed = audit::replay_stream(stream.by_ref());
+    // The rest of a journal that did not replay, read for the tip's check,
+    // which comes first: a journal cut or replaced is held, not corrupt.
+    for _ in stream.by_ref() {}
+    drop(stream);
+    if let Some(message) = unvouched(dir, id, tip, &read) {
         if !held {
             return Err(Error::Held { id: id.to_string(), message });
         }
     }
-    let (game, _) = audit::replay(&entries).map_err(|m| corrupt(m.to_string()))?;
-    let desk = desk_state(&entries).map_err(corrupt)?;
-    let keys = seen_keys(&entries).map_err(corrupt)?;
+    let (game, _) = replayed.map_err(|m| corrupt(m.to_string()))?;
+    folded.map_err(corrupt)?;
+    let format = format.unwrap_or(Ok(journal::Format::V1)).map_err(corrupt)?;
     let seen = Seen::from_keys(keys.iter().map(|k| k.as_str()));
+    tracing::info!(game = %id, entries = read.count, "rebuilt the game from its journal");
     let mut l = Loaded {
-        journal: Journal::open(&jp)?,
+        journal: Journal::with_tip(&jp, read.last_seq, read.last_hash, format),
         dir: dir.to_path_buf(),
         state: GameState { game, desk, seen },
         archive: Default::default(),
@@ -489,15 +518,53 @@ fn rebuild_inner(dir: &Path, id: &str, tip: Option<&Tip>, persist: bool, held: b
     Ok(l)
 }
 
-/// The dedupe keys of every message the journal received, in order: its
-/// bytes' digest, and its Message-ID when it had one.
-fn seen_keys(entries: &[Entry]) -> Result<Vec<String>, String> {
-    let mut keys = Vec::new();
-    for e in entries.iter().filter(|e| e.kind == "received") {
+/// What a journal read entry by entry tells the tip's check: how many
+/// entries, the hash of the one the tip names, the last hash, and whether
+/// its first entry says a tip was kept from the start.
+struct Read {
+    tip_seq: u64,
+    count: u64,
+    at_tip: Option<String>,
+    last_seq: u64,
+    last_hash: String,
+    tip_kept: bool,
+}
+
+impl Read {
+    fn new(tip: Option<&Tip>) -> Read {
+        Read {
+            tip_seq: tip.map_or(0, |t| t.seq),
+            count: 0,
+            at_tip: None,
+            last_seq: 0,
+            last_hash: journal::GENESIS.to_string(),
+            tip_kept: false,
+        }
+    }
+
+    fn note(&mut self, e: &Entry) {
+        self.count += 1;
+        if self.count == 1 {
+            self.tip_kept = e.body::<kinds::Created>().ok().is_some_and(|c| c.tip_kept);
+        }
+        if self.count == self.tip_seq {
+            self.at_tip = Some(e.hash.clone());
+        }
+        self.last_seq = e.seq;
+        self.last_hash.clone_from(&e.hash);
+    }
+}
+
+/// One entry's part in the desk's facts and in the dedupe keys of every
+/// message the journal received (its bytes' digest, and its Message-ID
+/// when it had one).
+fn desk_apply(desk: &mut DeskState, keys: &mut Vec<String>, e: &Entry) -> Result<(), String> {
+    super::core::state::apply_entry(desk, e)?;
+    if e.kind == "received" {
         let r: kinds::Received = e.body()?;
         keys.extend(super::seen::recorded(&r.sha256, &r.message_id, &r.from, r.verdict == "refused"));
     }
-    Ok(keys)
+    Ok(())
 }
 
 #[cfg(test)]

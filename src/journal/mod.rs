@@ -352,11 +352,21 @@ impl Journal {
     /// Open for appending, trusting the tip given (from the snapshot) or
     /// reading it from the file.
     pub fn open(path: &Path) -> Result<Journal, Error> {
-        let entries = if path.exists() { read(path)? } else { Vec::new() };
-        let (last_seq, last_hash) = entries.last().map(|e| (e.seq, e.hash.clone())).unwrap_or((0, GENESIS.to_string()));
+        // Read entry by entry: only the first and the last matter.
+        let (mut last_seq, mut last_hash) = (0, GENESIS.to_string());
         // A new journal is written in the current format.
-        let format = Format::of(&entries).map_err(|message| Error::Parse { path: path.to_path_buf(), message })?;
-        let format = if entries.is_empty() { Format::V1 } else { format };
+        let mut format = Ok(Format::V1);
+        if path.exists() {
+            for (i, e) in entries(path)?.enumerate() {
+                let e = e?;
+                if i == 0 {
+                    format = Format::of(std::slice::from_ref(&e));
+                }
+                last_seq = e.seq;
+                last_hash = e.hash;
+            }
+        }
+        let format = format.map_err(|message| Error::Parse { path: path.to_path_buf(), message })?;
         Ok(Journal { path: path.to_path_buf(), last_seq, last_hash, format, file: None })
     }
 
@@ -565,6 +575,11 @@ pub fn parse(text: &str) -> Result<Vec<Entry>, String> {
 /// parse: a journal that does not parse even without its last entry, or
 /// whose cut would drop entry `keep`, is left alone for a person to look at.
 pub fn repair(path: &Path, keep: u64) -> Result<Option<usize>, Error> {
+    // A whole journal, the common case, is told entry by entry, never
+    // held whole in memory; only a damaged one is read at once.
+    if entries(path)?.all(|e| e.is_ok()) {
+        return Ok(None);
+    }
     let text = fs::read_to_string(path).map_err(|source| Error::Read { path: path.to_path_buf(), source })?;
     if parse(&text).is_ok() {
         return Ok(None);

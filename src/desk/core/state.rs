@@ -120,40 +120,47 @@ impl DeskState {
 pub fn desk_state(entries: &[Entry]) -> Result<DeskState, String> {
     let mut d = DeskState::default();
     for e in entries {
-        match e.kind.as_str() {
-            "created" => {
-                let c: kinds::Created = e.body()?;
-                d.title = crate::rules::find(&c.ruleset).map(|r| r.info().title.to_string()).unwrap_or_default();
-                d.players = c.players;
-                d.gm = c.gm;
-                d.dice = c.dice;
-                d.chain_len = c.chain_len;
-                d.deadline_secs = c.deadline.as_deref().and_then(parse_duration);
-                d.approve = c.approve;
-            }
-            "resolved" => {
-                d.declared.clear();
-                d.draw.clear();
-                let r: kinds::Resolved = e.body()?;
-                count_missed(&mut d, &r);
-            }
-            "renewed" => {
-                let r: kinds::Renewed = e.body()?;
-                d.renewed.push((r.base, r.anchors));
-            }
-            "rolled_back" => {
-                let b: kinds::RolledBack = e.body()?;
-                d.rolled_back(&b, &e.at);
-            }
-            "moderator" | "deadline" | "zone" | "absent" | "disorder" | "reminded" | "early" | "asked" | "draw"
-            | "no_draw" | "concede" | "join" | "observe" | "unobserve" | "maps" | "applied" | "declined" => {
-                let m: kinds::Moderator = e.body()?;
-                apply_moderator(&mut d, &m);
-            }
-            _ => {}
-        }
+        apply_entry(&mut d, e)?;
     }
     Ok(d)
+}
+
+/// One entry's part in the desk's facts: [`desk_state`] entry by entry,
+/// for a journal read one entry at a time.
+pub fn apply_entry(d: &mut DeskState, e: &Entry) -> Result<(), String> {
+    match e.kind.as_str() {
+        "created" => {
+            let c: kinds::Created = e.body()?;
+            d.title = crate::rules::find(&c.ruleset).map(|r| r.info().title.to_string()).unwrap_or_default();
+            d.players = c.players;
+            d.gm = c.gm;
+            d.dice = c.dice;
+            d.chain_len = c.chain_len;
+            d.deadline_secs = c.deadline.as_deref().and_then(parse_duration);
+            d.approve = c.approve;
+        }
+        "resolved" => {
+            d.declared.clear();
+            d.draw.clear();
+            let r: kinds::Resolved = e.body()?;
+            count_missed(d, &r);
+        }
+        "renewed" => {
+            let r: kinds::Renewed = e.body()?;
+            d.renewed.push((r.base, r.anchors));
+        }
+        "rolled_back" => {
+            let b: kinds::RolledBack = e.body()?;
+            d.rolled_back(&b, &e.at);
+        }
+        "moderator" | "deadline" | "zone" | "absent" | "disorder" | "reminded" | "early" | "asked" | "draw"
+        | "no_draw" | "concede" | "join" | "observe" | "unobserve" | "maps" | "applied" | "declined" => {
+            let m: kinds::Moderator = e.body()?;
+            apply_moderator(d, &m);
+        }
+        _ => {}
+    }
+    Ok(())
 }
 
 /// Count missed steps: a role given the no-moves orders missed one; a role
