@@ -201,6 +201,10 @@ fn main() {
         cold(std::env::var("BENCH_GAMES").ok().and_then(|s| s.parse().ok()).unwrap_or(5000));
         return;
     }
+    if std::env::var("BENCH_PART").as_deref() == Ok("rebuild") {
+        rebuild(std::env::var("BENCH_STEPS").ok().and_then(|s| s.parse().ok()).unwrap_or(10_000));
+        return;
+    }
     if std::env::var("BENCH_PART").as_deref() == Ok("maps") {
         maps(std::env::var("BENCH_BACKLOG").ok().and_then(|s| s.parse().ok()).unwrap_or(1500));
         return;
@@ -398,16 +402,7 @@ fn main() {
     let jdir = dir.join("long");
     std::fs::create_dir_all(&jdir).unwrap();
     let desk2 = Desk::open(&jdir, Config::default()).unwrap();
-    let req = NewGame {
-        gm: Some("gm@example.org".into()),
-        id: Some("long".into()),
-        ..NewGame::new(
-            "mantua",
-            vec![("austria".into(), "a@example.org".into()), ("france".into(), "f@example.org".into())],
-        )
-    };
-    desk2.create(&req, t0, &mut ent).unwrap();
-    let mut l = desk2.load("long").unwrap();
+    let mut l = long_game(&desk2, t0, &mut ent);
     let mut batch = adjutant::desk::Batch::default();
     let start = Instant::now();
     for _ in 0..1000 {
@@ -665,6 +660,60 @@ fn cold(games: usize) {
             let _ = std::fs::remove_dir_all(&run);
         }
         println!("cold run --once: 1,000 games / one game {:.2}", rates[0] / rates[1]);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A Mantua game "long", with a moderator, created and loaded: a long
+/// quiet game once its steps are resolved by their deadlines.
+fn long_game(desk: &Desk, t0: chrono::DateTime<Utc>, ent: &mut impl FnMut() -> [u8; 32]) -> adjutant::desk::Loaded {
+    let req = NewGame {
+        gm: Some("gm@example.org".into()),
+        id: Some("long".into()),
+        ..NewGame::new(
+            "mantua",
+            vec![("austria".into(), "a@example.org".into()), ("france".into(), "f@example.org".into())],
+        )
+    };
+    desk.create(&req, t0, ent).unwrap();
+    desk.load("long").unwrap()
+}
+
+/// A game of `steps` steps whose snapshot is lost (restored from a backup
+/// of the journals alone, say): rebuilt from its journal by the first
+/// command that loads it (`show`), against `audit` of the same journal
+/// (which reads it entry by entry): time and peak memory of each.
+fn rebuild(steps: usize) {
+    let dir = std::env::temp_dir().join(format!("adjutant-bench-rebuild-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let desk = Desk::open(&dir, Config::default()).unwrap();
+    let t0 = Utc.with_ymd_and_hms(2026, 3, 1, 12, 0, 0).unwrap();
+    let mut l = long_game(&desk, t0, &mut entropy());
+    let mut batch = adjutant::desk::Batch::default();
+    for k in 0..steps {
+        desk.referee().resolve_step(&mut l, &mut batch, t0).unwrap();
+        if k % 1000 == 999 || k + 1 == steps {
+            batch.letters.clear();
+            desk.commit(&mut l, std::mem::take(&mut batch), t0).unwrap();
+        }
+    }
+    drop(l);
+    drop(desk);
+    let jp = dir.join("games/long/journal.toml");
+    let size = std::fs::metadata(&jp).unwrap().len() as f64 / 1e6;
+    for _ in 0..2 {
+        let _ = std::fs::remove_file(dir.join("games/long/state.toml"));
+        let args: Vec<std::ffi::OsString> =
+            vec!["--data".into(), dir.clone().into(), "-q".into(), "show".into(), "long".into()];
+        let (secs, peak, ok) = timed(&args);
+        let audit: Vec<std::ffi::OsString> =
+            vec!["--data".into(), dir.clone().into(), "-q".into(), "audit".into(), "long".into()];
+        let (asecs, apeak, aok) = timed(&audit);
+        println!(
+            "rebuild: {steps} steps, {size:.1} MB journal, snapshot lost: `show` rebuilt it in {secs:.2} s, peak {peak:.0} MB{}; `audit` {asecs:.2} s, peak {apeak:.0} MB{}",
+            if ok { "" } else { " (FAILED)" },
+            if aok { "" } else { " (FAILED)" }
+        );
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
