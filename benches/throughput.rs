@@ -501,11 +501,7 @@ fn maps(games: usize) {
             let copied = std::process::Command::new("cp").arg("-a").arg(&base).arg(&run).status();
             assert!(copied.is_ok_and(|s| s.success()), "cannot copy the backlog");
             let config = dir.join(format!("{maps}.toml"));
-            // BENCH_KEPT: the games a desk keeps in memory between passes
-            // (`[limits] games_in_memory`, 1,000 by default), which the
-            // pass's peak includes.
-            let kept = std::env::var("BENCH_KEPT").map(|k| format!("games_in_memory = {k}\n")).unwrap_or_default();
-            let limits = format!("[limits]\nreplies_per_hour = 4294967295\n{kept}");
+            let limits = "[limits]\nreplies_per_hour = 4294967295\n";
             std::fs::write(&config, format!("{limits}[mail]\nmaps = \"{maps}\"\n")).unwrap();
             let start = Instant::now();
             let out = std::process::Command::new("/usr/bin/time")

@@ -8,7 +8,6 @@ cargo bench --bench throughput
 BENCH_PART=cold BENCH_GAMES=5000 cargo bench --bench throughput
 BENCH_PART=rebuild cargo bench --bench throughput
 BENCH_PART=maps BENCH_BACKLOG=1500 cargo bench --bench throughput
-BENCH_KEPT=0 BENCH_PART=maps BENCH_BACKLOG=1500 cargo bench --bench throughput
 scripts/with-mailstack.sh cargo bench --bench mailpath
 # The Braccio figures: mails per player per turn over 40 games, and a
 # soak of 200 random battles (both in release).

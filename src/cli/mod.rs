@@ -254,6 +254,13 @@ fn run(cli: Cli) -> Result<i32> {
             Ok(0)
         }
         Cmd::Run { once, check } => {
+            // One pass (cron's way) keeps no game warm for a next pass it
+            // will not make: over a backlog, the kept games are most of its
+            // memory (docs/performance.md).
+            let mut cfg = cfg;
+            if once {
+                cfg.limits.games_in_memory = 0;
+            }
             let desk = Desk::open(&cli.data, cfg)?;
             if check {
                 let (ok, lines) = desk.check();

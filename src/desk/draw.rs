@@ -5,8 +5,8 @@
 //! pictures of a step (the public view, each side's) are independent.
 //! The threads live as long as the process, not a batch: threads started
 //! and ended for each batch left their allocator's memory behind them
-//! (measured: a pass over 1,500 games peaked at twice the memory of one
-//! drawing thread), where threads that stay reuse it.
+//! (measured over a backlog of 1,500 games with 1,000 kept warm: a peak
+//! of 104-112 MB against 81-90 MB), where threads that stay reuse it.
 
 use std::sync::{mpsc, Arc, Mutex, OnceLock};
 

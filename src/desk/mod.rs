@@ -444,7 +444,7 @@ impl Desk {
             // What this desk just wrote, when it wrote the snapshot itself.
             let snapshot = l.saved.or_else(|| snapshot_digest(&l));
             if cap == 0 {
-                return;
+                continue;
             }
             k.tick += 1;
             let tick = k.tick;
