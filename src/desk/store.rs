@@ -478,6 +478,9 @@ fn rebuild_inner(dir: &Path, id: &str, tip: Option<&Tip>, persist: bool, held: b
     let mut keys = Vec::new();
     let mut folded: Result<(), String> = Ok(());
     let mut format = None;
+    // The first entry that could not be read: the journal is damaged, which
+    // is what its reader is told (the tip's check would only see it short).
+    let mut unread: Option<journal::Error> = None;
     let mut stream = journal::entries(&jp)?.map(|r| {
         r.inspect(|e| {
             read.note(e);
@@ -488,13 +491,24 @@ fn rebuild_inner(dir: &Path, id: &str, tip: Option<&Tip>, persist: bool, held: b
                 folded = desk_apply(&mut desk, &mut keys, e);
             }
         })
-        .map_err(|e| audit::Mismatch { seq: read.count + 1, message: e.to_string() })
+        .map_err(|e| {
+            let m = audit::Mismatch { seq: read.count + 1, message: e.to_string() };
+            unread.get_or_insert(e);
+            m
+        })
     });
     let replayed = audit::replay_stream(stream.by_ref());
     // The rest of a journal that did not replay, read for the tip's check,
     // which comes first: a journal cut or replaced is held, not corrupt.
-    for _ in stream.by_ref() {}
+    for r in stream.by_ref() {
+        if r.is_err() {
+            break;
+        }
+    }
     drop(stream);
+    if let Some(e) = unread {
+        return Err(e.into());
+    }
     if let Some(message) = unvouched(dir, id, tip, &read) {
         if !held {
             return Err(Error::Held { id: id.to_string(), message });

@@ -167,8 +167,18 @@ fn a_partial_last_entry_is_cut_but_a_whole_vouched_entry_never_is() {
     let damaged = format!("{}[[entry]]\nat = \"broken", &whole[..last]);
     std::fs::write(&p, &damaged).unwrap();
     std::fs::remove_file(t.dir.join("games").join(&t.game).join("state.toml")).unwrap();
-    assert!(t.desk.load(&t.game).is_err());
+    // Told as damaged, not as cut (which REANCHOR could not mend).
+    let e = t.desk.load(&t.game).err().expect("refused").to_string();
+    assert!(e.contains("cannot parse journal") && !e.contains("cut off"), "{e}");
     assert_eq!(std::fs::read_to_string(&p).unwrap(), damaged, "no whole entry dropped");
+    // So is an entry damaged in the middle of the journal, which the
+    // journal read entry by entry stops at.
+    let first = whole.find("[[entry]]").unwrap();
+    let second = first + 1 + whole[first + 1..].find("[[entry]]").unwrap();
+    let middle = format!("{}[[entry]]\nat = \"broken\n{}", &whole[..first], &whole[second..]);
+    std::fs::write(&p, &middle).unwrap();
+    let e = t.desk.load(&t.game).err().expect("refused").to_string();
+    assert!(e.contains("cannot parse journal") && !e.contains("cut off"), "{e}");
 }
 
 #[test]
