@@ -20,6 +20,18 @@ fn entropy() -> impl FnMut() -> [u8; 32] {
     }
 }
 
+/// Mantua game `{prefix}{g}` with its deadline, played by a{g} and f{g}.
+fn numbered_mantua(prefix: &str, g: usize, deadline: &str) -> NewGame {
+    NewGame {
+        deadline: Some(deadline.into()),
+        id: Some(format!("{prefix}{g}")),
+        ..NewGame::new(
+            "mantua",
+            vec![("austria".into(), format!("a{g}@example.org")), ("france".into(), format!("f{g}@example.org"))],
+        )
+    }
+}
+
 /// What [`ingest`] measured, the desk it ran and its folder.
 struct Ingest {
     secs: f64,
@@ -45,14 +57,7 @@ fn ingest(tag: &str, games: usize, per_game: usize) -> Ingest {
     let mut ent = entropy();
     let mut ids = Vec::new();
     for g in 0..games {
-        let req = NewGame {
-            deadline: Some("72h".into()),
-            id: Some(format!("b{g}")),
-            ..NewGame::new(
-                "mantua",
-                vec![("austria".into(), format!("a{g}@example.org")), ("france".into(), format!("f{g}@example.org"))],
-            )
-        };
+        let req = numbered_mantua("b", g, "72h");
         ids.push(desk.create(&req, t0, &mut ent).unwrap());
     }
     desk.deliver().unwrap();
@@ -479,14 +484,7 @@ fn maps(games: usize) {
     let t0 = Utc.with_ymd_and_hms(2026, 3, 1, 12, 0, 0).unwrap();
     let mut ent = entropy();
     for g in 0..games {
-        let req = NewGame {
-            deadline: Some("24h".into()),
-            id: Some(format!("m{g}")),
-            ..NewGame::new(
-                "mantua",
-                vec![("austria".into(), format!("a{g}@example.org")), ("france".into(), format!("f{g}@example.org"))],
-            )
-        };
+        let req = numbered_mantua("m", g, "24h");
         let id = desk.create(&req, t0, &mut ent).unwrap();
         let to = desk.reply_address(&id, "austria");
         let raw = format!("From: <a{g}@example.org>\r\nTo: <{to}>\r\nSubject: orders\r\nMessage-ID: <m{g}@example.org>\r\n\r\nSALT s{g}\r\n");
@@ -569,17 +567,7 @@ fn cold(games: usize) {
     let make = |data: &std::path::Path, n: usize, ent: &mut dyn FnMut() -> [u8; 32]| {
         let desk = Desk::open(data, cfg.clone()).unwrap();
         for g in 0..n {
-            let req = NewGame {
-                deadline: Some("720h".into()),
-                id: Some(format!("c{g}")),
-                ..NewGame::new(
-                    "mantua",
-                    vec![
-                        ("austria".into(), format!("a{g}@example.org")),
-                        ("france".into(), format!("f{g}@example.org")),
-                    ],
-                )
-            };
+            let req = numbered_mantua("c", g, "720h");
             desk.create(&req, t0, ent).unwrap();
         }
         desk.deliver().unwrap();

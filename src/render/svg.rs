@@ -480,8 +480,78 @@ fn place_width(name: &str) -> f64 {
     name.chars().map(em).sum::<f64>() * PLACE_SIZE
 }
 
+/// A place's name to draw: its hex's centre, and whether a counter stands
+/// on the hex.
+struct Place<'a> {
+    at: (f64, f64),
+    name: &'a str,
+    occupied: bool,
+}
+
+/// Place names on a halo of the paper, so a hexside or a hex's edge does
+/// not cross the letters, each at the first spot near its hex that no
+/// counter (28 by 24 from its box's corner in `boxes`) covers: below its
+/// own counter, above it, shifted aside; hemmed in, the nearest free spot
+/// within two hexes with a leader line; else the least covered near spot.
+/// `bounds`: the left and right edges a name stays within, and the
+/// highest and lowest baselines.
+fn place_names(places: &[Place], boxes: &[(f64, f64)], bounds: [f64; 4]) -> String {
+    let [left, right, top_base, bottom_base] = bounds;
+    // How much of a label at (l..r, base) counters cover, by the width
+    // estimate (which is wider than the letters drawn).
+    let covered = |l: f64, r: f64, base: f64| {
+        let (top, bottom) = (base - PLACE_SIZE * 0.95, base + PLACE_SIZE * 0.3);
+        boxes
+            .iter()
+            .map(|&(bx, by)| (r.min(bx + 28.0) - l.max(bx)).max(0.0) * (bottom.min(by + 24.0) - top.max(by)).max(0.0))
+            .sum::<f64>()
+    };
+    let mut s = String::new();
+    for p in places {
+        let (x, y) = p.at;
+        let half = place_width(p.name) / 2.0;
+        let within = |x: f64| x.clamp(left + half, (right - half).max(left + half));
+        let near = if p.occupied { [y + 12.5 + PLACE_SIZE, y - 14.0] } else { [y + 2.5, y + 16.0] };
+        let shifts = [0.0, -(half - 8.0).max(0.0), (half - 8.0).max(0.0)];
+        let mut far: Vec<(f64, f64, bool)> = (-8..=8)
+            .flat_map(|i| (-16..=16).map(move |j| (x + 5.0 * f64::from(j), y + 8.0 * f64::from(i), true)))
+            .collect();
+        far.sort_by(|a, b| ((a.0 - x).hypot(a.1 - y)).total_cmp(&(b.0 - x).hypot(b.1 - y)));
+        let candidates: Vec<(f64, f64, bool)> = shifts
+            .iter()
+            .flat_map(|dx| near.iter().map(move |base| (x + dx, *base, false)))
+            .chain(far)
+            .map(|(x, base, leader)| (within(x), base, leader))
+            .collect();
+        let fits = |&(x, base, _): &(f64, f64, bool)| {
+            base < bottom_base && base > top_base && covered(x - half, x + half, base) == 0.0
+        };
+        let least = candidates
+            .iter()
+            .filter(|c| !c.2)
+            .min_by(|a, b| covered(a.0 - half, a.0 + half, a.1).total_cmp(&covered(b.0 - half, b.0 + half, b.1)))
+            .copied();
+        let (lx, base, leader) = candidates.iter().copied().find(fits).or(least).unwrap_or((within(x), near[0], false));
+        if leader {
+            // From the hex's centre to the near edge of the name.
+            let end = if base > y { base - PLACE_SIZE } else { base + 2.0 };
+            s.push_str(&format!(
+                "<line x1=\"{x:.1}\" y1=\"{y:.1}\" x2=\"{lx:.1}\" y2=\"{end:.1}\" stroke=\"#333\" stroke-width=\"0.7\"/>\n"
+            ));
+        }
+        s.push_str(&format!(
+            "<text x=\"{lx:.1}\" y=\"{base:.1}\" font-size=\"{PLACE_SIZE}\" font-weight=\"bold\" text-anchor=\"middle\" {HALO}>{}</text>\n",
+            esc(p.name)
+        ));
+    }
+    s
+}
+
 /// A halo of the paper behind text drawn over the map.
 const HALO: &str = "stroke=\"#f4efe1\" stroke-width=\"2.4\" stroke-linejoin=\"round\" paint-order=\"stroke\"";
+
+/// A hex's radius on a hex map, in map units.
+const HEX_R: f64 = 20.0;
 
 /// The side of the locator's square, in map units.
 const LOCATOR: f64 = 110.0;
@@ -492,10 +562,10 @@ const LOCATOR: f64 = 110.0;
 fn locate(b: &HexBoard, window: [i32; 4], at: (f64, f64), k: f64, size: (f64, f64)) -> String {
     let [c0, c1, r0, r1] = window;
     let (x0, y0) = at;
-    let h3 = 3f64.sqrt() * 20.0;
+    let h3 = 3f64.sqrt() * HEX_R;
     let corner = |c: i32, r: i32| {
         let low = (c % 2 == 0) == b.even_low;
-        (x0 + (c - 1) as f64 * 30.0 * k, y0 + ((r - 1) as f64 + if low { 0.5 } else { 0.0 }) * h3 * k)
+        (x0 + (c - 1) as f64 * 1.5 * HEX_R * k, y0 + ((r - 1) as f64 + if low { 0.5 } else { 0.0 }) * h3 * k)
     };
     let mut s = format!(
         "<rect x=\"{x0:.1}\" y=\"{y0:.1}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"#f4efe1\" stroke=\"#5a4d30\"/>\n",
@@ -512,7 +582,7 @@ fn locate(b: &HexBoard, window: [i32; 4], at: (f64, f64), k: f64, size: (f64, f6
         let (x, y) = corner(hx.col, hx.row);
         s.push_str(&format!(
             "<rect x=\"{x:.1}\" y=\"{y:.1}\" width=\"{:.2}\" height=\"{:.2}\" fill=\"{fill}\"/>",
-            40.0 * k,
+            2.0 * HEX_R * k,
             h3 * k
         ));
     }
@@ -522,7 +592,7 @@ fn locate(b: &HexBoard, window: [i32; 4], at: (f64, f64), k: f64, size: (f64, f6
     s.push_str(&format!(
         "\n<rect x=\"{lx:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"none\" stroke=\"#c0392b\" stroke-width=\"1.5\"/>\n",
         ty.min(y0 + (r0 - 1) as f64 * h3 * k),
-        rx + 40.0 * k - lx,
+        rx + 2.0 * HEX_R * k - lx,
         by - ty.min(y0 + (r0 - 1) as f64 * h3 * k)
     ));
     s.push_str(&format!(
@@ -556,7 +626,7 @@ fn key_rows(keys: &[Key], width: i32) -> Vec<Vec<&Key>> {
 /// part is drawn, every column and row numbered along its edges, and a
 /// locator of the whole field sits beside the legend.
 fn hexes(b: &HexBoard, window: Option<[i32; 4]>) -> String {
-    const R: f64 = 20.0;
+    const R: f64 = HEX_R;
     let h3 = 3f64.sqrt() * R;
     let big = b.columns * b.rows > 600;
     let [c0, c1, r0, r1] = window.unwrap_or([1, b.columns, 1, b.rows]);
@@ -729,11 +799,7 @@ fn hexes(b: &HexBoard, window: Option<[i32; 4]>) -> String {
         }
     }
     s.push_str("</g>\n");
-    // Place names after the counters, never under one, on a halo of the
-    // paper so a hexside or a hex's edge does not cross the letters: the
-    // first of a few spots near the hex that no counter covers (below its
-    // own counter, above it, then shifted aside), moved in from the
-    // picture's edge.
+    // Place names after the counters, never under one.
     let boxes: Vec<(f64, f64)> = b
         .hexes
         .iter()
@@ -743,60 +809,21 @@ fn hexes(b: &HexBoard, window: Option<[i32; 4]>) -> String {
             (x - 14.0, y - 12.0)
         })
         .collect();
-    // How much of a label at (l..r, base) counters cover, by the width
-    // estimate (which is wider than the letters drawn).
-    let covered = |l: f64, r: f64, base: f64| {
-        let (top, bottom) = (base - PLACE_SIZE * 0.95, base + PLACE_SIZE * 0.3);
-        boxes
-            .iter()
-            .map(|&(bx, by)| (r.min(bx + 28.0) - l.max(bx)).max(0.0) * (bottom.min(by + 24.0) - top.max(by)).max(0.0))
-            .sum::<f64>()
-    };
-    for hx in b.hexes.iter().filter(|hx| inside(hx.col, hx.row) && !hx.place.is_empty()) {
-        let (x, y) = centre(hx.col, hx.row);
-        // A view may list a hex's place and its piece as two cells.
-        let occupied = b.hexes.iter().any(|o| o.col == hx.col && o.row == hx.row && o.piece.is_some());
-        let half = place_width(&hx.place) / 2.0;
-        // Within the picture, and off the margins where a cropped field's
-        // edge numbers stand.
-        let edge = if window.is_some() { mx } else { 2.0 };
-        let within = |x: f64| x.clamp(edge + half, (w as f64 - edge - half).max(edge + half));
-        let near = if occupied { [y + 12.5 + PLACE_SIZE, y - 14.0] } else { [y + 2.5, y + 16.0] };
-        // Hemmed in by counters: the nearest free spot within two hexes,
-        // with a leader line.
-        let shifts = [0.0, -(half - 8.0).max(0.0), (half - 8.0).max(0.0)];
-        let mut far: Vec<(f64, f64, bool)> = (-8..=8)
-            .flat_map(|i| (-16..=16).map(move |j| (x + 5.0 * f64::from(j), y + 8.0 * f64::from(i), true)))
-            .collect();
-        far.sort_by(|a, b| ((a.0 - x).hypot(a.1 - y)).total_cmp(&(b.0 - x).hypot(b.1 - y)));
-        let candidates: Vec<(f64, f64, bool)> = shifts
-            .iter()
-            .flat_map(|dx| near.iter().map(move |base| (x + dx, *base, false)))
-            .chain(far)
-            .map(|(x, base, leader)| (within(x), base, leader))
-            .collect();
-        // The first spot free of counters, else the least covered near one.
-        let fits = |&(x, base, _): &(f64, f64, bool)| {
-            base < map_h - 10.0 && base > my + PLACE_SIZE && covered(x - half, x + half, base) == 0.0
-        };
-        let least = candidates
-            .iter()
-            .filter(|c| !c.2)
-            .min_by(|a, b| covered(a.0 - half, a.0 + half, a.1).total_cmp(&covered(b.0 - half, b.0 + half, b.1)))
-            .copied();
-        let (lx, base, leader) = candidates.iter().copied().find(fits).or(least).unwrap_or((within(x), near[0], false));
-        if leader {
-            // From the hex's centre to the near edge of the name.
-            let end = if base > y { base - PLACE_SIZE } else { base + 2.0 };
-            s.push_str(&format!(
-                "<line x1=\"{x:.1}\" y1=\"{y:.1}\" x2=\"{lx:.1}\" y2=\"{end:.1}\" stroke=\"#333\" stroke-width=\"0.7\"/>\n"
-            ));
-        }
-        s.push_str(&format!(
-            "<text x=\"{lx:.1}\" y=\"{base:.1}\" font-size=\"{PLACE_SIZE}\" font-weight=\"bold\" text-anchor=\"middle\" {HALO}>{}</text>\n",
-            esc(&hx.place)
-        ));
-    }
+    let places: Vec<Place> = b
+        .hexes
+        .iter()
+        .filter(|hx| inside(hx.col, hx.row) && !hx.place.is_empty())
+        .map(|hx| Place {
+            at: centre(hx.col, hx.row),
+            name: &hx.place,
+            // A view may list a hex's place and its piece as two cells.
+            occupied: b.hexes.iter().any(|o| o.col == hx.col && o.row == hx.row && o.piece.is_some()),
+        })
+        .collect();
+    // Within the picture, and off the margins where a cropped field's edge
+    // numbers stand.
+    let edge = if window.is_some() { mx } else { 2.0 };
+    s.push_str(&place_names(&places, &boxes, [edge, w as f64 - edge, my + PLACE_SIZE, map_h - 10.0]));
     s.push_str(&edges);
     if let Some((k, lw, lh)) = locator {
         s.push_str(&locate(b, [c0, c1, r0, r1], (w as f64 - lw - 10.0, map_h + 8.0), k, (lw, lh)));
