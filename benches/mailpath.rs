@@ -65,6 +65,7 @@ fn main() {
         deadlines: Default::default(),
         publish: Default::default(),
         mail: Default::default(),
+        player: Default::default(),
     };
     let data = std::env::temp_dir().join(format!("adjutant-bench-mail-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&data);

@@ -633,7 +633,10 @@ fn through_journal(case: &Case) -> Result<String, String> {
             };
             j.append(
                 at,
-                &[("accepted", &kinds::Accepted { step: game.step, role: st.role.clone(), lines: canon.clone() })],
+                &[(
+                    "accepted",
+                    &kinds::Accepted { step: game.step, role: st.role.clone(), lines: canon.clone(), by: None },
+                )],
             )
             .map_err(|e| e.to_string())?;
             game.accept(&st.role, canon);

@@ -15,6 +15,17 @@ pub struct Config {
     pub deadlines: Deadlines,
     pub publish: Publish,
     pub mail: MailPrefs,
+    pub player: Player,
+}
+
+/// `[player]`: the computer player (`REPLACE <role> ADJUTANT`,
+/// `[deadlines] missed = "adjutant"`, `adjutant selfplay`).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Player {
+    /// How hard it thinks at a decision, in imagined steps
+    /// (`candidates`, `playouts`, `horizon`): the bound on its time.
+    pub effort: crate::engine::Effort,
 }
 
 /// `[mail]`: how letters are sent by default.
@@ -56,6 +67,7 @@ impl Default for Config {
             deadlines: Default::default(),
             publish: Publish::default(),
             mail: MailPrefs::default(),
+            player: Player::default(),
         }
     }
 }
@@ -275,6 +287,13 @@ impl Config {
     pub fn load(path: &Path) -> Result<Config, String> {
         let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read config {}: {e}", path.display()))?;
         let c: Config = toml::from_str(&text).map_err(|e| format!("cannot read config {}: {e}", path.display()))?;
+        if !["no-moves", "adjutant"].contains(&c.deadlines.missed.as_str()) {
+            return Err(format!(
+                "config {}: [deadlines] missed = {:?}: \"no-moves\" or \"adjutant\"",
+                path.display(),
+                c.deadlines.missed
+            ));
+        }
         if !MAPS.contains(&c.mail.maps.as_str()) {
             return Err(format!(
                 "config {}: [mail] maps = {:?}: one of {}",
@@ -314,6 +333,10 @@ pub struct Deadlines {
     pub early_delay: Option<String>,
     /// Steps missed in a row before a role is put in civil disorder.
     pub missed_for_disorder: u32,
+    /// What plays a role in civil disorder: "no-moves" (the no-moves rule,
+    /// until the moderator's REPLACE) or "adjutant" (the computer player,
+    /// where the game has one, until REPLACE gives the side to a player).
+    pub missed: String,
     /// "extend": a deadline falling in an announced absence moves to its
     /// end; "no-moves": the no-moves rule applies as usual.
     pub absent: String,
@@ -331,6 +354,7 @@ impl Default for Deadlines {
             reminder: None,
             early_delay: None,
             missed_for_disorder: 3,
+            missed: "no-moves".into(),
             absent: "extend".into(),
         }
     }

@@ -16,4 +16,5 @@ pub mod publish;
 pub mod render;
 pub mod report;
 pub mod rules;
+pub mod selfplay;
 pub mod verify;

@@ -167,6 +167,23 @@ enum Cmd {
         #[arg(long)]
         verbose: bool,
     },
+    /// Play adjutant's computer player against random legal play (or
+    /// against itself) through the engine, without mail, sides alternating
+    /// from game to game; prints `adjutant won W of N`.
+    Selfplay {
+        /// mantua, ducs, braccio or tacticum.
+        ruleset: String,
+        /// A scenario of the ruleset (default: its first).
+        #[arg(long)]
+        scenario: Option<String>,
+        #[arg(long, default_value_t = 20)]
+        games: usize,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// random or adjutant: who plays the other sides.
+        #[arg(long, default_value = "random")]
+        against: String,
+    },
     /// Play a scripted game through the real pipeline on the embedded default.
     Demo {
         ruleset: Option<String>,
@@ -221,6 +238,9 @@ fn now() -> chrono::DateTime<chrono::Utc> {
 fn run(cli: Cli) -> Result<i32> {
     let cfg = config(&cli.config)?;
     match cli.cmd {
+        Cmd::Selfplay { ruleset, scenario, games, seed, against } => {
+            selfplay(&cfg, &ruleset, scenario, games, seed, &against)
+        }
         Cmd::Rulesets => {
             for r in crate::rules::ALL {
                 let i = r.info();
@@ -781,4 +801,49 @@ fn publish(data: &Path, game: &str, dir: &Path, force: bool) -> Result<()> {
         std::fs::write(&p, bytes).with_context(|| format!("cannot write {}", p.display()))?;
     }
     Ok(())
+}
+
+fn selfplay(
+    cfg: &Config,
+    ruleset: &str,
+    scenario: Option<String>,
+    games: usize,
+    seed: u64,
+    against: &str,
+) -> Result<i32> {
+    use crate::selfplay::{Against, Result as R};
+    let rules = crate::rules::find(ruleset).ok_or_else(|| {
+        let known: Vec<_> = crate::rules::ALL.iter().map(|r| r.info().name).collect();
+        anyhow!("unknown ruleset {ruleset:?}; known: {}", known.join(", "))
+    })?;
+    let against = match against {
+        "random" => Against::Random,
+        "adjutant" => Against::Adjutant,
+        other => bail!("--against {other:?}: write random or adjutant"),
+    };
+    let scenario = scenario.unwrap_or_else(|| rules.info().scenarios[0].name.clone());
+    let (mut won, mut lost, mut drawn, mut decisions) = (0, 0, 0, 0u64);
+    let started = std::time::Instant::now();
+    for n in 0..games {
+        let p = crate::selfplay::play(rules, &scenario, seed, n, against, cfg.player.effort).map_err(|e| anyhow!(e))?;
+        decisions += u64::from(p.decisions);
+        let r = match p.result {
+            R::Won => {
+                won += 1;
+                "won"
+            }
+            R::Lost => {
+                lost += 1;
+                "lost"
+            }
+            R::Drawn => {
+                drawn += 1;
+                "drawn"
+            }
+        };
+        eprintln!("game {}: adjutant as {} {r} in {} steps ({})", n + 1, p.role, p.steps, p.reason);
+    }
+    let per = started.elapsed().as_secs_f64() * 1000.0 / decisions.max(1) as f64;
+    println!("adjutant won {won} of {games} ({lost} lost, {drawn} drawn); {decisions} decisions, {per:.1} ms each");
+    Ok(0)
 }

@@ -2,7 +2,7 @@
 //! secrets written, the anchors journaled and mailed), its tip file from
 //! before its first entry, its welcome mails and first prompts.
 
-use super::core::{Batch, DeskState, GameState};
+use super::core::{computer, Batch, DeskState, GameState};
 use super::{archive, io, seen, store, Desk, Error, Loaded, NewGame};
 use crate::dice;
 use crate::engine::Game;
@@ -71,8 +71,17 @@ impl Desk {
                     game.roles.join(", ")
                 )));
             }
+            if email.eq_ignore_ascii_case(computer::ADJUTANT) {
+                if !computer::can_play(&game, role) {
+                    return Err(Error::Bad(format!("{} has no computer player for {role}", info.title)));
+                }
+                players.insert(role.clone(), computer::ADJUTANT.to_string());
+                continue;
+            }
             if email.parse::<lettre::Address>().is_err() {
-                return Err(Error::Bad(format!("{email:?} is not an e-mail address (for {role})")));
+                return Err(Error::Bad(format!(
+                    "{email:?} is not an e-mail address (for {role}); adjutant plays a side given as {role}=adjutant"
+                )));
             }
             players.insert(role.clone(), email.clone());
         }
@@ -154,6 +163,7 @@ impl Desk {
         }
         referee.open_step(&mut loaded, &mut batch, now);
         referee.prompts(&loaded, &mut batch);
+        referee.adjutant_turns(&mut loaded.state, &mut batch, now).map_err(|e| Error::Bad(e.0))?;
         self.commit(&mut loaded, batch, now)?;
         info!(game = %id, ruleset = info.name, "game created");
         Ok(id)

@@ -193,7 +193,7 @@ impl Desk {
                 let mut batch = Batch::default();
                 match Due::of(&l).pending(now, reminder) {
                     Pending::Resolve => {
-                        if self.referee().resolve_step(&mut l, &mut batch, now)? {
+                        if self.referee().resolve_steps(&mut l, &mut batch, now)? {
                             report.resolved += 1;
                         }
                     }

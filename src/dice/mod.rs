@@ -489,6 +489,37 @@ impl Dice for Scripted {
     }
 }
 
+/// Dice the computer player imagines while it looks ahead: one private
+/// stream from a seed of its own, never the game's committed streams
+/// (whose faces nobody may know before they are drawn), and nothing
+/// recorded, since nothing imagined is journaled.
+pub struct Imagined {
+    stream: Stream,
+}
+
+impl Imagined {
+    pub fn new(seed: Link) -> Imagined {
+        Imagined { stream: Stream::new(seed) }
+    }
+}
+
+impl Dice for Imagined {
+    fn roll(&mut self, _: &StreamId, sides: u32, _: &str, _: &Serves) -> u32 {
+        self.stream.die(sides)
+    }
+    fn shuffle(&mut self, _: &StreamId, n: usize, _: &str, _: &Serves) -> Vec<usize> {
+        self.stream.permutation(n)
+    }
+    fn draw_pool(&mut self, _: &StreamId, n: usize, count: usize, _: &str, _: &Serves) -> Vec<usize> {
+        let mut p = self.stream.permutation(n);
+        p.truncate(count.min(n));
+        p
+    }
+    fn draws(&self) -> &[Draw] {
+        &[]
+    }
+}
+
 /// Physical dice: the moderator declares each result with
 /// `DECLARE <label> <value>`; a draw with no declared value marks the run as
 /// missing that label, and the desk discards the run and asks for it.

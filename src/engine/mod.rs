@@ -211,6 +211,23 @@ impl DemoMail {
     }
 }
 
+/// How hard the computer player thinks at a decision, counted in imagined
+/// steps, never in time (rules read no clock): `candidates` submissions
+/// weighed, each played forward `playouts` times, up to `horizon` steps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Effort {
+    pub candidates: usize,
+    pub playouts: usize,
+    pub horizon: u32,
+}
+
+impl Default for Effort {
+    fn default() -> Effort {
+        Effort { candidates: 12, playouts: 4, horizon: 6 }
+    }
+}
+
 /// A game's rules with typed state and orders. Implemented once per game;
 /// the engine reaches it through [`Ruleset`].
 pub trait Rules: Send + Sync + 'static {
@@ -290,6 +307,14 @@ pub trait Rules: Send + Sync + 'static {
         let _ = pick;
         self.default_orders(s, role)
     }
+    /// The computer player's submission for `role` (`rules::shared::player`),
+    /// made from what `role` may know and nothing else: the ruleset
+    /// replaces every fact hidden from `role` before it searches. `None`:
+    /// this ruleset has no computer player for `role`.
+    fn think(&self, s: &Self::State, role: &str, effort: Effort, seed: u64) -> Option<Vec<Self::Order>> {
+        let _ = (s, role, effort, seed);
+        None
+    }
 }
 
 /// A ruleset's state behind the object-safe interface.
@@ -327,6 +352,7 @@ pub trait Ruleset: Send + Sync {
     fn view(&self, s: &AnyState, viewer: &Viewer) -> View;
     fn outcome(&self, s: &AnyState) -> Option<Outcome>;
     fn random_orders(&self, s: &AnyState, role: &str, pick: &mut dyn FnMut(usize) -> usize) -> Vec<String>;
+    fn think(&self, s: &AnyState, role: &str, effort: Effort, seed: u64) -> Option<Vec<String>>;
 }
 
 fn state<R: Rules>(s: &AnyState) -> &R::State {
@@ -454,6 +480,10 @@ impl<R: Rules> Ruleset for R {
     }
     fn random_orders(&self, s: &AnyState, role: &str, pick: &mut dyn FnMut(usize) -> usize) -> Vec<String> {
         Rules::random_orders(self, state::<R>(s), role, pick).iter().map(|o| o.to_string()).collect()
+    }
+    fn think(&self, s: &AnyState, role: &str, effort: Effort, seed: u64) -> Option<Vec<String>> {
+        let orders = Rules::think(self, state::<R>(s), role, effort, seed)?;
+        Some(orders.iter().map(|o| o.to_string()).collect())
     }
 }
 
@@ -758,6 +788,15 @@ impl Game {
 
     pub fn view(&self, viewer: &Viewer) -> View {
         self.rules.view(&self.state, viewer)
+    }
+
+    /// The computer player's submission for `role` at the open step, if
+    /// the ruleset has a player for it. Its seed is the game, the step and
+    /// the role, so a decision repeats; it names no dice of the game's.
+    pub fn think(&self, role: &str, effort: Effort) -> Option<Vec<String>> {
+        let h = crate::dice::sha256(format!("adjutant plays {}/{}/{role}", self.id, self.step).as_bytes());
+        let seed = u64::from_le_bytes(h[..8].try_into().expect("a hash is longer than 8 bytes"));
+        self.rules.think(&self.state, role, effort, seed)
     }
 
     /// How the game ended, if it has: the ruleset's own end, or a draw at

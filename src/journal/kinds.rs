@@ -103,6 +103,10 @@ pub struct Accepted {
     pub step: u32,
     pub role: String,
     pub lines: Vec<String>,
+    /// Who wrote the orders when not the role's player: `adjutant`, the
+    /// computer player playing the side.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub by: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]

@@ -168,7 +168,10 @@ pub(crate) fn play_scenario(
             }
             j.append(
                 at,
-                &[("accepted", &kinds::Accepted { step: game.step, role: role.clone(), lines: canon.clone() })],
+                &[(
+                    "accepted",
+                    &kinds::Accepted { step: game.step, role: role.clone(), lines: canon.clone(), by: None },
+                )],
             )
             .unwrap();
             game.accept(role, canon);

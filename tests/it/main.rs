@@ -3,6 +3,7 @@
 
 mod audit;
 mod braccio;
+mod computer;
 mod conformance;
 mod corpus;
 mod crash;

@@ -107,6 +107,7 @@ impl Stack {
             deadlines: Default::default(),
             publish: Default::default(),
             mail: Default::default(),
+            player: Default::default(),
         }
     }
 

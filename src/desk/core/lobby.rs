@@ -262,6 +262,7 @@ impl Referee<'_> {
             // now and everyone's prompts.
             self.open_step(l, batch, now);
             self.prompts(l, batch);
+            self.adjutant_turns(l, batch, now)?;
         }
         Ok(Ok(()))
     }

@@ -11,7 +11,7 @@ use super::orders::{
     clip, clipped, command, credential, problem, re, step_of_id, stops_reading, unlisted, Command, LONGEST_LINE,
     MODERATOR_WORDS, PLAYER_WORDS,
 };
-use super::{letters, seen, state, Batch, GameState, Letter, Loose, Map, PassReport, Referee, Refused};
+use super::{computer, letters, seen, state, Batch, GameState, Letter, Loose, Map, PassReport, Referee, Refused};
 use crate::engine::LineError;
 use crate::journal::kinds;
 use crate::mail::{parse, same_address, split_address};
@@ -462,7 +462,7 @@ impl Referee<'_> {
         }
         if let Some(c) = canon.clone() {
             report.accepted += 1;
-            batch.entry("accepted", &kinds::Accepted { step, role: role.to_string(), lines: c.clone() });
+            batch.entry("accepted", &kinds::Accepted { step, role: role.to_string(), lines: c.clone(), by: None });
             l.game.accept(role, c);
         }
         if let Some(s) = &salt {
@@ -682,6 +682,19 @@ impl Referee<'_> {
                 }
                 Command::Pause => self.moderator(l, batch, kinds::Action::Pause, vec![]),
                 Command::Resume => self.moderator(l, batch, kinds::Action::Resume, vec![]),
+                Command::Replace { role: r, email } if email == computer::ADJUTANT => {
+                    let text = if computer::can_play(&l.game, &r) {
+                        self.moderator(l, batch, kinds::Action::Replace, vec![r.clone(), email.clone()]);
+                        format!("adjutant plays {r} from now on, from what {r} may see; its orders are journaled as adjutant's. REPLACE {r} <email> gives the side back to a player.")
+                    } else {
+                        format!("REPLACE {r} ADJUTANT: NOT done: {} has no computer player for {r}. Nothing was changed.", l.game.rules.info().title)
+                    };
+                    batch.letters.push(reply(
+                        format!("[{gid}] REPLACE {r}"),
+                        letters::fill("reply", context! { text => text }),
+                        Vec::new(),
+                    ));
+                }
                 Command::Replace { role: r, email } => {
                     self.moderator(l, batch, kinds::Action::Replace, vec![r.clone(), email.clone()]);
                     // The new player needs the anchors before their first
@@ -763,6 +776,11 @@ impl Referee<'_> {
         if l.game.ended {
             return Ok(());
         }
+        // A side just handed to adjutant sends its orders now.
+        report.resolved += self.adjutant_turns(l, batch, now)? as usize;
+        if l.game.ended {
+            return Ok(());
+        }
         let players_complete = l.game.complete();
         // Everyone is in: resolve now, or after the policy's short delay
         // during which a player may still revise.
@@ -776,7 +794,7 @@ impl Referee<'_> {
                 return Ok(());
             }
         }
-        if ((players_complete && !l.desk.paused) || resolve_now) && self.resolve_step(l, batch, now)? {
+        if ((players_complete && !l.desk.paused) || resolve_now) && self.resolve_steps(l, batch, now)? {
             report.resolved += 1;
         }
         Ok(())

@@ -9,6 +9,7 @@
 //! randomness) it asks of a [`Vault`] it is handed, so it is tested with
 //! one in memory.
 
+pub mod computer;
 pub mod deadlines;
 pub mod hourly;
 pub mod letters;

@@ -286,13 +286,21 @@ pub(super) fn moderator_command(
             let mut it = rest.split_whitespace();
             match (it.next(), it.next()) {
                 (Some(r), Some(e))
+                    if l.game.roles.contains(&r.to_lowercase()) && e.eq_ignore_ascii_case("adjutant") =>
+                {
+                    Command::Replace { role: r.to_lowercase(), email: super::computer::ADJUTANT.to_string() }
+                }
+                (Some(r), Some(e))
                     if l.game.roles.contains(&r.to_lowercase()) && e.parse::<lettre::Address>().is_ok() =>
                 {
                     Command::Replace { role: r.to_lowercase(), email: e.to_string() }
                 }
                 _ => {
                     return err(
-                        format!("REPLACE needs a role ({}) and an e-mail address", l.game.roles.join(", ")),
+                        format!(
+                            "REPLACE needs a role ({}) and an e-mail address, or ADJUTANT for the computer player",
+                            l.game.roles.join(", ")
+                        ),
                         "REPLACE france new.player@example.org",
                     )
                 }

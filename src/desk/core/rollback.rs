@@ -90,6 +90,7 @@ impl Referee<'_> {
         }
         self.open_step(l, batch, now);
         self.prompts(l, batch);
+        self.adjutant_turns(l, batch, now)?;
         Ok(Ok(()))
     }
 }

@@ -38,7 +38,14 @@ impl Referee<'_> {
     /// Every (role, address) that receives a game's mail: players, then the
     /// moderator as "gm".
     pub fn recipients(&self, l: &GameState) -> Vec<(String, String)> {
-        let mut v: Vec<(String, String)> = l.desk.players.iter().map(|(r, e)| (r.clone(), e.clone())).collect();
+        // A side adjutant plays is sent no mail.
+        let mut v: Vec<(String, String)> = l
+            .desk
+            .players
+            .iter()
+            .filter(|(_, e)| *e != super::computer::ADJUTANT)
+            .map(|(r, e)| (r.clone(), e.clone()))
+            .collect();
         if let Some(gm) = &l.desk.gm {
             v.push(("gm".into(), gm.clone()));
         }
@@ -49,7 +56,7 @@ impl Referee<'_> {
         if role == "gm" {
             l.desk.gm.clone()
         } else {
-            l.desk.players.get(role).cloned()
+            l.desk.players.get(role).filter(|e| *e != super::computer::ADJUTANT).cloned()
         }
     }
 
@@ -385,12 +392,17 @@ impl Referee<'_> {
 
     /// After a step a role missed: past the policy's count in a row, the
     /// role is put in civil disorder (the no-moves rule plays for it) and
-    /// the moderator is asked for a replacement.
+    /// the moderator is asked for a replacement; or, under `missed =
+    /// "adjutant"`, adjutant plays it.
     pub fn civil_disorder(&self, l: &mut GameState, batch: &mut Batch, defaulted: &[String]) {
         let limit = self.cfg.deadlines.missed_for_disorder;
         for role in defaulted {
             let n = l.desk.missed.get(role).copied().unwrap_or(0);
             if limit == 0 || n < limit || l.desk.disorder.contains(role) || role == "gm" {
+                continue;
+            }
+            if self.cfg.deadlines.missed == "adjutant" && super::computer::can_play(&l.game, role) {
+                self.hand_to_adjutant(l, batch, role, n);
                 continue;
             }
             let m = kinds::Moderator { action: kinds::Action::Disorder, args: vec![role.clone()] };

@@ -19,6 +19,7 @@ mod flow;
 mod free;
 mod melee;
 mod orders;
+mod player;
 mod random;
 mod receipt;
 mod rows;
@@ -26,7 +27,8 @@ mod view;
 
 use crate::dice::Dice;
 use crate::engine::{
-    Awaited, Event, LeakProbes, Outcome, Problem, Prompt, Rules, RulesetInfo, ScenarioInfo, View, Viewer, Vocabulary,
+    Awaited, Effort, Event, LeakProbes, Outcome, Problem, Prompt, Rules, RulesetInfo, ScenarioInfo, View, Viewer,
+    Vocabulary,
 };
 use crate::rules::shared::hex::{Arc, Dir, Grid, Hex, Offset, Vertex};
 pub use orders::Order;
@@ -1011,5 +1013,11 @@ impl Rules for Braccio {
 
     fn random_orders(&self, s: &State, role: &str, pick: &mut dyn FnMut(usize) -> usize) -> Vec<Order> {
         random::orders(s, role, pick)
+    }
+
+    fn think(&self, s: &State, role: &str, effort: Effort, seed: u64) -> Option<Vec<Order>> {
+        s.roles().contains(&role).then(|| {
+            crate::rules::shared::player::choose(self, &player::believed(s, role), role, effort, seed, player::value)
+        })
     }
 }

@@ -15,12 +15,14 @@ mod data;
 mod demo;
 mod movement;
 mod orders;
+mod player;
 mod random;
 mod view;
 
 use crate::dice::Dice;
 use crate::engine::{
-    Awaited, Event, LeakProbes, Outcome, Problem, Prompt, Rules, RulesetInfo, ScenarioInfo, View, Viewer, Vocabulary,
+    Awaited, Effort, Event, LeakProbes, Outcome, Problem, Prompt, Rules, RulesetInfo, ScenarioInfo, View, Viewer,
+    Vocabulary,
 };
 use crate::rules::shared::hex::{Grid, Hex, Side};
 use crate::rules::shared::sides::TwoSides;
@@ -597,6 +599,12 @@ impl Rules for Ducs {
 
     fn random_orders(&self, s: &State, role: &str, pick: &mut dyn FnMut(usize) -> usize) -> Vec<Order> {
         random::orders(self, s, role, pick)
+    }
+
+    fn think(&self, s: &State, role: &str, effort: Effort, seed: u64) -> Option<Vec<Order>> {
+        SIDES.contains(&role).then(|| {
+            crate::rules::shared::player::choose(self, &player::believed(s, role), role, effort, seed, player::value)
+        })
     }
 }
 

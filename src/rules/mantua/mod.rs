@@ -9,12 +9,14 @@
 pub mod battle;
 mod demo;
 mod orders;
+mod player;
 mod random;
 mod view;
 
 use crate::dice::{Dice, Serves, StreamId};
 use crate::engine::{
-    Awaited, Event, LeakProbes, Outcome, Problem, Prompt, Rules, RulesetInfo, ScenarioInfo, View, Viewer, Vocabulary,
+    Awaited, Effort, Event, LeakProbes, Outcome, Problem, Prompt, Rules, RulesetInfo, ScenarioInfo, View, Viewer,
+    Vocabulary,
 };
 use crate::rules::shared::graph::Graph;
 use crate::rules::shared::sides::TwoSides;
@@ -1065,6 +1067,12 @@ impl Rules for Mantua {
 
     fn outcome(&self, s: &State) -> Option<Outcome> {
         s.outcome.clone()
+    }
+
+    fn think(&self, s: &State, role: &str, effort: Effort, seed: u64) -> Option<Vec<Order>> {
+        [AUSTRIA, FRANCE].contains(&role).then(|| {
+            crate::rules::shared::player::choose(self, &player::believed(s, role), role, effort, seed, player::value)
+        })
     }
 
     fn random_orders(&self, s: &State, role: &str, pick: &mut dyn FnMut(usize) -> usize) -> Vec<Order> {

@@ -15,12 +15,14 @@ mod demo;
 mod deploy;
 mod moves;
 mod orders;
+mod player;
 mod solo;
 mod view;
 
 use crate::dice::{Dice, Serves, StreamId};
 use crate::engine::{
-    Awaited, Event, LeakProbes, Outcome, Problem, Prompt, Rules, RulesetInfo, ScenarioInfo, View, Viewer, Vocabulary,
+    Awaited, Effort, Event, LeakProbes, Outcome, Problem, Prompt, Rules, RulesetInfo, ScenarioInfo, View, Viewer,
+    Vocabulary,
 };
 use crate::rules::shared::squares::{Board, Naming, Sq};
 pub use orders::{Block, Order};
@@ -739,6 +741,11 @@ impl Rules for Tacticum {
 
     fn outcome(&self, s: &State) -> Option<Outcome> {
         s.outcome.clone()
+    }
+
+    fn think(&self, s: &State, role: &str, effort: Effort, seed: u64) -> Option<Vec<Order>> {
+        s.army_index(role)?;
+        Some(crate::rules::shared::player::choose(self, &player::believed(s, role), role, effort, seed, player::value))
     }
 
     fn random_orders(&self, s: &State, role: &str, pick: &mut dyn FnMut(usize) -> usize) -> Vec<Order> {

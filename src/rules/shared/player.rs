@@ -1,0 +1,122 @@
+//! The computer player's search, shared by every game it plays: Monte
+//! Carlo over the legal-order generator. At a decision it draws a handful
+//! of legal submissions (the no-moves orders among them) and plays each
+//! forward a few times on the state as its side believes it (the others
+//! answering with random legal orders, the dice imagined) up to its next
+//! decision or the horizon, and keeps the submission whose futures the
+//! game's evaluation rates best.
+//!
+//! It reads no clock: its effort is counted in imagined steps, so a
+//! decision's cost is bounded and its choice repeats from its seed. It
+//! never sees the game's dice: imagined dice come from a seed of its own.
+
+use crate::dice::{sha256, Imagined};
+use crate::engine::{Effort, Rules};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// A won future outweighs any evaluation of a position.
+const WON: f64 = 1.0e6;
+
+/// splitmix64: the player's own choices among legal orders.
+pub struct Pick(u64);
+
+impl Pick {
+    pub fn new(seed: u64) -> Pick {
+        Pick(seed)
+    }
+    pub fn below(&mut self, n: usize) -> usize {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^= z >> 31;
+        if n == 0 {
+            0
+        } else {
+            (z % n as u64) as usize
+        }
+    }
+}
+
+/// The submission `role` makes in `believed`, the state as that role may
+/// know it (the game's own `believed`, never the state itself): the best
+/// of the submissions weighed by `value`, higher being better for `role`.
+pub fn choose<R: Rules>(
+    rules: &R,
+    believed: &R::State,
+    role: &str,
+    effort: Effort,
+    seed: u64,
+    value: impl Fn(&R::State, &str) -> f64,
+) -> Vec<R::Order> {
+    let mut pick = Pick::new(seed);
+    let mut candidates: Vec<Vec<R::Order>> = Vec::new();
+    let mut seen = BTreeSet::new();
+    let mut offer = |orders: Vec<R::Order>, candidates: &mut Vec<Vec<R::Order>>| {
+        let key: Vec<String> = orders.iter().map(|o| o.to_string()).collect();
+        if rules.validate(believed, role, &orders).is_empty() && seen.insert(key) {
+            candidates.push(orders);
+        }
+    };
+    offer(rules.default_orders(believed, role), &mut candidates);
+    // Draws repeat where a step allows few submissions: a few more tries
+    // than the candidates wanted, then the search goes with what it has.
+    for _ in 0..effort.candidates.max(1) * 3 {
+        if candidates.len() >= effort.candidates.max(1) {
+            break;
+        }
+        offer(rules.random_orders(believed, role, &mut |n| pick.below(n)), &mut candidates);
+    }
+    if candidates.len() <= 1 {
+        return candidates.pop().unwrap_or_else(|| rules.default_orders(believed, role));
+    }
+    let mut best = (f64::NEG_INFINITY, 0);
+    for (i, mine) in candidates.iter().enumerate() {
+        let total: f64 = (0..effort.playouts.max(1))
+            .map(|_| future(rules, believed, role, mine, effort.horizon, &mut pick, &value))
+            .sum();
+        if total > best.0 {
+            best = (total, i);
+        }
+    }
+    candidates.swap_remove(best.1)
+}
+
+/// One imagined future of `mine`: its step resolved with the others'
+/// random orders, then every side playing at random until `role` decides
+/// again, the game ends, or `horizon` steps have passed; rated for `role`.
+fn future<R: Rules>(
+    rules: &R,
+    believed: &R::State,
+    role: &str,
+    mine: &[R::Order],
+    horizon: u32,
+    pick: &mut Pick,
+    value: &impl Fn(&R::State, &str) -> f64,
+) -> f64 {
+    let mut s = believed.clone();
+    let seed = sha256(&(pick.below(usize::MAX) as u64).to_le_bytes());
+    let mut dice = Imagined::new(seed);
+    for step in 0..horizon.max(1) {
+        if rules.outcome(&s).is_some() {
+            break;
+        }
+        let a = rules.awaited(&s);
+        if a.roles.is_empty() || (step > 0 && a.roles.iter().any(|r| r == role)) {
+            break;
+        }
+        let mut orders = BTreeMap::new();
+        for r in &a.roles {
+            let o =
+                if step == 0 && r == role { mine.to_vec() } else { rules.random_orders(&s, r, &mut |n| pick.below(n)) };
+            orders.insert(r.clone(), o);
+        }
+        rules.resolve(&mut s, &orders, &mut dice);
+    }
+    match rules.outcome(&s) {
+        Some(o) if o.winner.as_deref() == Some(role) || o.also.iter().any(|r| r == role) => WON,
+        Some(o) if o.winner.is_some() => -WON,
+        Some(_) => 0.0,
+        None => value(&s, role),
+    }
+}

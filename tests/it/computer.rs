@@ -1,0 +1,143 @@
+//! adjutant plays a side: the moderator's REPLACE <role> ADJUTANT and back,
+//! a game created with a side for adjutant, civil disorder handed to it,
+//! and selfplay's orders always legal and free of what the side may not
+//! know.
+
+use crate::support::{assert_audits, t0, temp_dir, Table, ALICE, BOB, CAROL};
+use adjutant::config::{Config, Deadlines};
+use adjutant::desk::{Desk, NewGame};
+use adjutant::engine::Effort;
+use adjutant::rules::shared::player::Pick;
+use adjutant::selfplay::{self, Against};
+
+fn journal(t: &Table) -> std::path::PathBuf {
+    t.dir.join("games").join(&t.game).join("journal.toml")
+}
+
+/// Alice's random legal orders for austria until the game awaits
+/// nobody but her no more, or `steps` of hers have gone in.
+fn alice_plays(t: &mut Table, steps: usize, seed: u64) {
+    let mut pick = Pick::new(seed);
+    for _ in 0..steps {
+        let l = t.desk.load(&t.game).unwrap();
+        if l.game.outcome().is_some() || l.game.ended {
+            return;
+        }
+        let a = l.game.awaited();
+        assert_eq!(a.roles, vec!["austria".to_string()], "step {}: only austria is ever waited for", l.game.step);
+        let lines = l.game.rules.random_orders(l.game.state(), "austria", &mut |n| pick.below(n));
+        let body = if lines.is_empty() { "PASS".to_string() } else { lines.join("\n") };
+        drop(l);
+        t.send("austria", ALICE, &body);
+        t.pass();
+    }
+}
+
+#[test]
+fn the_moderator_hands_france_to_adjutant_and_back() {
+    let mut t = Table::new("adj-replace");
+    t.send("gm", CAROL, "REPLACE france ADJUTANT");
+    t.pass();
+    let l = t.desk.load(&t.game).unwrap();
+    assert_eq!(l.game.awaited().roles, vec!["austria".to_string(), "france".to_string()]);
+    assert!(l.game.orders.contains_key("france"), "adjutant's set-up is in at once");
+    assert!(t.last(CAROL).1.contains("adjutant plays france"), "{:?}", t.last(CAROL));
+    drop(l);
+    let bob_had = t.mails(BOB).len();
+    t.send("austria", ALICE, "PLACE Laudon AT Riva");
+    assert_eq!(t.pass().resolved, 1);
+    alice_plays(&mut t, 12, 5);
+    assert!(t.step() > 4, "the game went on with adjutant answering: step {}", t.step());
+    assert_eq!(t.mails(BOB).len(), bob_had, "the replaced player is sent nothing more");
+    let text = std::fs::read_to_string(journal(&t)).unwrap();
+    assert!(text.contains("by = \"adjutant\""), "adjutant's orders are marked as its own");
+    assert!(!t.dir.join("mail/outbox/adjutant").exists(), "no letter is addressed to adjutant");
+    assert_audits(&journal(&t));
+    // A player takes the side back: the step waits for them again.
+    t.send("gm", CAROL, "REPLACE france dave@example.org");
+    t.pass();
+    assert!(t.mails("dave@example.org").iter().any(|m| m.0.contains("welcome")));
+    let l = t.desk.load(&t.game).unwrap();
+    assert!(l.desk.players["france"] == "dave@example.org");
+    assert_audits(&journal(&t));
+}
+
+#[test]
+fn replace_adjutant_is_refused_where_a_game_has_no_computer_player() {
+    let mut t = Table::game("adj-leaguer", "leaguer", Some("72h"), "declared", Config::default());
+    let role = t.desk.load(&t.game).unwrap().game.roles[0].clone();
+    t.send("gm", CAROL, &format!("REPLACE {role} ADJUTANT"));
+    t.pass();
+    let (_, body) = t.last(CAROL);
+    assert!(body.contains("NOT done") && body.contains("no computer player"), "{body}");
+    assert_ne!(t.desk.load(&t.game).unwrap().desk.players[&role], "adjutant");
+}
+
+#[test]
+fn a_game_created_with_a_side_for_adjutant_waits_only_for_the_player() {
+    let dir = temp_dir("adj-new");
+    let desk = Desk::open(&dir, Config::default()).unwrap();
+    let req = NewGame {
+        id: Some("g1".into()),
+        ..NewGame::new("mantua", vec![("austria".into(), "adjutant".into()), ("france".into(), BOB.into())])
+    };
+    desk.create(&req, t0(), &mut crate::support::fixed_entropy()).unwrap();
+    let l = desk.load("g1").unwrap();
+    assert!(l.game.orders.contains_key("austria") && !l.game.orders.contains_key("france"));
+    let roles = adjutant::rules::find("leaguer").unwrap().info().scenarios[0].roles.clone();
+    let req = NewGame {
+        id: Some("g2".into()),
+        gm: Some(CAROL.into()),
+        dice: "declared".into(),
+        ..NewGame::new("leaguer", vec![(roles[0].clone(), "adjutant".into()), (roles[1].clone(), BOB.into())])
+    };
+    let err = desk.create(&req, t0(), &mut crate::support::fixed_entropy()).unwrap_err().to_string();
+    assert!(err.contains("no computer player"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_side_in_civil_disorder_is_played_by_adjutant_under_that_policy() {
+    let policy = Deadlines { missed_for_disorder: 1, missed: "adjutant".into(), ..Deadlines::default() };
+    let mut t =
+        Table::configured("adj-disorder", Some("3h"), "committed", Config { deadlines: policy, ..Config::default() });
+    t.send("austria", ALICE, "PLACE Laudon AT Riva");
+    t.pass();
+    t.now += chrono::Duration::hours(4);
+    assert_eq!(t.pass().resolved, 1, "france missed the set-up");
+    assert!(t.mails(BOB).iter().any(|m| m.0.contains("adjutant plays france")), "the dropped player is told");
+    assert!(t.mails(CAROL).iter().any(|m| m.0.contains("adjutant plays france")), "and the moderator");
+    let l = t.desk.load(&t.game).unwrap();
+    assert_eq!(l.desk.players["france"], "adjutant");
+    drop(l);
+    alice_plays(&mut t, 6, 9);
+    assert!(t.step() > 3, "step {}", t.step());
+    assert_audits(&journal(&t));
+}
+
+/// Selfplay in every game with a computer player: each of adjutant's
+/// submissions is accepted as a mail would be and names nothing its side
+/// may not know (the ruleset's leak probes), or `play` fails.
+#[test]
+fn selfplay_orders_are_legal_and_free_of_hidden_facts() {
+    let effort = Effort { candidates: 3, playouts: 1, horizon: 2 };
+    for (ruleset, scenario) in
+        [("mantua", "standard"), ("ducs", "campaign"), ("braccio", "braccio"), ("tacticum", "force-on-force")]
+    {
+        let rules = adjutant::rules::find(ruleset).unwrap();
+        let scenario = rules
+            .info()
+            .scenarios
+            .iter()
+            .find(|s| s.name == scenario)
+            .unwrap_or(&rules.info().scenarios[0])
+            .name
+            .clone();
+        for n in 0..2 {
+            for against in [Against::Random, Against::Adjutant] {
+                let p = selfplay::play(rules, &scenario, 3, n, against, effort).unwrap_or_else(|e| panic!("{e}"));
+                assert!(p.decisions > 0, "{ruleset}: adjutant made no decision");
+            }
+        }
+    }
+}
