@@ -34,6 +34,9 @@ pub struct Played {
     /// Submissions adjutant thought out (steps it was awaited).
     pub decisions: u32,
     pub reason: String,
+    /// Whether the last step was decided by adjutant's side (the game
+    /// ended on its orders) or by another.
+    pub ended_on_adjutant: bool,
 }
 
 /// Games past this many steps are drawn (every ruleset ends well before).
@@ -56,11 +59,13 @@ pub fn play(
     let mut pick = Pick::new(seed ^ (n as u64).wrapping_mul(0x9e37_79b9));
     let streams = dice::stream_names(&game.roles);
     let mut decisions = 0;
+    let mut last_mine = false;
     while game.step <= MAX_STEPS && game.outcome().is_none() {
         let a = game.awaited();
         if a.roles.is_empty() {
             return Err(format!("{id} step {}: a step that awaits nobody, and no outcome", game.step));
         }
+        last_mine = a.roles.contains(&role);
         for r in &a.roles {
             let by_adjutant = *r == role || against == Against::Adjutant;
             let lines = if by_adjutant {
@@ -101,5 +106,5 @@ pub fn play(
         _ => Result::Drawn,
     };
     let reason = outcome.map(|o| o.reason).unwrap_or_else(|| format!("no end after {MAX_STEPS} steps"));
-    Ok(Played { role, result, steps: game.step - 1, decisions, reason })
+    Ok(Played { role, result, steps: game.step - 1, decisions, reason, ended_on_adjutant: last_mine })
 }

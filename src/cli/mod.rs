@@ -841,7 +841,8 @@ fn selfplay(
                 "drawn"
             }
         };
-        eprintln!("game {}: adjutant as {} {r} in {} steps ({})", n + 1, p.role, p.steps, p.reason);
+        let on = if p.ended_on_adjutant { "adjutant's" } else { "the other side's" };
+        eprintln!("game {}: adjutant as {} {r} in {} steps on {on} orders ({})", n + 1, p.role, p.steps, p.reason);
     }
     let per = started.elapsed().as_secs_f64() * 1000.0 / decisions.max(1) as f64;
     println!("adjutant won {won} of {games} ({lost} lost, {drawn} drawn); {decisions} decisions, {per:.1} ms each");

@@ -1017,7 +1017,15 @@ impl Rules for Braccio {
 
     fn think(&self, s: &State, role: &str, effort: Effort, seed: u64) -> Option<Vec<Order>> {
         s.roles().contains(&role).then(|| {
-            crate::rules::shared::player::choose(self, &player::believed(s, role), role, effort, seed, player::value)
+            crate::rules::shared::player::choose(
+                self,
+                &player::believed(s, role),
+                role,
+                effort,
+                seed,
+                player::value,
+                None,
+            )
         })
     }
 }

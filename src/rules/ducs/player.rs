@@ -1,8 +1,11 @@
 //! adjutant's play of a side (`rules::shared::player`): the state as the
 //! side may know it, and how good a position is for it.
 
-use super::{State, ORF, WULF};
+use super::movement::Position;
+use super::random::{after_moves, random_attacks};
+use super::{orders, other, Order, Phase, State, ORF, WULF};
 use crate::rules::shared::hex::Hex;
+use std::collections::BTreeSet;
 
 /// The state as `role` may know it: the phasing side's queued attacks are
 /// its own secret (3.3), so the other side's search never reads them.
@@ -29,9 +32,72 @@ pub fn value(s: &State, role: &str) -> f64 {
     v -= 4.0 * s.alive(WULF).filter(|u| u.at().is_some_and(|h| zone.contains(&h))).count() as f64;
     let near = |h: Hex| targets.iter().map(|&t| s.grid.distance(h, t)).min().unwrap_or(0) as f64;
     v -= 0.5 * s.alive(ORF).filter_map(|u| u.at()).map(near).sum::<f64>();
+    // A dead duke loses at once (R20, R28): enemies near him are a threat.
+    let threat = |side: &str| {
+        let Some(d) = s.duke_of(side).and_then(|d| d.at()) else { return 0.0 };
+        s.alive(other(side)).filter_map(|u| u.at()).filter(|&h| s.grid.distance(h, d) <= 2).count() as f64
+    };
+    v -= 15.0 * (threat(ORF) - threat(WULF));
     if role == ORF {
         v
     } else {
         -v
     }
+}
+
+/// Where a side's counters march: Orfburg on what it must hold between
+/// the rivers, Kaiserburg first (R25); Wulfenburg on Orfburg's counters
+/// and on Kaiserburg, to keep it.
+fn goals(s: &State, role: &str) -> Vec<Hex> {
+    let hex = |name: &str| Hex::parse(name);
+    let mut g: Vec<Hex> =
+        s.hexes.iter().filter(|h| h.objective && h.control != role).filter_map(|h| hex(&h.name)).collect();
+    if role == ORF {
+        g.extend(
+            s.hexes.iter().filter(|h| h.zone && !h.place.is_empty() && h.control != ORF).filter_map(|h| hex(&h.name)),
+        );
+    } else {
+        g.extend(s.hexes.iter().filter(|h| h.objective).filter_map(|h| hex(&h.name)));
+        g.extend(s.alive(ORF).filter_map(|u| u.at()));
+    }
+    g
+}
+
+/// A purposeful move phase: most counters (never the duke) march to the
+/// free hex in reach nearest the side's goals, then attack what they
+/// touch, as the random player would; any other step is the random
+/// player's.
+pub fn propose(s: &State, role: &str, pick: &mut dyn FnMut(usize) -> usize) -> Vec<Order> {
+    if s.phase != Phase::Move {
+        return super::random::orders(&super::Ducs, s, role, pick);
+    }
+    let goals = goals(s, role);
+    if goals.is_empty() {
+        return super::random::orders(&super::Ducs, s, role, pick);
+    }
+    let pos = Position::new(s);
+    let mut taken: BTreeSet<Hex> = s.units.iter().filter_map(|u| u.at()).collect();
+    let mut moves = Vec::new();
+    for u in s.alive(role).filter(|u| !u.duke()).collect::<Vec<_>>() {
+        if pick(4) == 0 {
+            continue;
+        }
+        let Some(from) = u.at() else { continue };
+        let near = |h: Hex| goals.iter().map(|&g| s.grid.distance(h, g)).min().unwrap_or(0);
+        let reach = pos.reach(u, from, u.movement * 2);
+        let best = reach.keys().copied().filter(|h| !taken.contains(h)).min_by_key(|&h| (near(h), pick(4)));
+        if let Some(to) = best.filter(|&to| near(to) < near(from)) {
+            taken.remove(&from);
+            taken.insert(to);
+            moves.push(Order::Move { counters: vec![u.id.clone()], to: to.to_string(), via: Vec::new() });
+        }
+    }
+    let mut all = moves.clone();
+    all.extend(random_attacks(&after_moves(s, role, &moves), role, pick));
+    for candidate in [all, moves] {
+        if !candidate.is_empty() && orders::validate(s, role, &candidate).is_empty() {
+            return candidate;
+        }
+    }
+    vec![Order::Pass]
 }

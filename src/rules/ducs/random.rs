@@ -195,7 +195,7 @@ fn random_moves(s: &State, role: &str, pick: &mut dyn FnMut(usize) -> usize) -> 
     out
 }
 
-fn after_moves(s: &State, role: &str, moves: &[Order]) -> State {
+pub(super) fn after_moves(s: &State, role: &str, moves: &[Order]) -> State {
     let mut after = s.clone();
     for m in moves {
         if let Order::Move { counters, to, .. } = m {
@@ -210,7 +210,7 @@ fn after_moves(s: &State, role: &str, moves: &[Order]) -> State {
 }
 
 /// Attacks on enemies in reach, each by some of the units that reach it.
-fn random_attacks(s: &State, role: &str, pick: &mut dyn FnMut(usize) -> usize) -> Vec<Order> {
+pub(super) fn random_attacks(s: &State, role: &str, pick: &mut dyn FnMut(usize) -> usize) -> Vec<Order> {
     let mut used = BTreeSet::new();
     let mut out = Vec::new();
     let targets: Vec<Hex> = s

@@ -1071,7 +1071,15 @@ impl Rules for Mantua {
 
     fn think(&self, s: &State, role: &str, effort: Effort, seed: u64) -> Option<Vec<Order>> {
         [AUSTRIA, FRANCE].contains(&role).then(|| {
-            crate::rules::shared::player::choose(self, &player::believed(s, role), role, effort, seed, player::value)
+            crate::rules::shared::player::choose(
+                self,
+                &player::believed(s, role),
+                role,
+                effort,
+                seed,
+                player::value,
+                None,
+            )
         })
     }
 

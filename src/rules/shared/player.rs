@@ -16,6 +16,10 @@ use std::collections::{BTreeMap, BTreeSet};
 
 /// A won future outweighs any evaluation of a position.
 const WON: f64 = 1.0e6;
+/// A drawn future (Braccio's Sudden End, a step limit) is far worse than
+/// any game still open, and far better than a lost one: the player plays
+/// to win, and risks a draw only against a loss.
+const DRAWN: f64 = -WON / 10.0;
 
 /// splitmix64: the player's own choices among legal orders.
 pub struct Pick(u64);
@@ -38,9 +42,16 @@ impl Pick {
     }
 }
 
+/// A game's own way to draw a purposeful submission (every counter
+/// marching on the objectives, say), beside the random legal ones: where
+/// a step moves many pieces, a handful of random submissions rarely holds
+/// a plan.
+pub type Propose<'a, S, O> = &'a dyn Fn(&S, &str, &mut dyn FnMut(usize) -> usize) -> Vec<O>;
+
 /// The submission `role` makes in `believed`, the state as that role may
 /// know it (the game's own `believed`, never the state itself): the best
 /// of the submissions weighed by `value`, higher being better for `role`.
+/// Half the submissions weighed come from `propose` where a game has one.
 pub fn choose<R: Rules>(
     rules: &R,
     believed: &R::State,
@@ -48,6 +59,7 @@ pub fn choose<R: Rules>(
     effort: Effort,
     seed: u64,
     value: impl Fn(&R::State, &str) -> f64,
+    propose: Option<Propose<R::State, R::Order>>,
 ) -> Vec<R::Order> {
     let mut pick = Pick::new(seed);
     let mut candidates: Vec<Vec<R::Order>> = Vec::new();
@@ -61,11 +73,15 @@ pub fn choose<R: Rules>(
     offer(rules.default_orders(believed, role), &mut candidates);
     // Draws repeat where a step allows few submissions: a few more tries
     // than the candidates wanted, then the search goes with what it has.
-    for _ in 0..effort.candidates.max(1) * 3 {
+    for i in 0..effort.candidates.max(1) * 3 {
         if candidates.len() >= effort.candidates.max(1) {
             break;
         }
-        offer(rules.random_orders(believed, role, &mut |n| pick.below(n)), &mut candidates);
+        let orders = match propose {
+            Some(p) if i % 2 == 0 => p(believed, role, &mut |n| pick.below(n)),
+            _ => rules.random_orders(believed, role, &mut |n| pick.below(n)),
+        };
+        offer(orders, &mut candidates);
     }
     if candidates.len() <= 1 {
         return candidates.pop().unwrap_or_else(|| rules.default_orders(believed, role));
@@ -85,6 +101,9 @@ pub fn choose<R: Rules>(
 /// One imagined future of `mine`: its step resolved with the others'
 /// random orders, then every side playing at random until `role` decides
 /// again, the game ends, or `horizon` steps have passed; rated for `role`.
+/// Should `role` decide the very next step too, that step is played on
+/// its no-moves orders first, so what its orders set going for the next
+/// step (a roll to continue, say) is seen.
 fn future<R: Rules>(
     rules: &R,
     believed: &R::State,
@@ -102,13 +121,18 @@ fn future<R: Rules>(
             break;
         }
         let a = rules.awaited(&s);
-        if a.roles.is_empty() || (step > 0 && a.roles.iter().any(|r| r == role)) {
+        if a.roles.is_empty() || (step > 1 && a.roles.iter().any(|r| r == role)) {
             break;
         }
         let mut orders = BTreeMap::new();
         for r in &a.roles {
-            let o =
-                if step == 0 && r == role { mine.to_vec() } else { rules.random_orders(&s, r, &mut |n| pick.below(n)) };
+            let o = if step == 0 && r == role {
+                mine.to_vec()
+            } else if r == role {
+                rules.default_orders(&s, r)
+            } else {
+                rules.random_orders(&s, r, &mut |n| pick.below(n))
+            };
             orders.insert(r.clone(), o);
         }
         rules.resolve(&mut s, &orders, &mut dice);
@@ -116,7 +140,7 @@ fn future<R: Rules>(
     match rules.outcome(&s) {
         Some(o) if o.winner.as_deref() == Some(role) || o.also.iter().any(|r| r == role) => WON,
         Some(o) if o.winner.is_some() => -WON,
-        Some(_) => 0.0,
+        Some(_) => DRAWN,
         None => value(&s, role),
     }
 }
