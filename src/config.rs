@@ -19,13 +19,25 @@ pub struct Config {
 }
 
 /// `[player]`: the computer player (`REPLACE <role> ADJUTANT`,
-/// `[deadlines] missed = "adjutant"`, `adjutant selfplay`).
-#[derive(Debug, Clone, Default, Deserialize)]
+/// `[deadlines] missed = "adjutant"`, `adjutant selfplay`): how hard it
+/// thinks at a decision, in imagined steps, the bound on its time.
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Player {
-    /// How hard it thinks at a decision, in imagined steps
-    /// (`candidates`, `playouts`, `horizon`): the bound on its time.
-    pub effort: crate::engine::Effort,
+    /// Submissions weighed.
+    pub candidates: usize,
+    /// Futures played for each.
+    pub playouts: usize,
+    /// Steps looked ahead in each.
+    pub horizon: u32,
+}
+
+impl Default for Player {
+    /// Well under a second a decision on a 2-core machine
+    /// (docs/performance.md).
+    fn default() -> Self {
+        Player { candidates: 12, playouts: 4, horizon: 6 }
+    }
 }
 
 /// `[mail]`: how letters are sent by default.

@@ -825,7 +825,8 @@ fn selfplay(
     let (mut won, mut lost, mut drawn, mut decisions) = (0, 0, 0, 0u64);
     let started = std::time::Instant::now();
     for n in 0..games {
-        let p = crate::selfplay::play(rules, &scenario, seed, n, against, cfg.player.effort).map_err(|e| anyhow!(e))?;
+        let p = crate::selfplay::play(rules, &scenario, seed, n, against, crate::desk::core::computer::effort(cfg))
+            .map_err(|e| anyhow!(e))?;
         decisions += u64::from(p.decisions);
         let r = match p.result {
             R::Won => {

@@ -214,18 +214,11 @@ impl DemoMail {
 /// How hard the computer player thinks at a decision, counted in imagined
 /// steps, never in time (rules read no clock): `candidates` submissions
 /// weighed, each played forward `playouts` times, up to `horizon` steps.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Effort {
     pub candidates: usize,
     pub playouts: usize,
     pub horizon: u32,
-}
-
-impl Default for Effort {
-    fn default() -> Effort {
-        Effort { candidates: 12, playouts: 4, horizon: 6 }
-    }
 }
 
 /// A game's rules with typed state and orders. Implemented once per game;

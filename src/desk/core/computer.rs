@@ -19,6 +19,12 @@ pub const ADJUTANT: &str = "adjutant";
 /// a guard, not a rule.
 const STEPS_AT_ONCE: u32 = 5000;
 
+/// The configured effort of the computer player (`[player]`).
+pub fn effort(cfg: &crate::config::Config) -> crate::engine::Effort {
+    let p = &cfg.player;
+    crate::engine::Effort { candidates: p.candidates, playouts: p.playouts, horizon: p.horizon }
+}
+
 /// Whether adjutant plays `role`.
 pub fn plays(d: &state::DeskState, role: &str) -> bool {
     d.players.get(role).is_some_and(|p| p == ADJUTANT)
@@ -71,7 +77,7 @@ impl Referee<'_> {
             if !plays(&l.desk, &role) || l.game.orders.contains_key(&role) {
                 continue;
             }
-            let thought = l.game.think(&role, self.cfg.player.effort).unwrap_or_default();
+            let thought = l.game.think(&role, effort(self.cfg)).unwrap_or_default();
             let numbered =
                 |lines: &[String]| lines.iter().enumerate().map(|(i, t)| (i + 1, t.clone())).collect::<Vec<_>>();
             let canonical = match l.game.check(&role, &numbered(&thought)) {
@@ -91,6 +97,43 @@ impl Referee<'_> {
             );
             l.game.accept(&role, canonical);
         }
+    }
+
+    /// The moderator's REPLACE: a new player is welcomed; adjutant takes
+    /// the side where the game has a computer player for it, and the
+    /// moderator's reply says which (`Some` text).
+    pub fn replace(
+        &self,
+        l: &mut GameState,
+        batch: &mut Batch,
+        role: &str,
+        email: &str,
+    ) -> Result<Option<String>, Refused> {
+        if email != ADJUTANT {
+            let m =
+                kinds::Moderator { action: kinds::Action::Replace, args: vec![role.to_string(), email.to_string()] };
+            state::apply_moderator(&mut l.desk, &m);
+            batch.entry("moderator", &m);
+            // The new player needs the anchors before their first order,
+            // as everyone had them (dice-v1, step 1).
+            let anchors = self.vault.anchors(&l.game.id)?;
+            batch.letters.push(self.welcome(l, role, email, &anchors));
+            return Ok(None);
+        }
+        Ok(Some(self.replace_with_adjutant(l, batch, role)))
+    }
+
+    fn replace_with_adjutant(&self, l: &mut GameState, batch: &mut Batch, role: &str) -> String {
+        if !can_play(&l.game, role) {
+            let title = l.game.rules.info().title;
+            return format!(
+                "REPLACE {role} ADJUTANT: NOT done: {title} has no computer player for {role}. Nothing was changed."
+            );
+        }
+        let m = kinds::Moderator { action: kinds::Action::Replace, args: vec![role.to_string(), ADJUTANT.into()] };
+        state::apply_moderator(&mut l.desk, &m);
+        batch.entry("moderator", &m);
+        format!("adjutant plays {role} from now on, from what {role} may see; its orders are journaled as adjutant's. REPLACE {role} <email> gives the side back to a player.")
     }
 
     /// A role in civil disorder under `[deadlines] missed = "adjutant"`:

@@ -11,7 +11,7 @@ use super::orders::{
     clip, clipped, command, credential, problem, re, step_of_id, stops_reading, unlisted, Command, LONGEST_LINE,
     MODERATOR_WORDS, PLAYER_WORDS,
 };
-use super::{computer, letters, seen, state, Batch, GameState, Letter, Loose, Map, PassReport, Referee, Refused};
+use super::{letters, seen, state, Batch, GameState, Letter, Loose, Map, PassReport, Referee, Refused};
 use crate::engine::LineError;
 use crate::journal::kinds;
 use crate::mail::{parse, same_address, split_address};
@@ -682,25 +682,11 @@ impl Referee<'_> {
                 }
                 Command::Pause => self.moderator(l, batch, kinds::Action::Pause, vec![]),
                 Command::Resume => self.moderator(l, batch, kinds::Action::Resume, vec![]),
-                Command::Replace { role: r, email } if email == computer::ADJUTANT => {
-                    let text = if computer::can_play(&l.game, &r) {
-                        self.moderator(l, batch, kinds::Action::Replace, vec![r.clone(), email.clone()]);
-                        format!("adjutant plays {r} from now on, from what {r} may see; its orders are journaled as adjutant's. REPLACE {r} <email> gives the side back to a player.")
-                    } else {
-                        format!("REPLACE {r} ADJUTANT: NOT done: {} has no computer player for {r}. Nothing was changed.", l.game.rules.info().title)
-                    };
-                    batch.letters.push(reply(
-                        format!("[{gid}] REPLACE {r}"),
-                        letters::fill("reply", context! { text => text }),
-                        Vec::new(),
-                    ));
-                }
                 Command::Replace { role: r, email } => {
-                    self.moderator(l, batch, kinds::Action::Replace, vec![r.clone(), email.clone()]);
-                    // The new player needs the anchors before their first
-                    // order, as everyone had them (dice-v1, step 1).
-                    let anchors = self.vault.anchors(&l.game.id)?;
-                    batch.letters.push(self.welcome(l, &r, &email, &anchors));
+                    if let Some(text) = self.replace(l, batch, &r, &email)? {
+                        let body = letters::fill("reply", context! { text => text });
+                        batch.letters.push(reply(format!("[{gid}] REPLACE {r}"), body, Vec::new()));
+                    }
                 }
                 Command::ResolveNow => resolve_now = true,
                 Command::Draw | Command::NoDraw | Command::Concede => {
@@ -773,10 +759,8 @@ impl Referee<'_> {
                 }
             }
         }
-        if l.game.ended {
-            return Ok(());
-        }
-        // A side just handed to adjutant sends its orders now.
+        // A side just handed to adjutant sends its orders now (none in
+        // an ended game).
         report.resolved += self.adjutant_turns(l, batch, now)? as usize;
         if l.game.ended {
             return Ok(());
