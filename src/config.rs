@@ -371,3 +371,29 @@ impl Default for Deadlines {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `Config::load` of `text` from a file of its own.
+    fn load(name: &str, text: &str) -> Result<Config, String> {
+        let dir = std::env::temp_dir().join(format!("adjutant-config-{}-{name}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("adjutant.toml");
+        std::fs::write(&path, text).unwrap();
+        let c = Config::load(&path);
+        let _ = std::fs::remove_dir_all(&dir);
+        c
+    }
+
+    #[test]
+    fn a_value_outside_its_choices_is_refused_by_name_with_the_choices() {
+        let e = load("missed", "[deadlines]\nmissed = \"hold\"\n").unwrap_err();
+        assert!(e.contains("[deadlines] missed = \"hold\"") && e.contains("\"no-moves\" or \"adjutant\""), "{e}");
+        let e = load("maps", "[mail]\nmaps = \"gif\"\n").unwrap_err();
+        assert!(e.contains("[mail] maps = \"gif\"") && e.contains("png"), "{e}");
+        let c = load("good", "[deadlines]\nmissed = \"adjutant\"\n[mail]\nmaps = \"none\"\n").unwrap();
+        assert_eq!((c.deadlines.missed.as_str(), c.mail.maps.as_str()), ("adjutant", "none"));
+    }
+}

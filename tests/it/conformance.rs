@@ -8,25 +8,10 @@ use adjutant::engine::{Game, Viewer};
 use adjutant::journal::{kinds, Journal};
 use adjutant::render;
 use adjutant::rules::shared::names;
+use adjutant::rules::shared::player::Pick;
 use std::collections::BTreeMap;
 
 /// splitmix64: a test's own generator for choosing among legal orders.
-struct Rng(u64);
-impl Rng {
-    fn pick(&mut self, n: usize) -> usize {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^= z >> 31;
-        if n == 0 {
-            0
-        } else {
-            (z % n as u64) as usize
-        }
-    }
-}
-
 /// A letter with an accent a player might type in a name.
 fn accented(c: char) -> char {
     match c {
@@ -65,7 +50,7 @@ pub(crate) fn play_scenario(
     seed: u64,
     dir: &std::path::Path,
 ) -> Played {
-    let mut rng = Rng(seed);
+    let mut rng = Pick::new(seed);
     let scenario = scenario.to_string();
     let id = format!("conf-{seed}");
     let mut game = Game::new(&id, rules, &scenario).unwrap();
@@ -126,7 +111,7 @@ pub(crate) fn play_scenario(
             if let Err(e) = game.check(role, &numbered) {
                 panic!("{id} step {}: the no-moves orders {defaults:?} of {role} are refused: {e:?}", game.step);
             }
-            let lines = rules.random_orders(game.state(), role, &mut |n| rng.pick(n));
+            let lines = rules.random_orders(game.state(), role, &mut |n| rng.below(n));
             let numbered: Vec<(usize, String)> = lines.iter().enumerate().map(|(i, l)| (i + 1, l.clone())).collect();
             let canon = game
                 .check(role, &numbered)
@@ -146,8 +131,8 @@ pub(crate) fn play_scenario(
                                 && !vocab.verbs.iter().any(|v| v.eq_ignore_ascii_case(w));
                             w.chars()
                                 .map(|c| {
-                                    let c = if is_name && rng.pick(2) == 0 { accented(c) } else { c };
-                                    if rng.pick(2) == 0 {
+                                    let c = if is_name && rng.below(2) == 0 { accented(c) } else { c };
+                                    if rng.below(2) == 0 {
                                         c.to_lowercase().collect::<String>()
                                     } else {
                                         c.to_uppercase().collect()
@@ -175,8 +160,8 @@ pub(crate) fn play_scenario(
             )
             .unwrap();
             game.accept(role, canon);
-            if rng.pick(3) == 0 {
-                let salt = format!("salt-{}", rng.pick(1000));
+            if rng.below(3) == 0 {
+                let salt = format!("salt-{}", rng.below(1000));
                 j.append(at, &[("salt", &kinds::Salt { step: game.step, role: role.clone(), salt: salt.clone() })])
                     .unwrap();
                 game.salts.insert(role.clone(), salt);
@@ -316,7 +301,7 @@ fn garbage_orders_are_refused_never_panic() {
         "LEFT",
         "RIGHT",
     ];
-    let mut rng = Rng(42);
+    let mut rng = Pick::new(42);
     for rules in adjutant::rules::ALL {
         let scenario = rules.info().scenarios[0].name.clone();
         let game = Game::new("garbage", *rules, &scenario).unwrap();
@@ -332,9 +317,9 @@ fn garbage_orders_are_refused_never_panic() {
         let view = render::ascii::render(&game.view(&Viewer::Moderator));
         vocab.extend(view.split_whitespace().take(400).map(String::from));
         for _ in 0..3000 {
-            let n = rng.pick(6);
-            let line: Vec<&str> = (0..n).map(|_| vocab[rng.pick(vocab.len())].as_str()).collect();
-            let line = line.join(if rng.pick(3) == 0 { ", " } else { " " });
+            let n = rng.below(6);
+            let line: Vec<&str> = (0..n).map(|_| vocab[rng.below(vocab.len())].as_str()).collect();
+            let line = line.join(if rng.below(3) == 0 { ", " } else { " " });
             for role in &roles {
                 if let Err(errors) = rules.check(game.state(), role, &[(1, line.clone())]) {
                     assert!(errors.iter().all(|e| !e.reason.is_empty()), "{line:?}: {errors:?}");

@@ -3,7 +3,8 @@
 //! told, and audit and both verifiers content with the result.
 
 use super::support::*;
-use super::witness::{both, Rng};
+use super::witness::both;
+use adjutant::rules::shared::player::Pick;
 use std::collections::BTreeMap;
 
 /// What a step opened with: the state's digest, its kind and who it awaits.
@@ -175,7 +176,7 @@ fn random_games_with_random_rollbacks_replay_and_verify() {
     for rules in adjutant::rules::ALL {
         let name = rules.info().name;
         let mut t = Table::game(&format!("rollback-{name}"), name, Some("72h"), "committed", Default::default());
-        let mut rng = Rng(name.len() as u64 * 104_729);
+        let mut rng = Pick::new(name.len() as u64 * 104_729);
         let addr: BTreeMap<String, String> = {
             let l = t.desk.load(&t.game).unwrap();
             t.desk.recipients(&l).into_iter().collect()
@@ -185,10 +186,10 @@ fn random_games_with_random_rollbacks_replay_and_verify() {
         let mut rollbacks = 0;
         for _ in 0..24 {
             let l = t.desk.load(&t.game).unwrap();
-            if rng.pick(5) == 0 && openings.len() > 1 {
+            if rng.below(5) == 0 && openings.len() > 1 {
                 // Back to an opening of the history that stands.
                 let keys: Vec<u32> = openings.keys().copied().collect();
-                let to = keys[rng.pick(keys.len())];
+                let to = keys[rng.below(keys.len())];
                 let want = openings[&to].clone();
                 let open = l.game.step;
                 t.send("gm", CAROL, &format!("ROLLBACK {to} random test {rollbacks}"));
@@ -206,7 +207,7 @@ fn random_games_with_random_rollbacks_replay_and_verify() {
             let a = l.game.awaiting();
             for role in a.prompts.keys() {
                 let Some(from) = addr.get(role) else { continue };
-                let lines = l.game.rules.random_orders(l.game.state(), role, &mut |n| rng.pick(n));
+                let lines = l.game.rules.random_orders(l.game.state(), role, &mut |n| rng.below(n));
                 t.send(role, from, &lines.join("\n"));
             }
             let before = l.game.step;

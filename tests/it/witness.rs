@@ -6,6 +6,7 @@
 //! the last tip a player holds fails against every player's mail.
 
 use crate::support::*;
+use adjutant::rules::shared::player::Pick;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -216,26 +217,13 @@ fn every_demo_mailbox_verifies_alone_and_all_together_and_a_cut_journal_fails() 
     let _ = std::fs::remove_dir_all(&root);
 }
 
-/// splitmix64, a test's own generator for choosing orders.
-pub(crate) struct Rng(pub u64);
-impl Rng {
-    pub(crate) fn pick(&mut self, n: usize) -> usize {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^= z >> 31;
-        (z % n.max(1) as u64) as usize
-    }
-}
-
 /// Play a game of `ruleset` by mail with random legal orders (salts,
 /// press, a refused line now and then, silent players left to the
 /// deadline), at most `passes` passes.
 fn play_by_mail(ruleset: &str, seed: u64, passes: usize) -> Table {
     let mut t =
         Table::game(&format!("witness-{ruleset}-{seed}"), ruleset, Some("72h"), "committed", Default::default());
-    let mut rng = Rng(seed);
+    let mut rng = Pick::new(seed);
     let l = t.desk.load(&t.game).unwrap();
     let addr: BTreeMap<String, String> = t.desk.recipients(&l).into_iter().collect();
     for _ in 0..passes {
@@ -246,17 +234,17 @@ fn play_by_mail(ruleset: &str, seed: u64, passes: usize) -> Table {
         let a = l.game.awaiting();
         for role in a.prompts.keys() {
             let Some(from) = addr.get(role) else { continue };
-            if rng.pick(8) == 0 {
+            if rng.below(8) == 0 {
                 continue; // silent: the deadline decides for them
             }
-            let mut lines = l.game.rules.random_orders(l.game.state(), role, &mut |n| rng.pick(n));
-            if rng.pick(3) == 0 && role != "gm" {
-                lines.push(format!("SALT s{}", rng.pick(10_000)));
+            let mut lines = l.game.rules.random_orders(l.game.state(), role, &mut |n| rng.below(n));
+            if rng.below(3) == 0 && role != "gm" {
+                lines.push(format!("SALT s{}", rng.below(10_000)));
             }
-            if rng.pick(6) == 0 {
+            if rng.below(6) == 0 {
                 lines.push("PRESS ALL well met".into());
             }
-            if rng.pick(10) == 0 {
+            if rng.below(10) == 0 {
                 lines.push("MOVE Nobody TO Nowhere".into()); // refused whole
             }
             t.send(role, from, &lines.join("\n"));

@@ -1024,7 +1024,7 @@ impl Rules for Braccio {
                 effort,
                 seed,
                 player::value,
-                None,
+                Some(&player::propose),
             )
         })
     }

@@ -101,3 +101,27 @@ pub fn propose(s: &State, role: &str, pick: &mut dyn FnMut(usize) -> usize) -> V
     }
     vec![Order::Pass]
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::ducs::{Ducs, Queued};
+    use crate::rules::shared::player::{blind, Pick};
+
+    /// The phasing side's queue of attacks, changed where `role` is not
+    /// the phasing side.
+    fn other_secrets(s: &State, role: &str, pick: &mut Pick) -> State {
+        let mut t = s.clone();
+        if s.active != role {
+            t.queue.reverse();
+            let hex = s.hexes[pick.below(s.hexes.len())].name.clone();
+            t.queue.push(Queued { hex, targets: Vec::new(), attackers: Vec::new(), advance: None });
+        }
+        t
+    }
+
+    #[test]
+    fn what_adjutant_believes_and_plays_does_not_depend_on_the_enemys_secrets() {
+        blind::check(&Ducs, "standard", &[ORF, WULF], 40, other_secrets, believed);
+    }
+}

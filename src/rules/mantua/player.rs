@@ -112,8 +112,6 @@ pub fn value(s: &State, role: &str) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dice::Imagined;
-    use crate::engine::{Effort, Rules};
     use crate::rules::mantua::Mantua;
     use crate::rules::shared::player::Pick;
 
@@ -140,36 +138,7 @@ mod tests {
 
     #[test]
     fn what_adjutant_believes_and_plays_does_not_depend_on_the_enemys_secrets() {
-        let rules = Mantua;
-        let mut pick = Pick::new(11);
-        let effort = Effort { candidates: 4, playouts: 1, horizon: 2 };
-        for game in 0..3u8 {
-            let mut s = rules.setup("standard").unwrap();
-            let mut dice = Imagined::new([game; 32]);
-            for step in 0..120u64 {
-                if rules.outcome(&s).is_some() {
-                    break;
-                }
-                let a = rules.awaited(&s);
-                for role in [crate::rules::mantua::AUSTRIA, crate::rules::mantua::FRANCE] {
-                    let changed = other_secrets(&s, role, &mut pick);
-                    assert_eq!(believed(&s, role), believed(&changed, role), "game {game} step {step}, {role}");
-                    if a.roles.iter().any(|r| r == role) && step % 5 == 0 {
-                        let mine = |x: &State| {
-                            rules
-                                .think(x, role, effort, step)
-                                .unwrap()
-                                .iter()
-                                .map(|o| o.to_string())
-                                .collect::<Vec<_>>()
-                        };
-                        assert_eq!(mine(&s), mine(&changed), "game {game} step {step}, {role}'s orders");
-                    }
-                }
-                let orders =
-                    a.roles.iter().map(|r| (r.clone(), rules.random_orders(&s, r, &mut |n| pick.below(n)))).collect();
-                rules.resolve(&mut s, &orders, &mut dice);
-            }
-        }
+        let roles = [crate::rules::mantua::AUSTRIA, crate::rules::mantua::FRANCE];
+        crate::rules::shared::player::blind::check(&Mantua, "standard", &roles, 120, other_secrets, believed);
     }
 }

@@ -86,11 +86,13 @@ pub fn choose<R: Rules>(
     if candidates.len() <= 1 {
         return candidates.pop().unwrap_or_else(|| rules.default_orders(believed, role));
     }
+    // Every submission meets the same futures (the same imagined dice and
+    // the same random answers, as far as the play allows): the weighing
+    // compares submissions, not their luck.
+    let futures: Vec<u64> = (0..effort.playouts.max(1)).map(|_| pick.below(usize::MAX) as u64).collect();
     let mut best = (f64::NEG_INFINITY, 0);
     for (i, mine) in candidates.iter().enumerate() {
-        let total: f64 = (0..effort.playouts.max(1))
-            .map(|_| future(rules, believed, role, mine, effort.horizon, &mut pick, &value))
-            .sum();
+        let total: f64 = futures.iter().map(|&f| future(rules, believed, role, mine, effort.horizon, f, &value)).sum();
         if total > best.0 {
             best = (total, i);
         }
@@ -110,12 +112,12 @@ fn future<R: Rules>(
     role: &str,
     mine: &[R::Order],
     horizon: u32,
-    pick: &mut Pick,
+    seed: u64,
     value: &impl Fn(&R::State, &str) -> f64,
 ) -> f64 {
     let mut s = believed.clone();
-    let seed = sha256(&(pick.below(usize::MAX) as u64).to_le_bytes());
-    let mut dice = Imagined::new(seed);
+    let mut pick = Pick::new(seed);
+    let mut dice = Imagined::new(sha256(&seed.to_le_bytes()));
     for step in 0..horizon.max(1) {
         if rules.outcome(&s).is_some() {
             break;
@@ -142,5 +144,60 @@ fn future<R: Rules>(
         Some(o) if o.winner.is_some() => -WON,
         Some(_) => DRAWN,
         None => value(&s, role),
+    }
+}
+
+/// Test support: a game's computer player is blind to what its side may
+/// not know.
+#[cfg(test)]
+pub mod blind {
+    use super::Pick;
+    use crate::dice::Imagined;
+    use crate::engine::{Effort, Rules};
+
+    /// Plays three random games of `scenario` for up to `steps` steps. At
+    /// each step, for every role, `secrets` changes what that role may not
+    /// know; neither `believed` nor, every fifth step the role is awaited,
+    /// the orders it thinks out may change. Fails too if `secrets` never
+    /// changed anything, which would make the check empty.
+    pub fn check<R: Rules>(
+        rules: &R,
+        scenario: &str,
+        roles: &[&str],
+        steps: u64,
+        secrets: impl Fn(&R::State, &str, &mut Pick) -> R::State,
+        believed: impl Fn(&R::State, &str) -> R::State,
+    ) {
+        let text = |s: &R::State| toml::to_string(s).expect("a state serializes");
+        let effort = Effort { candidates: 4, playouts: 1, horizon: 2 };
+        let mut pick = Pick::new(11);
+        let mut changed_any = 0;
+        for game in 0..3u8 {
+            let mut s = rules.setup(scenario).expect("scenario");
+            let mut dice = Imagined::new([game; 32]);
+            for step in 0..steps {
+                if rules.outcome(&s).is_some() {
+                    break;
+                }
+                let a = rules.awaited(&s);
+                for &role in roles {
+                    let changed = secrets(&s, role, &mut pick);
+                    changed_any += usize::from(text(&changed) != text(&s));
+                    let why = format!("{scenario} game {game} step {step}, {role}");
+                    assert_eq!(text(&believed(&s, role)), text(&believed(&changed, role)), "{why}");
+                    if a.roles.iter().any(|r| r == role) && step % 5 == 0 {
+                        let mine = |x: &R::State| {
+                            let o = rules.think(x, role, effort, step).expect("a computer player");
+                            o.iter().map(|o| o.to_string()).collect::<Vec<_>>()
+                        };
+                        assert_eq!(mine(&s), mine(&changed), "{why}: its orders");
+                    }
+                }
+                let orders =
+                    a.roles.iter().map(|r| (r.clone(), rules.random_orders(&s, r, &mut |n| pick.below(n)))).collect();
+                rules.resolve(&mut s, &orders, &mut dice);
+            }
+        }
+        assert!(changed_any > 0, "{scenario}: the secrets never changed, so nothing was checked");
     }
 }

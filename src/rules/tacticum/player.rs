@@ -39,3 +39,34 @@ pub fn value(s: &State, role: &str) -> f64 {
         })
         .sum()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::shared::player::{blind, Pick};
+    use crate::rules::tacticum::Tacticum;
+
+    /// While armies set up, every army not a friend of `role`'s already
+    /// placed, as a consul's mail sent before `role`'s would leave it: its
+    /// example set-up with its Infantry's squares dealt in another order.
+    fn other_secrets(s: &State, role: &str, pick: &mut Pick) -> State {
+        let mut t = s.clone();
+        let Some(me) = s.army_index(role) else { return t };
+        if s.phase == "setup" {
+            for (a, army) in t.armies.iter_mut().enumerate() {
+                if !s.friends(a, me) && s.example.get(a).is_some_and(|e| e.infantry.len() > 1) {
+                    *army = s.example[a].clone();
+                    let k = 1 + pick.below(army.infantry.len() - 1);
+                    army.infantry.rotate_left(k);
+                }
+            }
+        }
+        t
+    }
+
+    #[test]
+    fn what_adjutant_believes_and_plays_does_not_depend_on_the_enemys_secrets() {
+        let roles = ["white", "black", "blue", "red"];
+        blind::check(&Tacticum, "consuls", &roles, 12, other_secrets, believed);
+    }
+}
