@@ -132,9 +132,10 @@ impl Desk {
         }
         // Read these tips afresh next time, unless [`Desk::keep`] records
         // the key of the one this desk writes.
-        let mut tips = self.tips.lock().unwrap_or_else(|e| e.into_inner());
-        for (l, _, _) in &staged {
-            tips.remove(&l.game.id);
+        if let Some(tips) = self.tips.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
+            for (l, _, _) in &staged {
+                tips.remove(&l.game.id);
+            }
         }
         Ok(())
     }

@@ -28,6 +28,7 @@ mod outbound;
 pub mod pass;
 pub mod seen;
 pub mod store;
+mod tips;
 
 pub use self::core::{deadlines, letters, Batch, DeskState, GameState, Letter, PassReport, Referee};
 use crate::config::{Config, Inbound as InCfg, Outbound as OutCfg};
@@ -169,7 +170,12 @@ pub struct Desk {
     /// of a long-running daemon costs two `stat`s a game. A tip is always
     /// replaced by a new file after the journal grew, so a changed tip (this
     /// process or a CLI command) is never taken for the old one.
-    tips: std::sync::Mutex<HashMap<String, (TipKey, Option<store::Due>)>>,
+    /// Read from the data folder's tips index when first asked (a
+    /// command that reads no deadline never reads it), so a cold pass
+    /// costs the same two `stat`s a game (`tips.rs`).
+    tips: std::sync::Mutex<Option<tips::Tips>>,
+    /// Whether `tips` has learnt something since the index was written.
+    tips_learnt: std::sync::atomic::AtomicBool,
     /// Games committed by this desk, kept for its next passes (a running
     /// daemon then loads a game from disk once, not once a pass).
     kept: std::sync::Mutex<Kept>,
@@ -209,8 +215,7 @@ struct KeptGame {
     game: Loaded,
 }
 
-/// What identifies one version of a tip file.
-type TipKey = (u64, std::time::SystemTime, u64, u64);
+use tips::TipKey;
 
 impl Desk {
     /// Open the data folder, creating it and the server key on first use.
@@ -265,6 +270,7 @@ impl Desk {
             cfg,
             key,
             tips: Default::default(),
+            tips_learnt: Default::default(),
             kept: Default::default(),
             spooled: Default::default(),
             released: Default::default(),
@@ -370,6 +376,7 @@ impl Desk {
     fn due_of(&self, id: &str) -> Option<store::Due> {
         let key = self.tip_key(id)?;
         let mut tips = self.tips.lock().unwrap_or_else(|e| e.into_inner());
+        let tips = tips.get_or_insert_with(|| tips::read(&self.data));
         if let Some((k, due)) = tips.get(id) {
             if *k == key {
                 return due.clone();
@@ -377,7 +384,22 @@ impl Desk {
         }
         let due = store::read_tip(&self.data, id).and_then(|t| t.due);
         tips.insert(id.to_string(), (key, due.clone()));
+        self.tips_learnt.store(true, std::sync::atomic::Ordering::Relaxed);
         due
+    }
+
+    /// Write the tips index if a tip was read since it was last written:
+    /// `ids` are the games in the folder. A failure costs the next cold
+    /// pass its reads, nothing else, so it is logged.
+    fn write_tips_index(&self, ids: &[String]) {
+        if !self.tips_learnt.swap(false, std::sync::atomic::Ordering::Relaxed) {
+            return;
+        }
+        let tips = self.tips.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(tips) = tips.as_ref() else { return };
+        if let Err(e) = tips::write(&self.data, tips, ids) {
+            warn!(path = %tips::path(&self.data).display(), error = %e, "cannot write the tips index");
+        }
     }
 
     /// What identifies the game's tip and journal as they are on disk now.
@@ -440,7 +462,10 @@ impl Desk {
             // The deadline facts its tip now holds, under the same key: the
             // pass's deadline scan need not read back the tip just written.
             let due = Some(store::Due::of(&l));
-            self.tips.lock().unwrap_or_else(|e| e.into_inner()).insert(l.game.id.clone(), (key, due));
+            let mut tips = self.tips.lock().unwrap_or_else(|e| e.into_inner());
+            tips.get_or_insert_with(|| tips::read(&self.data)).insert(l.game.id.clone(), (key, due));
+            drop(tips);
+            self.tips_learnt.store(true, std::sync::atomic::Ordering::Relaxed);
             // What this desk just wrote, when it wrote the snapshot itself.
             let snapshot = l.saved.or_else(|| snapshot_digest(&l));
             if cap == 0 {

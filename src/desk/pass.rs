@@ -167,19 +167,20 @@ impl Desk {
         let reminder = self.cfg.deadlines.reminder();
         let mut due: Vec<(Loaded, Batch)> = Vec::new();
         let mut weight = 0;
-        for id in self.game_folders()? {
+        let ids = self.game_folders()?;
+        for id in &ids {
             // The tip's copy of the deadline facts spares loading the game
             // (a game without a tip, from an older adjutant, is loaded).
-            match self.due_of(&id) {
+            match self.due_of(id) {
                 Some(d) if d.pending(now, reminder) == Pending::Nothing => continue,
                 Some(_) => {}
-                None if !super::store::game_dir(&self.data, &id).join("journal.toml").exists() => continue,
+                None if !super::store::game_dir(&self.data, id).join("journal.toml").exists() => continue,
                 None => {}
             }
-            let mut l = match self.load(&id) {
+            let mut l = match self.load(id) {
                 Ok(l) => l,
                 Err(Error::Store(super::store::Error::Held { message, .. })) => {
-                    self.tell_held(&id, &message, now)?;
+                    self.tell_held(id, &message, now)?;
                     continue;
                 }
                 Err(e) => {
@@ -223,6 +224,7 @@ impl Desk {
         }
         self.commit_all(due.iter_mut().map(|(l, b)| (l, std::mem::take(b))).collect(), now)?;
         self.keep(due.into_iter().map(|(l, _)| l));
+        self.write_tips_index(&ids);
         Ok(())
     }
 

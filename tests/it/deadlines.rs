@@ -74,6 +74,35 @@ fn a_running_desk_sees_a_deadline_another_process_moved() {
     assert_eq!(watcher.run_once(later).unwrap().resolved, 1, "the watcher read the new tip");
 }
 
+/// A cold pass (cron's `run --once`, a restart) learns which games are due
+/// from the data folder's tips index; an entry another process made stale
+/// since, or an index damaged or gone, must never hide a deadline.
+#[test]
+fn a_cold_pass_trusts_the_tips_index_only_for_tips_unchanged_since() {
+    let mut t = table("index", Policy { early_delay: Some("10m".into()), ..Policy::default() });
+    let (dir, cfg) = (t.dir.clone(), t.desk.cfg.clone());
+    let cold = |now| adjutant::desk::Desk::open(&dir, cfg.clone()).unwrap().run_once(now).unwrap().resolved;
+    assert_eq!(cold(t.now), 0, "nothing due for three hours");
+    let index = t.dir.join("secrets/tips.index");
+    let written = std::fs::read_to_string(&index).expect("the pass wrote the index");
+    assert!(written.lines().any(|l| l.starts_with("g1\t")), "{written}");
+    t.send("austria", ALICE, "PLACE Laudon AT Riva");
+    t.send("france", BOB, "PLACE Bonaparte AT Verona");
+    assert_eq!(t.pass().resolved, 0, "everyone is in; the step now resolves in ten minutes");
+    let later = t.now + chrono::Duration::minutes(11);
+    // The index still says three hours, but g1's tip is not the one it saw.
+    std::fs::write(&index, &written).unwrap();
+    assert_eq!(cold(later), 1, "a stale entry is read again from the tip");
+    // Damaged, or gone: the tips are read, and the index written anew.
+    let later = later + chrono::Duration::hours(3) + chrono::Duration::minutes(1);
+    std::fs::write(&index, "adjutant tips index 1\ng1\tgarbage\n").unwrap();
+    assert_eq!(cold(later), 1, "a damaged index hides no deadline past");
+    std::fs::remove_file(&index).unwrap();
+    assert_eq!(cold(later), 0, "and nothing is resolved twice");
+    assert!(std::fs::read_to_string(&index).is_ok_and(|x| x.contains("g1\t")), "rebuilt");
+    assert_audits(&t.dir.join("games/g1/journal.toml"));
+}
+
 /// A running daemon also keeps the games it committed in memory; a game
 /// another process wrote to since must be read from disk again, or the
 /// daemon would chain its next entries onto an old tip and lose the other
