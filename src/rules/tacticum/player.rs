@@ -1,7 +1,7 @@
 //! adjutant's play of an army (`rules::shared::player`): the state as the
 //! army may know it, and how good a position is for it.
 
-use super::State;
+use super::{Goal, State};
 
 /// The state as `role` may know it. Tacticum hides one thing: an enemy's
 /// set-up in X before every army stands (S10-2), so while armies set up
@@ -21,23 +21,45 @@ pub fn believed(s: &State, role: &str) -> State {
     b
 }
 
+/// What a square nearer a march's end is worth, in units: enough to
+/// set the piece going, less than a unit lost on the way.
+const MARCH: f64 = 0.25;
+
 /// Units on the board, the side's against the enemies' (every objective
 /// short of a Trap or a march is won by taking units: S3-9, the
 /// scenarios' goals), with a Commander worth three units, since losing one
-/// loses most scenarios and a Trapped one ends the game.
+/// loses most scenarios and a Trapped one ends the game; and for the goals
+/// won by a march (a Commander on a hilltop or a square, S4; the Prisoner
+/// to the valley's end, SO2-1), how far each side's piece still has to go.
 pub fn value(s: &State, role: &str) -> f64 {
     let Some(me) = s.army_index(role) else { return 0.0 };
-    (0..s.armies.len())
+    let sign = |a: usize| if s.friends(a, me) { 1.0 } else { -1.0 };
+    let units: f64 = (0..s.armies.len())
         .map(|a| {
             let army = &s.armies[a];
-            let worth = s.on_board(a) as f64 + if army.commander.is_empty() { 0.0 } else { 2.0 };
-            if s.friends(a, me) {
-                worth
-            } else {
-                -worth
-            }
+            sign(a) * (s.on_board(a) as f64 + if army.commander.is_empty() { 0.0 } else { 2.0 })
         })
-        .sum()
+        .sum();
+    let marches: f64 = s
+        .objectives
+        .iter()
+        .filter_map(|o| {
+            let a = s.army_index(&o.army)?;
+            let army = &s.armies[a];
+            let to_cells = |from: &str, cells: &[String]| {
+                let f = s.sq(from)?;
+                cells.iter().filter_map(|c| s.sq(c)).map(|c| f.col.abs_diff(c.col) + f.row.abs_diff(c.row)).min()
+            };
+            let left = match o.kind {
+                Goal::Hilltop => to_cells(&army.commander, &s.terrain.hilltops)?,
+                Goal::Reach => to_cells(&army.commander, &o.cells)?,
+                Goal::PrisonerRow => (o.count as u8).saturating_sub(1).abs_diff(s.sq(&army.prisoner)?.row),
+                _ => return None,
+            };
+            Some(-sign(a) * MARCH * f64::from(left))
+        })
+        .sum();
+    units + marches
 }
 
 #[cfg(test)]
