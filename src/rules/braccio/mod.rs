@@ -1016,16 +1016,6 @@ impl Rules for Braccio {
     }
 
     fn think(&self, s: &State, role: &str, effort: Effort, seed: u64) -> Option<Vec<Order>> {
-        s.roles().contains(&role).then(|| {
-            crate::rules::shared::player::choose(
-                self,
-                &player::believed(s, role),
-                role,
-                effort,
-                seed,
-                player::value,
-                Some(&player::propose),
-            )
-        })
+        s.roles().contains(&role).then(|| player::MIND.think(self, s, role, effort, seed))
     }
 }

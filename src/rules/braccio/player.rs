@@ -3,6 +3,10 @@
 
 use super::flow::{can_activate, eligible, general_problem};
 use super::{Order, OrderKind, Pending, State};
+use crate::rules::shared::player::Mind;
+
+/// This game's computer player (`rules::shared::player`).
+pub const MIND: Mind<State, Order> = Mind { believed, value, propose: Some(propose) };
 
 /// The state as `role` may know it: the enemy's standing policies (3.4),
 /// its secret plans and its NEXT pre-commitment are its own; the enemy

@@ -602,17 +602,7 @@ impl Rules for Ducs {
     }
 
     fn think(&self, s: &State, role: &str, effort: Effort, seed: u64) -> Option<Vec<Order>> {
-        SIDES.contains(&role).then(|| {
-            crate::rules::shared::player::choose(
-                self,
-                &player::believed(s, role),
-                role,
-                effort,
-                seed,
-                player::value,
-                Some(&player::propose),
-            )
-        })
+        SIDES.contains(&role).then(|| player::MIND.think(self, s, role, effort, seed))
     }
 }
 

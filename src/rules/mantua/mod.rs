@@ -1070,17 +1070,7 @@ impl Rules for Mantua {
     }
 
     fn think(&self, s: &State, role: &str, effort: Effort, seed: u64) -> Option<Vec<Order>> {
-        [AUSTRIA, FRANCE].contains(&role).then(|| {
-            crate::rules::shared::player::choose(
-                self,
-                &player::believed(s, role),
-                role,
-                effort,
-                seed,
-                player::value,
-                None,
-            )
-        })
+        [AUSTRIA, FRANCE].contains(&role).then(|| player::MIND.think(self, s, role, effort, seed))
     }
 
     fn random_orders(&self, s: &State, role: &str, pick: &mut dyn FnMut(usize) -> usize) -> Vec<Order> {

@@ -46,20 +46,42 @@ impl Pick {
 /// marching on the objectives, say), beside the random legal ones: where
 /// a step moves many pieces, a handful of random submissions rarely holds
 /// a plan.
-pub type Propose<'a, S, O> = &'a dyn Fn(&S, &str, &mut dyn FnMut(usize) -> usize) -> Vec<O>;
+pub type Propose<S, O> = fn(&S, &str, &mut dyn FnMut(usize) -> usize) -> Vec<O>;
+
+/// What a game gives its computer player: the state as a role may know
+/// it (every fact hidden from the role replaced), how good a position is
+/// for a role (higher is better), and its purposeful submissions if any.
+pub struct Mind<S, O> {
+    pub believed: fn(&S, &str) -> S,
+    pub value: fn(&S, &str) -> f64,
+    pub propose: Option<Propose<S, O>>,
+}
+
+impl<S, O> Mind<S, O> {
+    /// The submission `role` makes in `s`: the best of the submissions
+    /// weighed, searched on what `role` believes, never on `s` itself.
+    pub fn think<R: Rules<State = S, Order = O>>(
+        &self,
+        rules: &R,
+        s: &S,
+        role: &str,
+        effort: Effort,
+        seed: u64,
+    ) -> Vec<O> {
+        choose(rules, &(self.believed)(s, role), role, effort, seed, self)
+    }
+}
 
 /// The submission `role` makes in `believed`, the state as that role may
-/// know it (the game's own `believed`, never the state itself): the best
-/// of the submissions weighed by `value`, higher being better for `role`.
-/// Half the submissions weighed come from `propose` where a game has one.
-pub fn choose<R: Rules>(
+/// know it: the best of the submissions weighed by the mind's `value`.
+/// Half the submissions weighed come from its `propose` where it has one.
+fn choose<R: Rules>(
     rules: &R,
     believed: &R::State,
     role: &str,
     effort: Effort,
     seed: u64,
-    value: impl Fn(&R::State, &str) -> f64,
-    propose: Option<Propose<R::State, R::Order>>,
+    mind: &Mind<R::State, R::Order>,
 ) -> Vec<R::Order> {
     let mut pick = Pick::new(seed);
     let mut candidates: Vec<Vec<R::Order>> = Vec::new();
@@ -77,7 +99,7 @@ pub fn choose<R: Rules>(
         if candidates.len() >= effort.candidates.max(1) {
             break;
         }
-        let orders = match propose {
+        let orders = match mind.propose {
             Some(p) if i % 2 == 0 => p(believed, role, &mut |n| pick.below(n)),
             _ => rules.random_orders(believed, role, &mut |n| pick.below(n)),
         };
@@ -92,7 +114,8 @@ pub fn choose<R: Rules>(
     let futures: Vec<u64> = (0..effort.playouts.max(1)).map(|_| pick.below(usize::MAX) as u64).collect();
     let mut best = (f64::NEG_INFINITY, 0);
     for (i, mine) in candidates.iter().enumerate() {
-        let total: f64 = futures.iter().map(|&f| future(rules, believed, role, mine, effort.horizon, f, &value)).sum();
+        let total: f64 =
+            futures.iter().map(|&f| future(rules, believed, role, mine, effort.horizon, f, &mind.value)).sum();
         if total > best.0 {
             best = (total, i);
         }

@@ -745,15 +745,7 @@ impl Rules for Tacticum {
 
     fn think(&self, s: &State, role: &str, effort: Effort, seed: u64) -> Option<Vec<Order>> {
         s.army_index(role)?;
-        Some(crate::rules::shared::player::choose(
-            self,
-            &player::believed(s, role),
-            role,
-            effort,
-            seed,
-            player::value,
-            None,
-        ))
+        Some(player::MIND.think(self, s, role, effort, seed))
     }
 
     fn random_orders(&self, s: &State, role: &str, pick: &mut dyn FnMut(usize) -> usize) -> Vec<Order> {
