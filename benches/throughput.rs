@@ -467,11 +467,12 @@ fn main() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// What mailing maps costs: one `adjutant run --once` over a backlog of
-/// `games` Mantua games, each with one order mail and its deadline past
-/// (so the pass resolves a step of each and mails its three results), run
-/// with `[mail] maps = "png"` (the default) and with "none" on copies of
-/// one folder, in turns: steps/s and peak memory (/usr/bin/time) of each.
+/// What mailing maps costs: one pass over a backlog of `games` Mantua
+/// games, each with one order mail and its deadline past (so the pass
+/// resolves a step of each and mails its three results), run with `[mail]
+/// maps = "png"` (the default) and with "none" on copies of one folder, in
+/// turns, by `adjutant run --once` and by the daemon: steps/s and peak
+/// memory of each.
 fn maps(games: usize) {
     let dir = std::env::temp_dir().join(format!("adjutant-bench-maps-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
@@ -493,44 +494,84 @@ fn maps(games: usize) {
     desk.deliver().unwrap();
     drop(desk);
     let _ = std::fs::remove_dir_all(base.join("mail/outbox"));
+    let outbox = |run: &std::path::Path| -> usize {
+        std::fs::read_dir(run.join("mail/outbox"))
+            .map(|d| d.flatten().map(|b| std::fs::read_dir(b.path().join("new")).map_or(0, |n| n.count())).sum())
+            .unwrap_or(0)
+    };
     for round in 0..2 {
         for maps in ["png", "none"] {
-            let run = dir.join(format!("{maps}{round}"));
-            let copied = std::process::Command::new("cp").arg("-a").arg(&base).arg(&run).status();
-            assert!(copied.is_ok_and(|s| s.success()), "cannot copy the backlog");
-            let config = dir.join(format!("{maps}.toml"));
-            let limits = "[limits]\nreplies_per_hour = 4294967295\n";
-            std::fs::write(&config, format!("{limits}[mail]\nmaps = \"{maps}\"\n")).unwrap();
-            let start = Instant::now();
-            let out = std::process::Command::new("/usr/bin/time")
-                .args(["-f", "%M"])
-                .arg(env!("CARGO_BIN_EXE_adjutant"))
-                .arg("--config")
-                .arg(&config)
-                .arg("--data")
-                .arg(&run)
-                .args(["-q", "run", "--once"])
-                .output();
-            let secs = start.elapsed().as_secs_f64();
-            let Ok(o) = out else {
-                println!("maps: no /usr/bin/time to measure the peak memory");
-                return;
-            };
-            let peak_kb: f64 =
-                String::from_utf8_lossy(&o.stderr).lines().last().and_then(|l| l.trim().parse().ok()).unwrap_or(0.0);
-            let after = Desk::open(&run, Config::default()).unwrap();
-            let steps: usize =
-                (0..games).map(|g| after.load(&format!("m{g}")).map_or(0, |l| l.game.step - 1) as usize).sum();
-            let mails: usize = std::fs::read_dir(run.join("mail/outbox"))
-                .map(|d| d.flatten().map(|b| std::fs::read_dir(b.path().join("new")).map_or(0, |n| n.count())).sum())
-                .unwrap_or(0);
-            println!(
-                "maps = {maps:4}: {games} order mails in one pass, {steps} steps resolved, {mails} mails sent, {secs:.1} s ({:.0} steps/s), peak memory {:.0} MB{}",
-                steps as f64 / secs,
-                peak_kb / 1024.0,
-                if o.status.success() { "" } else { " (the pass FAILED)" }
-            );
-            let _ = std::fs::remove_dir_all(&run);
+            let mut expected = 0;
+            // `run --once` keeps no game warm (its process ends); the daemon
+            // keeps up to `[limits] games_in_memory` (1,000 by default) for
+            // its next passes, so its first pass over the backlog is
+            // measured too: its peak memory is read from /proc while it
+            // idles after that pass, then it is stopped.
+            for daemon in [false, true] {
+                let run = dir.join(format!("{maps}{round}{daemon}"));
+                let copied = std::process::Command::new("cp").arg("-a").arg(&base).arg(&run).status();
+                assert!(copied.is_ok_and(|s| s.success()), "cannot copy the backlog");
+                let config = dir.join(format!("{maps}.toml"));
+                let limits = "[limits]\nreplies_per_hour = 4294967295\n";
+                std::fs::write(&config, format!("{limits}[mail]\nmaps = \"{maps}\"\n")).unwrap();
+                let adjutant = |program: &str| {
+                    let mut cmd = std::process::Command::new(program);
+                    if program != env!("CARGO_BIN_EXE_adjutant") {
+                        cmd.args(["-f", "%M", env!("CARGO_BIN_EXE_adjutant")]);
+                    }
+                    cmd.arg("--config").arg(&config).arg("--data").arg(&run).args(["-q", "run"]);
+                    cmd
+                };
+                let start = Instant::now();
+                let (secs, peak_mb, ok) = if daemon {
+                    let spawned = adjutant(env!("CARGO_BIN_EXE_adjutant"))
+                        .stdout(std::process::Stdio::null())
+                        .stderr(std::process::Stdio::null())
+                        .spawn();
+                    let Ok(mut child) = spawned else {
+                        println!("maps: the daemon does not start");
+                        return;
+                    };
+                    while outbox(&run) < expected && start.elapsed().as_secs() < 1800 {
+                        std::thread::sleep(std::time::Duration::from_millis(50));
+                    }
+                    let secs = start.elapsed().as_secs_f64();
+                    let status = std::fs::read_to_string(format!("/proc/{}/status", child.id())).unwrap_or_default();
+                    let hwm_kb: f64 = status
+                        .lines()
+                        .find_map(|l| l.strip_prefix("VmHWM:"))
+                        .and_then(|v| v.split_whitespace().next()?.parse().ok())
+                        .unwrap_or(0.0);
+                    // SAFETY: a signal to our own child, still unreaped.
+                    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+                    let ok = child.wait().is_ok_and(|s| s.success()) && outbox(&run) == expected;
+                    (secs, hwm_kb / 1024.0, ok)
+                } else {
+                    let Ok(o) = adjutant("/usr/bin/time").arg("--once").output() else {
+                        println!("maps: no /usr/bin/time to measure the peak memory");
+                        return;
+                    };
+                    let secs = start.elapsed().as_secs_f64();
+                    let peak_kb: f64 = String::from_utf8_lossy(&o.stderr)
+                        .lines()
+                        .last()
+                        .and_then(|l| l.trim().parse().ok())
+                        .unwrap_or(0.0);
+                    (secs, peak_kb / 1024.0, o.status.success())
+                };
+                let after = Desk::open(&run, Config::default()).unwrap();
+                let steps: usize =
+                    (0..games).map(|g| after.load(&format!("m{g}")).map_or(0, |l| l.game.step - 1) as usize).sum();
+                let mails = outbox(&run);
+                expected = mails;
+                println!(
+                    "maps = {maps:4}, {}: {games} order mails in one pass, {steps} steps resolved, {mails} mails sent, {secs:.1} s ({:.0} steps/s), peak memory {peak_mb:.0} MB{}",
+                    if daemon { "daemon    " } else { "run --once" },
+                    steps as f64 / secs,
+                    if ok { "" } else { " (the pass FAILED)" }
+                );
+                let _ = std::fs::remove_dir_all(&run);
+            }
         }
     }
     let _ = std::fs::remove_dir_all(&dir);

@@ -270,7 +270,8 @@ pub struct Limits {
     /// Steps one dice chain of a new game serves before it is renewed.
     pub chain_length: u32,
     /// Games a running daemon keeps in memory between passes (0: none);
-    /// past it the least recently committed is read from disk again.
+    /// past it the least recently committed is read from disk again. A
+    /// pass over a backlog keeps none (`Desk::keep`).
     pub games_in_memory: usize,
     /// Inbound messages of the local Maildir one group commit covers (at
     /// most 4,096): the journals are synced and the messages marked once a

@@ -84,6 +84,10 @@ pub struct Open {
     game_in_hand: Option<String>,
     /// The message in hand is for a held game, and waits in the inbox.
     waits: bool,
+    /// The pass's letters passed their budget before its groups ended: a
+    /// backlog (after an outage, say). Its games are then settled after
+    /// each group and not kept warm ([`Desk::keep`]).
+    pub backlog: bool,
 }
 
 impl Open {
@@ -446,11 +450,29 @@ impl Desk {
         }
     }
 
-    /// Keep games just committed for the next pass. Only games whose batch
+    /// How many games this desk keeps warm for its next pass.
+    pub fn games_kept(&self) -> usize {
+        self.kept.lock().unwrap_or_else(|e| e.into_inner()).games.len()
+    }
+
+    /// A pass turned out to be a backlog: drop every game kept warm, so the
+    /// pages they hold are free for its pictures ([`Desk::keep`]); the pass
+    /// loads the ones it needs.
+    fn cool(&self) {
+        self.kept.lock().unwrap_or_else(|e| e.into_inner()).games.clear();
+    }
+
+    /// Keep games just committed for the next pass, if `warm`; either way
+    /// learn the deadline facts their tips now hold. Only games whose batch
     /// was committed are kept: what they hold in memory is then exactly
     /// what their snapshot says.
-    fn keep(&self, games: impl IntoIterator<Item = Loaded>) {
-        let cap = self.cfg.limits.games_in_memory;
+    ///
+    /// A backlog's games are not kept warm: loaded between the pass's
+    /// pictures, a thousand small games pin the pages those pictures freed,
+    /// and the pass's peak memory grows by half (docs/performance.md). The
+    /// next pass loads the few it needs.
+    fn keep(&self, games: impl IntoIterator<Item = Loaded>, warm: bool) {
+        let cap = if warm { self.cfg.limits.games_in_memory } else { 0 };
         let mut k = self.kept.lock().unwrap_or_else(|e| e.into_inner());
         for mut l in games {
             // A kept game holds no descriptor between passes (a thousand

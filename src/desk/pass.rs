@@ -26,6 +26,11 @@ pub use crate::config::GROUP;
 /// commit costs two syncs; 2 MB is a score of Mantua games' letters.
 const PENDING_LETTERS: usize = 2 << 20;
 
+/// More games than this with mail in one pass, or with a step due, make it a
+/// backlog (after an outage, say): a daemon that polls every minute meets a
+/// few at a time.
+const BACKLOG: usize = 64;
+
 /// Messages fetched from an inbox: (id, raw bytes).
 pub type Fetched<Id> = Vec<(Id, Vec<u8>)>;
 
@@ -167,16 +172,33 @@ impl Desk {
         let reminder = self.cfg.deadlines.reminder();
         let mut due: Vec<(Loaded, Batch)> = Vec::new();
         let mut weight = 0;
+        let mut backlog = false;
         let ids = self.game_folders()?;
-        for id in &ids {
-            // The tip's copy of the deadline facts spares loading the game
-            // (a game without a tip, from an older adjutant, is loaded).
-            match self.due_of(id) {
-                Some(d) if d.pending(now, reminder) == Pending::Nothing => continue,
-                Some(_) => {}
-                None if !super::store::game_dir(&self.data, id).join("journal.toml").exists() => continue,
-                None => {}
-            }
+        // The tip's copy of the deadline facts spares loading the game (a
+        // game without a tip, from an older adjutant, is loaded).
+        let mut resolving = 0;
+        let candidates: Vec<&String> = ids
+            .iter()
+            .filter(|id| match self.due_of(id) {
+                Some(d) => match d.pending(now, reminder) {
+                    Pending::Nothing => false,
+                    Pending::Remind => true,
+                    Pending::Resolve => {
+                        resolving += 1;
+                        true
+                    }
+                },
+                None => super::store::game_dir(&self.data, id).join("journal.toml").exists(),
+            })
+            .collect();
+        // Many steps due at once (after an outage) is a backlog: the games
+        // kept warm are dropped before its first picture is drawn, not
+        // after, and its games are not kept ([`Desk::keep`]).
+        if resolving > BACKLOG {
+            backlog = true;
+            self.cool();
+        }
+        for id in candidates {
             let mut l = match self.load(id) {
                 Ok(l) => l,
                 Err(Error::Store(super::store::Error::Held { message, .. })) => {
@@ -213,8 +235,12 @@ impl Desk {
                     // weekend's outage) never holds all its maps.
                     if weight > PENDING_LETTERS {
                         self.commit_all(due.iter_mut().map(|(l, b)| (l, std::mem::take(b))).collect(), now)?;
-                        self.keep(due.drain(..).map(|(l, _)| l));
+                        self.keep(due.drain(..).map(|(l, _)| l), false);
                         weight = 0;
+                        if !backlog {
+                            backlog = true;
+                            self.cool();
+                        }
                     }
                 }
                 Ok(Err(e @ (Error::Io { .. } | Error::Journal(_)))) => return Err(e),
@@ -223,7 +249,7 @@ impl Desk {
             }
         }
         self.commit_all(due.iter_mut().map(|(l, b)| (l, std::mem::take(b))).collect(), now)?;
-        self.keep(due.into_iter().map(|(l, _)| l));
+        self.keep(due.into_iter().map(|(l, _)| l), !backlog);
         self.write_tips_index(&ids);
         Ok(())
     }
@@ -299,12 +325,23 @@ impl Desk {
                 if stop.load(Ordering::SeqCst) {
                     break;
                 }
+                // A pass that opens many games is a backlog: its groups
+                // are settled as they commit and its games are not kept
+                // warm ([`Desk::keep`]).
+                if !open.backlog && open.games.len() > BACKLOG {
+                    open.backlog = true;
+                    self.cool();
+                }
                 // A group is committed early once its letters would hold
                 // more than a budget (looked at every few messages: the
-                // sum is over the games open).
+                // sum is over the games open), and the pass is a backlog.
                 if report.messages.is_multiple_of(32)
                     && open.games.values().map(|(_, b)| b.weight()).sum::<usize>() > PENDING_LETTERS
                 {
+                    if !open.backlog {
+                        open.backlog = true;
+                        self.cool();
+                    }
                     self.commit_group(inbox, &mut open, &mut done, &mut failed, now, files)?;
                 }
             }

@@ -123,6 +123,56 @@ fn a_running_desk_takes_up_what_another_process_wrote_to_a_game_it_kept() {
     assert_audits(&t.dir.join("games/g1/journal.toml"));
 }
 
+/// A daemon keeps the few games a pass touched warm for its next pass; a
+/// pass over a backlog (more than 64 games with mail at once, or with a
+/// step due at once, as after an outage) keeps none: loaded between the
+/// backlog's pictures they would pin the memory those freed
+/// (docs/performance.md). Nothing is lost either way.
+#[test]
+fn a_backlog_pass_keeps_no_game_warm() {
+    let dir = temp_dir("backlog");
+    let mut cfg = Config::default();
+    cfg.limits.replies_per_hour = u32::MAX;
+    cfg.mail.maps = "none".into();
+    let desk = adjutant::desk::Desk::open(&dir, cfg).unwrap();
+    let mut ent = fixed_entropy();
+    let ids: Vec<String> = (0..70)
+        .map(|g| {
+            let players = vec![("austria".into(), format!("a{g}@example.org")), ("france".into(), BOB.into())];
+            let req = adjutant::desk::NewGame {
+                deadline: Some("3h".into()),
+                id: Some(format!("b{g}")),
+                ..adjutant::desk::NewGame::new("mantua", players)
+            };
+            desk.create(&req, t0(), &mut ent).unwrap()
+        })
+        .collect();
+    let orders = |g: usize, round: usize| {
+        let to = desk.reply_address(&ids[g], "austria");
+        let raw = format!(
+            "From: <a{g}@example.org>\r\nTo: <{to}>\r\nSubject: orders\r\nMessage-ID: <b{g}.{round}@example.org>\r\n\r\nPLACE Laudon AT Riva\r\n"
+        );
+        desk.post(raw.as_bytes(), t0()).unwrap();
+    };
+    (0..3).for_each(|g| orders(g, 0));
+    let r = desk.run_once(t0()).unwrap();
+    assert_eq!(r.accepted, 3, "{r:?}");
+    assert_eq!(desk.games_kept(), 3, "a few games stay warm");
+    (0..70).for_each(|g| orders(g, 1));
+    assert_eq!(desk.run_once(t0()).unwrap().accepted, 70);
+    assert_eq!(desk.games_kept(), 0, "mail for 70 games at once is a backlog");
+    (0..3).for_each(|g| orders(g, 2));
+    assert_eq!(desk.run_once(t0()).unwrap().accepted, 3);
+    assert_eq!(desk.games_kept(), 3, "the next few are kept again");
+    let later = t0() + chrono::Duration::hours(4);
+    assert_eq!(desk.run_once(later).unwrap().resolved, 70, "every step due, none lost");
+    assert_eq!(desk.games_kept(), 0, "70 steps due at once is a backlog");
+    for id in &ids {
+        assert_eq!(desk.load(id).unwrap().game.step, 2, "{id}");
+        assert_audits(&dir.join(format!("games/{id}/journal.toml")));
+    }
+}
+
 #[test]
 fn deadlines_are_shown_in_each_players_zone() {
     let mut t = table("zone", Policy::default());
