@@ -33,6 +33,9 @@ pub struct Played {
     pub steps: u32,
     /// Submissions adjutant thought out (steps it was awaited).
     pub decisions: u32,
+    /// The time those took, thinking alone (not the random side's orders
+    /// nor the steps' resolution): what a player waits on.
+    pub thinking: std::time::Duration,
     pub reason: String,
     /// Whether the last step was decided by adjutant's side (the game
     /// ended on its orders) or by another.
@@ -59,6 +62,7 @@ pub fn play(
     let mut pick = Pick::new(seed ^ (n as u64).wrapping_mul(0x9e37_79b9));
     let streams = dice::stream_names(&game.roles);
     let mut decisions = 0;
+    let mut thinking = std::time::Duration::ZERO;
     let mut last_mine = false;
     while game.step <= MAX_STEPS && game.outcome().is_none() {
         let a = game.awaited();
@@ -70,9 +74,13 @@ pub fn play(
             let by_adjutant = *r == role || against == Against::Adjutant;
             let lines = if by_adjutant {
                 decisions += u32::from(*r == role);
+                let started = std::time::Instant::now();
                 let lines = game
                     .think(r, effort)
                     .ok_or_else(|| format!("{} has no computer player for {r}", rules.info().name))?;
+                if *r == role {
+                    thinking += started.elapsed();
+                }
                 // Its orders name nothing the side may not know: the same
                 // probes the conformance test reads every view with.
                 let hidden = game.leak_probes(r).hidden;
@@ -106,5 +114,5 @@ pub fn play(
         _ => Result::Drawn,
     };
     let reason = outcome.map(|o| o.reason).unwrap_or_else(|| format!("no end after {MAX_STEPS} steps"));
-    Ok(Played { role, result, steps: game.step - 1, decisions, reason, ended_on_adjutant: last_mine })
+    Ok(Played { role, result, steps: game.step - 1, decisions, thinking, reason, ended_on_adjutant: last_mine })
 }

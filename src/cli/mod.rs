@@ -823,11 +823,13 @@ fn selfplay(
     };
     let scenario = scenario.unwrap_or_else(|| rules.info().scenarios[0].name.clone());
     let (mut won, mut lost, mut drawn, mut decisions) = (0, 0, 0, 0u64);
+    let mut thinking = std::time::Duration::ZERO;
     let started = std::time::Instant::now();
     for n in 0..games {
         let p = crate::selfplay::play(rules, &scenario, seed, n, against, crate::desk::core::computer::effort(cfg))
             .map_err(|e| anyhow!(e))?;
         decisions += u64::from(p.decisions);
+        thinking += p.thinking;
         let r = match p.result {
             R::Won => {
                 won += 1;
@@ -845,7 +847,12 @@ fn selfplay(
         let on = if p.ended_on_adjutant { "adjutant's" } else { "the other side's" };
         eprintln!("game {}: adjutant as {} {r} in {} steps on {on} orders ({})", n + 1, p.role, p.steps, p.reason);
     }
+    // Per decision: the whole run (random play and resolution included),
+    // and the thinking alone, what a player waits on.
     let per = started.elapsed().as_secs_f64() * 1000.0 / decisions.max(1) as f64;
-    println!("adjutant won {won} of {games} ({lost} lost, {drawn} drawn); {decisions} decisions, {per:.1} ms each");
+    let think = thinking.as_secs_f64() * 1000.0 / decisions.max(1) as f64;
+    println!(
+        "adjutant won {won} of {games} ({lost} lost, {drawn} drawn); {decisions} decisions, {per:.1} ms each, {think:.1} ms of it thinking"
+    );
     Ok(0)
 }

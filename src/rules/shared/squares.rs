@@ -127,6 +127,18 @@ impl Board {
     /// A square from its name, in any letter case; `what` names the board
     /// in the problem ("Battle Display").
     pub fn parse(&self, q: &str, what: &str) -> Result<Sq, Problem> {
+        self.square(q).ok_or_else(|| {
+            let last = self.name(Sq { col: self.columns - 1, row: self.rows - 1 });
+            let first = self.name(Sq { col: 0, row: 0 });
+            let t = q.trim();
+            Problem::new(format!("{t:?} is not a square of the {what}")).hint(format!("squares are {first} to {last}"))
+        })
+    }
+
+    /// A square from its name, in any letter case, if it names one: what
+    /// the rules ask of their own records, where [`Board::parse`]'s
+    /// problem would be built only to be dropped.
+    pub fn square(&self, q: &str) -> Option<Sq> {
         let t = q.trim();
         let mut chars = t.chars();
         let letter = chars.next().map(|c| c.to_ascii_lowercase());
@@ -141,11 +153,7 @@ impl Board {
             }
             _ => None,
         };
-        sq.filter(|s| self.contains(s.col as i32, s.row as i32)).ok_or_else(|| {
-            let last = self.name(Sq { col: self.columns - 1, row: self.rows - 1 });
-            let first = self.name(Sq { col: 0, row: 0 });
-            Problem::new(format!("{t:?} is not a square of the {what}")).hint(format!("squares are {first} to {last}"))
-        })
+        sq.filter(|s| self.contains(s.col as i32, s.row as i32))
     }
 }
 

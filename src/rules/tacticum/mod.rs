@@ -336,7 +336,7 @@ impl State {
         self.board().name(sq)
     }
     pub fn sq(&self, name: &str) -> Option<Sq> {
-        self.board().parse(name, "board").ok()
+        self.board().square(name)
     }
     pub fn army_index(&self, name: &str) -> Option<usize> {
         self.armies.iter().position(|a| a.name == name)

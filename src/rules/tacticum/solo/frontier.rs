@@ -17,7 +17,7 @@ fn fort_cell(s: &State, name: &str) -> Option<(u8, u8)> {
     let f = s.solo.as_ref()?.fort.as_ref()?;
     let rest = name.strip_prefix('F').or_else(|| name.strip_prefix('f'))?;
     let board = Board { columns: f.columns, rows: f.rows, naming: Naming::ColumnLetter };
-    board.parse(rest, "Fort").ok().map(|q| (q.col, q.row))
+    board.square(rest).map(|q| (q.col, q.row))
 }
 
 fn fort_name(col: u8, row: u8) -> String {
