@@ -379,15 +379,20 @@ impl Desk {
     /// file changed since this desk last read it.
     fn due_of(&self, id: &str) -> Option<store::Due> {
         let key = self.tip_key(id)?;
-        let mut tips = self.tips.lock().unwrap_or_else(|e| e.into_inner());
-        let tips = tips.get_or_insert_with(|| tips::read(&self.data));
-        if let Some((k, due)) = tips.get(id) {
-            if *k == key {
-                return due.clone();
+        {
+            let mut tips = self.tips.lock().unwrap_or_else(|e| e.into_inner());
+            let tips = tips.get_or_insert_with(|| tips::read(&self.data));
+            if let Some((k, due)) = tips.get(id) {
+                if *k == key {
+                    return due.clone();
+                }
             }
         }
+        // Read and parsed outside the lock: the pass looks tips up on every
+        // core.
         let due = store::read_tip(&self.data, id).and_then(|t| t.due);
-        tips.insert(id.to_string(), (key, due.clone()));
+        let mut tips = self.tips.lock().unwrap_or_else(|e| e.into_inner());
+        tips.get_or_insert_with(|| tips::read(&self.data)).insert(id.to_string(), (key, due.clone()));
         self.tips_learnt.store(true, std::sync::atomic::Ordering::Relaxed);
         due
     }

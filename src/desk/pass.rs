@@ -176,21 +176,25 @@ impl Desk {
         let ids = self.game_folders()?;
         // The tip's copy of the deadline facts spares loading the game (a
         // game without a tip, from an older adjutant, is loaded).
-        let mut resolving = 0;
-        let candidates: Vec<&String> = ids
-            .iter()
-            .filter(|id| match self.due_of(id) {
-                Some(d) => match d.pending(now, reminder) {
-                    Pending::Nothing => false,
-                    Pending::Remind => true,
-                    Pending::Resolve => {
-                        resolving += 1;
-                        true
-                    }
-                },
-                None => super::store::game_dir(&self.data, id).join("journal.toml").exists(),
-            })
-            .collect();
+        // Looked up on every core: a cold pass reads and parses thousands
+        // of tips, a warm one stats them.
+        let pending = |id: &String| match self.due_of(id) {
+            Some(d) => d.pending(now, reminder),
+            // No tip (a game from an older adjutant): loaded to learn what
+            // it needs, as a game with a reminder due would be.
+            None if super::store::game_dir(&self.data, id).join("journal.toml").exists() => Pending::Remind,
+            None => Pending::Nothing,
+        };
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let share = ids.len().div_ceil(cores).max(256);
+        let looked: Vec<Pending> = std::thread::scope(|scope| {
+            let parts: Vec<_> =
+                ids.chunks(share).map(|c| scope.spawn(move || c.iter().map(pending).collect::<Vec<_>>())).collect();
+            parts.into_iter().flat_map(|p| p.join().unwrap_or_else(|e| std::panic::resume_unwind(e))).collect()
+        });
+        let resolving = looked.iter().filter(|p| **p == Pending::Resolve).count();
+        let candidates: Vec<&String> =
+            ids.iter().zip(&looked).filter(|(_, p)| **p != Pending::Nothing).map(|(id, _)| id).collect();
         // Many steps due at once (after an outage) is a backlog: the games
         // kept warm are dropped before its first picture is drawn, not
         // after, and its games are not kept ([`Desk::keep`]).
