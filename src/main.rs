@@ -18,7 +18,7 @@ const MI_OPTION_PURGE_DELAY: libc::c_int = 15;
 /// Memory a pass frees goes back to the system after 100 ms instead of
 /// mimalloc's default second: a pass over a backlog frees a picture's
 /// pages many times a second, and with the default they count against its
-/// peak (docs/performance.md: 65-67 MB over the bench's 1,500 mails, 48-51
+/// peak (docs/performance.md: 65-67 MB over the bench's 1,500 mails, 50-55
 /// MB with this; no slower). `MIMALLOC_PURGE_DELAY` still overrides it.
 fn return_freed_memory_promptly() {
     if std::env::var_os("MIMALLOC_PURGE_DELAY").is_none() {

@@ -445,7 +445,7 @@ impl Desk {
     /// Commit every open game's batch (journal, then replies), in game
     /// order. The games stay open for the pass's next group, their
     /// snapshots and tips unwritten until [`Desk::settle`], unless the pass
-    /// holds more games than the desk keeps in memory or is a backlog.
+    /// holds more games than the desk keeps in memory.
     /// Its file operations go through `files`.
     pub fn flush(&self, open: &mut Open, now: DateTime<Utc>, files: &Files) -> Result<(), Error> {
         let committed: Vec<String> =
@@ -466,7 +466,7 @@ impl Desk {
         if let Some(c) = open.counts.as_mut() {
             super::hourly::save(c, &self.data);
         }
-        if open.backlog || open.games.len() > self.cfg.limits.games_in_memory {
+        if open.games.len() > self.cfg.limits.games_in_memory {
             self.settle(open)?;
         }
         Ok(())
@@ -484,7 +484,7 @@ impl Desk {
                 saved.push(l);
             }
         }
-        self.keep(saved, !open.backlog);
+        self.keep(saved, true);
         Ok(())
     }
 }

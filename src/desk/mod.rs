@@ -84,10 +84,6 @@ pub struct Open {
     game_in_hand: Option<String>,
     /// The message in hand is for a held game, and waits in the inbox.
     waits: bool,
-    /// The pass's letters passed their budget before its groups ended: a
-    /// backlog (after an outage, say). Its games are then settled after
-    /// each group and not kept warm ([`Desk::keep`]).
-    pub backlog: bool,
 }
 
 impl Open {

@@ -26,9 +26,10 @@ pub use crate::config::GROUP;
 /// commit costs two syncs; 2 MB is a score of Mantua games' letters.
 const PENDING_LETTERS: usize = 2 << 20;
 
-/// More games than this with mail in one pass, or with a step due, make it a
-/// backlog (after an outage, say): a daemon that polls every minute meets a
-/// few at a time.
+/// More steps than this due in one pass make it a backlog (after an outage,
+/// say): a daemon that polls every minute meets a few at a time. Mail for
+/// many games is not: games kept warm are what makes a daemon's passes
+/// over them fast, and their letters are cheap next to a step's maps.
 const BACKLOG: usize = 64;
 
 /// Messages fetched from an inbox: (id, raw bytes).
@@ -329,23 +330,12 @@ impl Desk {
                 if stop.load(Ordering::SeqCst) {
                     break;
                 }
-                // A pass that opens many games is a backlog: its groups
-                // are settled as they commit and its games are not kept
-                // warm ([`Desk::keep`]).
-                if !open.backlog && open.games.len() > BACKLOG {
-                    open.backlog = true;
-                    self.cool();
-                }
                 // A group is committed early once its letters would hold
                 // more than a budget (looked at every few messages: the
-                // sum is over the games open), and the pass is a backlog.
+                // sum is over the games open).
                 if report.messages.is_multiple_of(32)
                     && open.games.values().map(|(_, b)| b.weight()).sum::<usize>() > PENDING_LETTERS
                 {
-                    if !open.backlog {
-                        open.backlog = true;
-                        self.cool();
-                    }
                     self.commit_group(inbox, &mut open, &mut done, &mut failed, now, files)?;
                 }
             }
