@@ -9,6 +9,8 @@ extern "C" {
     /// mimalloc's setter of an option (in the C library the `mimalloc`
     /// crate links; its Rust declaration sits behind a feature).
     fn mi_option_set(option: libc::c_int, value: libc::c_long);
+    #[cfg(test)]
+    fn mi_option_get(option: libc::c_int) -> libc::c_long;
 }
 
 /// `mi_option_purge_delay` in mimalloc's `mi_option_e` (the same index in
@@ -42,4 +44,23 @@ fn main() {
     return_freed_memory_promptly();
     adjutant::desk::raise_descriptor_limit();
     std::process::exit(adjutant::cli::main());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The index set is the purge delay of the mimalloc linked: its default
+    /// there is a second, and what is set reads back. A mimalloc whose
+    /// options were renumbered fails here rather than setting another.
+    #[test]
+    fn the_option_set_is_mimallocs_purge_delay() {
+        if std::env::var_os("MIMALLOC_PURGE_DELAY").is_some() {
+            return;
+        }
+        // SAFETY: reads and sets an integer option.
+        assert_eq!(unsafe { mi_option_get(MI_OPTION_PURGE_DELAY) }, 1000, "mimalloc's default purge delay");
+        return_freed_memory_promptly();
+        assert_eq!(unsafe { mi_option_get(MI_OPTION_PURGE_DELAY) }, 100);
+    }
 }
