@@ -1,11 +1,12 @@
 //! adjutant's play of an army (`rules::shared::player`): the state as the
 //! army may know it, and how good a position is for it.
 
-use super::{Goal, State};
+use super::{Goal, State, Who};
 use crate::rules::shared::player::Mind;
+use crate::rules::shared::squares::Sq;
 
 /// This game's computer player (`rules::shared::player`).
-pub const MIND: Mind<State, super::Order> = Mind { believed, value, propose: None };
+pub const MIND: Mind<State, super::Order> = Mind { believed, value, propose: Some(propose) };
 
 /// The state as `role` may know it. Tacticum hides one thing: an enemy's
 /// set-up in X before every army stands (S10-2), so while armies set up
@@ -23,6 +24,37 @@ pub fn believed(s: &State, role: &str) -> State {
         }
     }
     b
+}
+
+/// Solo I's Legion: an action that makes a Build Formation, with a SUPPLY
+/// of any cube the Prefect can reach to any of its foci (random play
+/// makes one rarely, and always fetches the first cube it can); in every
+/// other scenario the random submission, drawn the same way.
+pub fn propose(s: &State, role: &str, pick: &mut dyn FnMut(usize) -> usize) -> Vec<super::Order> {
+    use super::{moves, solo, Order};
+    let frontier = s.solo.as_ref().is_some_and(|x| x.kind == "frontier" && x.legion == role);
+    if frontier && s.phase == "turn" {
+        let all = moves::legal(s, role);
+        let start = pick(all.len().max(1));
+        let cubes = solo::frontier::first_cubes(s);
+        for i in 0..all.len() {
+            let action = &all[(start + i) % all.len()];
+            let foci = solo::frontier::foci_after(s, role, action);
+            if foci.is_empty() || cubes.is_empty() {
+                continue;
+            }
+            let (c0, f0) = (pick(cubes.len()), pick(foci.len()));
+            for k in 0..cubes.len() * foci.len() {
+                let from = cubes[(c0 + k / foci.len()) % cubes.len()].clone();
+                let to = foci[(f0 + k) % foci.len()];
+                let orders = vec![action.clone(), Order::Supply { from, to }];
+                if solo::validate(s, role, &orders).is_empty() {
+                    return orders;
+                }
+            }
+        }
+    }
+    crate::engine::Rules::random_orders(&super::Tacticum, s, role, pick)
 }
 
 /// What a square nearer a march's end is worth, in units: enough to
@@ -58,12 +90,58 @@ pub fn value(s: &State, role: &str) -> f64 {
                 Goal::Hilltop => to_cells(&army.commander, &s.terrain.hilltops)?,
                 Goal::Reach => to_cells(&army.commander, &o.cells)?,
                 Goal::PrisonerRow => (o.count as u8).saturating_sub(1).abs_diff(s.sq(&army.prisoner)?.row),
+                Goal::Wall => return Some(sign(a) * wall(s, a)),
                 _ => return None,
             };
             Some(-sign(a) * MARCH * f64::from(left))
         })
         .sum();
     units + marches
+}
+
+/// What a cube set in the wall is worth, in units (SO1-1: the wall is
+/// won cube by cube, a Tower being two).
+const CUBE: f64 = 0.5;
+/// What an open wall square a Legion unit touches is worth: the first
+/// half of a Build Formation (SO1-15).
+const HALF: f64 = 0.1;
+/// What each Stone the wall still needs beyond those left in the Fort
+/// costs: Stone never comes back (only Wood does, SO1-16), so a wall short
+/// of it cannot be finished.
+const SHORT: f64 = 3.0;
+
+/// Solo I's wall as `legion` has built it (SO1-1, SO1-19): the cubes set,
+/// the open squares a unit of its already touches, less the Stone it can
+/// no longer find for the Towers still wanting.
+fn wall(s: &State, legion: usize) -> f64 {
+    let Some(solo) = &s.solo else { return 0.0 };
+    let row = solo.wall_row.saturating_sub(1);
+    let kind = |k: &str| solo.sections.values().filter(|x| *x == k).count();
+    let cubes = (kind("wood") + kind("stone") + 2 * kind("tower")) as f64;
+    let get = s.who_at();
+    let board = s.board();
+    let open: Vec<Sq> =
+        (0..s.columns).map(|col| Sq { col, row }).filter(|q| !solo.sections.contains_key(&s.name(*q))).collect();
+    let touched = open
+        .iter()
+        .filter(|&&q| {
+            board
+                .neighbours(q)
+                .iter()
+                .any(|&n| matches!(get(n), Some(Who::Infantry(a, _) | Who::Commander(a)) if a == legion))
+        })
+        .count();
+    // Stone wanted: a top for each Tower missing, a base for each of those
+    // beyond the Stone sections standing, and the open squares the Wood
+    // (in the Fort or coming back to it) cannot fill.
+    let fort = solo.fort.as_ref().map(|f| &f.cubes);
+    let held = |k: &str| fort.map_or(0, |c| c.values().filter(|x| *x == k).count());
+    let tops = (solo.towers as usize).saturating_sub(kind("tower"));
+    let bases = tops.saturating_sub(kind("stone"));
+    let wood = held("wood") + solo.restock as usize;
+    let wanted = tops + bases.max(open.len().saturating_sub(wood));
+    let short = wanted.saturating_sub(held("stone"));
+    CUBE * cubes + HALF * touched as f64 - SHORT * short as f64
 }
 
 #[cfg(test)]
@@ -94,5 +172,54 @@ mod tests {
     fn what_adjutant_believes_and_plays_does_not_depend_on_the_enemys_secrets() {
         let roles = ["white", "black", "blue", "red"];
         blind::check(&Tacticum, "consuls", &roles, 12, other_secrets, believed);
+    }
+
+    /// Solo I after its arrange step, the Legion to act.
+    fn frontier() -> State {
+        use crate::engine::Rules;
+        let mut s = Tacticum.setup("frontier").expect("the scenario");
+        let orders = [("legion".to_string(), Tacticum.default_orders(&s, "legion"))].into_iter().collect();
+        Tacticum.resolve(&mut s, &orders, &mut crate::dice::Imagined::new([3; 32]));
+        assert_eq!(s.phase, "turn");
+        s
+    }
+
+    #[test]
+    fn the_wall_is_worth_its_cubes_less_the_stone_it_can_no_longer_find() {
+        let s = frontier();
+        let base = value(&s, "legion");
+        // SO1-19: a Tower on a gate's Stone is a second cube.
+        let mut tower = s.clone();
+        let gate = tower.solo.as_ref().unwrap().gates[0].clone();
+        tower.solo.as_mut().unwrap().sections.insert(gate, "tower".into());
+        assert!((value(&tower, "legion") - base - CUBE).abs() < 1e-9);
+        // With every Stone gone from the Fort the wall is six Stone short:
+        // four Towers' tops, and two of the eight open squares the six
+        // Wood cannot fill (one of them the fourth Tower's base).
+        let mut bare = s.clone();
+        bare.solo.as_mut().unwrap().fort.as_mut().unwrap().cubes.retain(|_, k| k != "stone");
+        assert!((base - value(&bare, "legion") - 6.0 * SHORT).abs() < 1e-9, "{base} {}", value(&bare, "legion"));
+    }
+
+    #[test]
+    fn in_solo_i_adjutant_proposes_building_and_the_build_is_accepted() {
+        use crate::engine::Rules;
+        let s = frontier();
+        let mut pick = Pick::new(5);
+        let mut built = 0;
+        for _ in 0..20 {
+            let orders = propose(&s, "legion", &mut |n| pick.below(n));
+            if !orders.iter().any(|o| matches!(o, super::super::Order::Supply { .. })) {
+                continue;
+            }
+            assert!(Tacticum.validate(&s, "legion", &orders).is_empty(), "{orders:?}");
+            let mut t = s.clone();
+            let all = [("legion".to_string(), orders)].into_iter().collect();
+            Tacticum.resolve(&mut t, &all, &mut crate::dice::Imagined::new([4; 32]));
+            let n = |x: &State| x.solo.as_ref().unwrap().sections.len();
+            assert!(n(&t) > n(&s) || t.solo.as_ref().unwrap().sections != s.solo.as_ref().unwrap().sections);
+            built += 1;
+        }
+        assert!(built >= 10, "only {built} of 20 proposals built");
     }
 }

@@ -168,6 +168,17 @@ fn foci(s: &State, legion: usize, moved: &[Sq]) -> Vec<Sq> {
         .collect()
 }
 
+/// The wall squares `action` would make Build Formations on, where
+/// a SUPPLY may follow it: for a player that looks for them.
+pub fn foci_after(s: &State, role: &str, action: &Order) -> Vec<Sq> {
+    let Some(legion) = s.army_index(role) else { return Vec::new() };
+    let Ok(eff) = moves::check(s, role, action) else { return Vec::new() };
+    let moved: Vec<Sq> = eff.moves.iter().map(|(_, q)| *q).collect();
+    let mut t = s.clone();
+    moves::play(&mut t, role, action, &mut Vec::new());
+    foci(&t, legion, &moved)
+}
+
 /// Apply the Legion's turn as written, or say which line cannot be made:
 /// RESTOCK lines first (and the rest of the destroyed Wood to the first
 /// empty cells), the one action, then a SUPPLY for each Build Formation

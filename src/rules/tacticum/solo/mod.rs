@@ -6,7 +6,7 @@
 //! is explained and can be checked.
 
 mod escort;
-mod frontier;
+pub mod frontier;
 
 use super::{Order, State};
 use crate::dice::{Dice, Serves, StreamId};
