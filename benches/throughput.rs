@@ -616,6 +616,7 @@ fn cold(games: usize) {
     };
     let idle = dir.join("idle");
     drop(make(&idle, games, &mut ent));
+    settle();
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(&config, "[limits]\nreplies_per_hour = 4294967295\n[mail]\nmaps = \"none\"\n").unwrap();
     let args = |data: &std::path::Path| -> Vec<std::ffi::OsString> {
@@ -686,6 +687,7 @@ fn cold(games: usize) {
             let _ = std::fs::remove_dir_all(&run);
             let copied = std::process::Command::new("cp").arg("-a").arg(base).arg(&run).status();
             assert!(copied.is_ok_and(|s| s.success()), "cannot copy");
+            settle();
             let a = args(&run);
             let (secs, peak, ok) = timed(&a);
             rates.push(2000.0 / secs);
@@ -706,6 +708,15 @@ fn cold(games: usize) {
         ratios[ratios.len() / 2]
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Write every dirty page to disk, so that a pass timed next starts as
+/// cron finds an installation: its files on disk. A pass commits with a
+/// file-system sync (syncfs), which would otherwise also write out what
+/// the bench itself just made or copied, the more of it the more games.
+fn settle() {
+    let synced = std::process::Command::new("sync").status();
+    assert!(synced.is_ok_and(|s| s.success()), "cannot sync");
 }
 
 /// A Mantua game "long", with a moderator, created and loaded: a long
