@@ -375,22 +375,27 @@ impl Desk {
     /// file changed since this desk last read it.
     fn due_of(&self, id: &str) -> Option<store::Due> {
         let key = self.tip_key(id)?;
-        {
-            let mut tips = self.tips.lock().unwrap_or_else(|e| e.into_inner());
-            let tips = tips.get_or_insert_with(|| tips::read(&self.data));
-            if let Some((k, due)) = tips.get(id) {
-                if *k == key {
-                    return due.clone();
-                }
-            }
+        if let Some((_, due)) = self.with_tips(|t| t.get(id).filter(|(k, _)| *k == key).cloned()) {
+            return due;
         }
         // Read and parsed outside the lock: the pass looks tips up on every
         // core.
         let due = store::read_tip(&self.data, id).and_then(|t| t.due);
-        let mut tips = self.tips.lock().unwrap_or_else(|e| e.into_inner());
-        tips.get_or_insert_with(|| tips::read(&self.data)).insert(id.to_string(), (key, due.clone()));
-        self.tips_learnt.store(true, std::sync::atomic::Ordering::Relaxed);
+        self.learn_tip(id, key, due.clone());
         due
+    }
+
+    /// The tips this desk knows: the index as read, and what it learnt since.
+    fn with_tips<R>(&self, f: impl FnOnce(&mut tips::Tips) -> R) -> R {
+        let mut tips = self.tips.lock().unwrap_or_else(|e| e.into_inner());
+        f(tips.get_or_insert_with(|| tips::read(&self.data)))
+    }
+
+    /// Remember a game's deadline facts under the key of the tip they are
+    /// from; the index is written again after the pass.
+    fn learn_tip(&self, id: &str, key: TipKey, due: Option<store::Due>) {
+        self.with_tips(|t| t.insert(id.to_string(), (key, due)));
+        self.tips_learnt.store(true, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// Write the tips index if a tip was read since it was last written:
@@ -484,11 +489,7 @@ impl Desk {
             let Some(key) = self.tip_key(&l.game.id) else { continue };
             // The deadline facts its tip now holds, under the same key: the
             // pass's deadline scan need not read back the tip just written.
-            let due = Some(store::Due::of(&l));
-            let mut tips = self.tips.lock().unwrap_or_else(|e| e.into_inner());
-            tips.get_or_insert_with(|| tips::read(&self.data)).insert(l.game.id.clone(), (key, due));
-            drop(tips);
-            self.tips_learnt.store(true, std::sync::atomic::Ordering::Relaxed);
+            self.learn_tip(&l.game.id, key, Some(store::Due::of(&l)));
             // What this desk just wrote, when it wrote the snapshot itself.
             let snapshot = l.saved.or_else(|| snapshot_digest(&l));
             if cap == 0 {

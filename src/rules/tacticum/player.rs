@@ -1,9 +1,8 @@
 //! adjutant's play of an army (`rules::shared::player`): the state as the
 //! army may know it, and how good a position is for it.
 
-use super::{Goal, State, Who};
+use super::{Goal, State};
 use crate::rules::shared::player::Mind;
-use crate::rules::shared::squares::Sq;
 
 /// This game's computer player (`rules::shared::player`).
 pub const MIND: Mind<State, super::Order> = Mind { believed, value, propose: Some(propose) };
@@ -33,14 +32,14 @@ pub fn believed(s: &State, role: &str) -> State {
 pub fn propose(s: &State, role: &str, pick: &mut dyn FnMut(usize) -> usize) -> Vec<super::Order> {
     use super::{moves, solo, Order};
     let frontier = s.solo.as_ref().is_some_and(|x| x.kind == "frontier" && x.legion == role);
-    if frontier && s.phase == "turn" {
+    let cubes = if frontier && s.phase == "turn" { solo::frontier::first_cubes(s) } else { Vec::new() };
+    if !cubes.is_empty() {
         let all = moves::legal(s, role);
         let start = pick(all.len().max(1));
-        let cubes = solo::frontier::first_cubes(s);
         for i in 0..all.len() {
             let action = &all[(start + i) % all.len()];
             let foci = solo::frontier::foci_after(s, role, action);
-            if foci.is_empty() || cubes.is_empty() {
+            if foci.is_empty() {
                 continue;
             }
             let (c0, f0) = (pick(cubes.len()), pick(foci.len()));
@@ -114,23 +113,12 @@ const SHORT: f64 = 3.0;
 /// the open squares a unit of its already touches, less the Stone it can
 /// no longer find for the Towers still wanting.
 fn wall(s: &State, legion: usize) -> f64 {
+    use super::solo::frontier::{builders_touching, open_wall};
     let Some(solo) = &s.solo else { return 0.0 };
-    let row = solo.wall_row.saturating_sub(1);
     let kind = |k: &str| solo.sections.values().filter(|x| *x == k).count();
     let cubes = (kind("wood") + kind("stone") + 2 * kind("tower")) as f64;
-    let get = s.who_at();
-    let board = s.board();
-    let open: Vec<Sq> =
-        (0..s.columns).map(|col| Sq { col, row }).filter(|q| !solo.sections.contains_key(&s.name(*q))).collect();
-    let touched = open
-        .iter()
-        .filter(|&&q| {
-            board
-                .neighbours(q)
-                .iter()
-                .any(|&n| matches!(get(n), Some(Who::Infantry(a, _) | Who::Commander(a)) if a == legion))
-        })
-        .count();
+    let open = open_wall(s);
+    let touched = open.iter().filter(|&&q| builders_touching(s, legion, q) > 0).count();
     // Stone wanted: a top for each Tower missing, a base for each of those
     // beyond the Stone sections standing, and the open squares the Wood
     // (in the Fort or coming back to it) cannot fill.
@@ -216,8 +204,8 @@ mod tests {
             let mut t = s.clone();
             let all = [("legion".to_string(), orders)].into_iter().collect();
             Tacticum.resolve(&mut t, &all, &mut crate::dice::Imagined::new([4; 32]));
-            let n = |x: &State| x.solo.as_ref().unwrap().sections.len();
-            assert!(n(&t) > n(&s) || t.solo.as_ref().unwrap().sections != s.solo.as_ref().unwrap().sections);
+            let wall = |x: &State| x.solo.as_ref().unwrap().sections.clone();
+            assert_ne!(wall(&t), wall(&s), "{:?} built nothing", all);
             built += 1;
         }
         assert!(built >= 10, "only {built} of 20 proposals built");

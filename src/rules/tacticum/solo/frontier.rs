@@ -146,37 +146,57 @@ fn protected(s: &State, q: Sq) -> bool {
         })
 }
 
+/// The squares of the wall row, built or not.
+fn wall_row(s: &State) -> Vec<Sq> {
+    let row = s.solo.as_ref().map_or(0, |x| x.wall_row.saturating_sub(1));
+    (0..s.columns).map(|col| Sq { col, row }).collect()
+}
+
+/// The squares of the wall row not built yet.
+pub fn open_wall(s: &State) -> Vec<Sq> {
+    wall_row(s).into_iter().filter(|&q| section(s, q).is_none()).collect()
+}
+
+/// The Legion's builders (Infantry or Commander) touching `f` (SO1-15).
+pub fn builders_touching(s: &State, legion: usize, f: Sq) -> usize {
+    let get = s.who_at();
+    s.board()
+        .neighbours(f)
+        .iter()
+        .filter(|&&q| matches!(get(q), Some(Who::Infantry(a, _) | Who::Commander(a)) if a == legion))
+        .count()
+}
+
 /// The wall squares where a Build Formation is created by this action
 /// not holding a unit, a unit that moved touching it, and at least
 /// two Legion units (Infantry or Commander) touching it now.
 fn foci(s: &State, legion: usize, moved: &[Sq]) -> Vec<Sq> {
-    let Some(solo) = &s.solo else { return Vec::new() };
-    let row = solo.wall_row.saturating_sub(1);
+    if s.solo.is_none() {
+        return Vec::new();
+    }
     let get = s.who_at();
-    let touching = |f: Sq| -> Vec<Sq> { s.board().neighbours(f) };
-    (0..s.columns)
-        .map(|c| Sq { col: c, row })
+    wall_row(s)
+        .into_iter()
         .filter(|&f| !get(f).is_some_and(|w| w.is_unit()))
-        .filter(|&f| touching(f).iter().any(|q| moved.contains(q)))
-        .filter(|&f| {
-            touching(f)
-                .iter()
-                .filter(|&&q| matches!(get(q), Some(Who::Infantry(a, _) | Who::Commander(a)) if a == legion))
-                .count()
-                >= 2
-        })
+        .filter(|&f| s.board().neighbours(f).iter().any(|q| moved.contains(q)))
+        .filter(|&f| builders_touching(s, legion, f) >= 2)
         .collect()
+}
+
+/// Make the Legion's action and say which wall squares it made Build
+/// Formations on, or why it cannot be made.
+fn act(s: &mut State, role: &str, legion: usize, action: &Order, ev: &mut Vec<Event>) -> Result<Vec<Sq>, Problem> {
+    let eff = moves::check(s, role, action)?;
+    let moved: Vec<Sq> = eff.moves.iter().map(|(_, q)| *q).collect();
+    moves::play(s, role, action, ev);
+    Ok(foci(s, legion, &moved))
 }
 
 /// The wall squares `action` would make Build Formations on, where
 /// a SUPPLY may follow it: for a player that looks for them.
 pub fn foci_after(s: &State, role: &str, action: &Order) -> Vec<Sq> {
     let Some(legion) = s.army_index(role) else { return Vec::new() };
-    let Ok(eff) = moves::check(s, role, action) else { return Vec::new() };
-    let moved: Vec<Sq> = eff.moves.iter().map(|(_, q)| *q).collect();
-    let mut t = s.clone();
-    moves::play(&mut t, role, action, &mut Vec::new());
-    foci(&t, legion, &moved)
+    act(&mut s.clone(), role, legion, action, &mut Vec::new()).unwrap_or_default()
 }
 
 /// Apply the Legion's turn as written, or say which line cannot be made:
@@ -225,10 +245,7 @@ pub fn try_turn(s: &mut State, role: &str, orders: &[Order], ev: &mut Vec<Event>
         moves::play(s, role, &Order::Pass, ev);
         return Ok(());
     };
-    let eff = moves::check(s, role, &orders[ai]).map_err(|p| (ai, p))?;
-    let moved: Vec<Sq> = eff.moves.iter().map(|(_, q)| *q).collect();
-    moves::play(s, role, &orders[ai], ev);
-    let mut open = foci(s, legion, &moved);
+    let mut open = act(s, role, legion, &orders[ai], ev).map_err(|p| (ai, p))?;
     for (i, o) in orders.iter().enumerate() {
         let Order::Supply { from, to } = o else { continue };
         supply(s, from, *to, &mut open).map_err(|p| (i, p))?;
