@@ -897,6 +897,11 @@ impl State {
     pub fn captains<'a>(&'a self, side: &'a str) -> impl Iterator<Item = &'a Battle> + 'a {
         self.battles.iter().filter(move |b| b.side == side && !b.removed)
     }
+    /// The best CC among `side`'s released Captains, which the Sudden End
+    /// adds up (15.3); none while the side has released none (A02).
+    pub fn best_released(&self, side: &str) -> Option<i32> {
+        self.captains(side).filter(|b| b.released).map(|b| b.cc).max()
+    }
 }
 
 pub struct Braccio;

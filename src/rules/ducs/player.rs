@@ -9,7 +9,7 @@ use crate::rules::shared::player::Mind;
 use std::collections::BTreeSet;
 
 /// This game's computer player (`rules::shared::player`).
-pub const MIND: Mind<State, Order> = Mind { believed, value, propose: Some(propose) };
+pub const MIND: Mind<State, Order> = Mind { believed, value, propose: Some(propose), random: true };
 
 /// The state as `role` may know it: the phasing side's queued attacks are
 /// its own secret (3.3), so the other side's search never reads them.

@@ -6,7 +6,7 @@ use crate::rules::shared::player::Mind;
 use std::collections::BTreeMap;
 
 /// This game's computer player (`rules::shared::player`).
-pub const MIND: Mind<State, super::Order> = Mind { believed, value, propose: None };
+pub const MIND: Mind<State, super::Order> = Mind { believed, value, propose: None, random: true };
 
 /// The state as `role` may know it. The enemy's blocks stand upright:
 /// where each stands is seen, not which block it is nor its strength

@@ -50,11 +50,18 @@ pub type Propose<S, O> = fn(&S, &str, &mut dyn FnMut(usize) -> usize) -> Vec<O>;
 
 /// What a game gives its computer player: the state as a role may know
 /// it (every fact hidden from the role replaced), how good a position is
-/// for a role (higher is better), and its purposeful submissions if any.
+/// for a role (higher is better), its purposeful submissions if any, and
+/// whether random legal submissions are weighed beside them.
 pub struct Mind<S, O> {
     pub believed: fn(&S, &str) -> S,
     pub value: fn(&S, &str) -> f64,
     pub propose: Option<Propose<S, O>>,
+    /// False where random play makes choices a few futures cannot weigh:
+    /// a roll whose rare outcome ends the game (Braccio's Sudden End, one
+    /// chance in twelve) is missed by most sets of futures, and the search
+    /// keeps the candidates whose futures were lucky. Such a game's
+    /// proposals make those choices by its rules instead.
+    pub random: bool,
 }
 
 impl<S, O> Mind<S, O> {
@@ -74,7 +81,8 @@ impl<S, O> Mind<S, O> {
 
 /// The submission `role` makes in `believed`, the state as that role may
 /// know it: the best of the submissions weighed by the mind's `value`.
-/// Half the submissions weighed come from its `propose` where it has one.
+/// Half the submissions weighed come from its `propose` where it has one,
+/// all of them where the mind weighs no random ones.
 fn choose<R: Rules>(
     rules: &R,
     believed: &R::State,
@@ -100,7 +108,7 @@ fn choose<R: Rules>(
             break;
         }
         let orders = match mind.propose {
-            Some(p) if i % 2 == 0 => p(believed, role, &mut |n| pick.below(n)),
+            Some(p) if i % 2 == 0 || !mind.random => p(believed, role, &mut |n| pick.below(n)),
             _ => rules.random_orders(believed, role, &mut |n| pick.below(n)),
         };
         offer(orders, &mut candidates);

@@ -5,7 +5,7 @@ use super::{Goal, State};
 use crate::rules::shared::player::Mind;
 
 /// This game's computer player (`rules::shared::player`).
-pub const MIND: Mind<State, super::Order> = Mind { believed, value, propose: Some(propose) };
+pub const MIND: Mind<State, super::Order> = Mind { believed, value, propose: Some(propose), random: true };
 
 /// The state as `role` may know it. Tacticum hides one thing: an enemy's
 /// set-up in X before every army stands (S10-2), so while armies set up
