@@ -706,7 +706,7 @@ fn roll_for(
     let roll = a + b;
     // 15.3 with the CCs as they stand (A03), only while both sides have a
     // released Captain (A02).
-    if let (Some(x), Some(y)) = (s.best_released(BRACCIO), s.best_released(s.other(BRACCIO))) {
+    if let Some((x, y)) = s.sudden_end_ccs() {
         if roll > x + y {
             let why = format!("Sudden End (15.3): the {what} roll {roll} exceeds {x} + {y}, the best released CCs");
             ev.push(Event::all(format!("{why}: the battle is a draw.")));

@@ -897,10 +897,12 @@ impl State {
     pub fn captains<'a>(&'a self, side: &'a str) -> impl Iterator<Item = &'a Battle> + 'a {
         self.battles.iter().filter(move |b| b.side == side && !b.removed)
     }
-    /// The best CC among `side`'s released Captains, which the Sudden End
-    /// adds up (15.3); none while the side has released none (A02).
-    pub fn best_released(&self, side: &str) -> Option<i32> {
-        self.captains(side).filter(|b| b.released).map(|b| b.cc).max()
+    /// The best CCs of the two sides' released Captains, the Braccesca's
+    /// first, which a Continuum or Interruptio roll must not exceed (15.3);
+    /// none while a side has released none (A02).
+    pub fn sudden_end_ccs(&self) -> Option<(i32, i32)> {
+        let best = |side: &str| self.captains(side).filter(|b| b.released).map(|b| b.cc).max();
+        Some((best(BRACCIO)?, best(self.other(BRACCIO))?))
     }
 }
 

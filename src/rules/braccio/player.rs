@@ -2,13 +2,13 @@
 //! side may know it, and how good a position is for it.
 
 use super::flow::{can_activate, eligible, general_problem};
-use super::{Order, OrderKind, Pending, State, BRACCIO};
-use crate::rules::shared::player::Mind;
+use super::{Order, OrderKind, Pending, State};
+use crate::rules::shared::player::{Draw, Mind};
 
 /// This game's computer player (`rules::shared::player`).
 /// Random submissions are not weighed: random play rolls a Continuum or
 /// an Interruptio whatever the Sudden End's chance, which few futures show.
-pub const MIND: Mind<State, Order> = Mind { believed, value, propose: Some(propose), random: false };
+pub const MIND: Mind<State, Order> = Mind { believed, value, draw: Draw::Proposed(propose) };
 
 /// The state as `role` may know it: the enemy's standing policies (3.4),
 /// its secret plans and its NEXT pre-commitment are its own; the enemy
@@ -52,19 +52,16 @@ pub fn propose(s: &State, role: &str, pick: &mut dyn FnMut(usize) -> usize) -> V
             calm(s, role, pick)
         }
         Pending::Continuum { role: r } if r == role => vec![Order::Pass],
-        Pending::Interruptio { role: r, .. } if r == role && !no_sudden_end(s) => vec![Order::NoInterrupt],
+        Pending::Interruptio { role: r, .. } if r == role && sudden_end(s) > 0.0 => vec![Order::NoInterrupt],
         _ => calm(s, role, pick),
     }
 }
 
-/// Whether no Continuum or Interruptio roll can end the battle now: the
-/// best released CCs of the two sides make 12 or more, or a side has no
-/// released Captain (15.3, A02).
-fn no_sudden_end(s: &State) -> bool {
-    match (s.best_released(BRACCIO), s.best_released(s.other(BRACCIO))) {
-        (Some(x), Some(y)) => x + y >= 12,
-        _ => true,
-    }
+/// The chance that a Continuum or Interruptio roll now ends the battle:
+/// two dice above the best released CCs of the two sides; none where
+/// those make 12 or more, or a side has no released Captain (15.3, A02).
+fn sudden_end(s: &State) -> f64 {
+    s.sudden_end_ccs().map_or(0.0, |(x, y)| 1.0 - below(x + y))
 }
 
 /// The random decision, cut before any NEXT.
@@ -101,11 +98,7 @@ pub fn value(s: &State, role: &str) -> f64 {
             .map(|u| if u.disorganized { 0.5 } else { 1.0 })
             .sum::<f64>()
     };
-    let risk = match (s.best_released(role), s.best_released(o)) {
-        (Some(x), Some(y)) => 1.0 - below(x + y),
-        _ => 0.0,
-    };
-    points(role) - points(o) + 0.5 * (field(role) - field(o)) - SUDDEN * risk
+    points(role) - points(o) + 0.5 * (field(role) - field(o)) - SUDDEN * sudden_end(s)
 }
 
 /// The chance that two dice show `n` or less.
@@ -118,7 +111,7 @@ fn below(n: i32) -> f64 {
 mod tests {
     use super::*;
     use crate::engine::{Effort, Rules};
-    use crate::rules::braccio::{Braccio, Plan, Policy, MALATESTA};
+    use crate::rules::braccio::{Braccio, Plan, Policy, BRACCIO, MALATESTA};
     use crate::rules::shared::player::{blind, Pick};
 
     /// `role`'s enemy with other standing policies, a secret plan and a
@@ -164,13 +157,13 @@ mod tests {
 
     #[test]
     fn the_sudden_end_is_out_of_reach_only_where_the_best_released_ccs_make_twelve() {
-        assert!(!no_sudden_end(&at_continuum(5)), "5 + 5: a roll of 11 ends the battle (15.3)");
-        assert!(no_sudden_end(&at_continuum(6)), "6 + 6: no two dice exceed 12");
+        assert!(sudden_end(&at_continuum(5)) > 0.0, "5 + 5: a roll of 11 ends the battle (15.3)");
+        assert_eq!(sudden_end(&at_continuum(6)), 0.0, "6 + 6: no two dice exceed 12");
         let mut s = at_continuum(2);
         for b in s.battles.iter_mut().filter(|b| b.side != BRACCIO) {
             b.released = false;
         }
-        assert!(no_sudden_end(&s), "a side with no released Captain: no Sudden End (A02)");
+        assert_eq!(sudden_end(&s), 0.0, "a side with no released Captain: no Sudden End (A02)");
     }
 
     /// Random play would attempt the Continuum three times in four; the

@@ -48,20 +48,27 @@ impl Pick {
 /// a plan.
 pub type Propose<S, O> = fn(&S, &str, &mut dyn FnMut(usize) -> usize) -> Vec<O>;
 
+/// Where a game's candidate submissions come from.
+pub enum Draw<S, O> {
+    /// The legal-order generator alone.
+    Random,
+    /// Half from the game's own proposals, half from the generator.
+    Mixed(Propose<S, O>),
+    /// The game's proposals alone: where random play makes choices a few
+    /// futures cannot weigh. A roll whose rare outcome ends the game
+    /// (Braccio's Sudden End, one chance in twelve) is missed by most sets
+    /// of futures, and the search keeps the candidates whose futures were
+    /// lucky; the proposals make those choices by the game's rules.
+    Proposed(Propose<S, O>),
+}
+
 /// What a game gives its computer player: the state as a role may know
 /// it (every fact hidden from the role replaced), how good a position is
-/// for a role (higher is better), its purposeful submissions if any, and
-/// whether random legal submissions are weighed beside them.
+/// for a role (higher is better), and where its candidates come from.
 pub struct Mind<S, O> {
     pub believed: fn(&S, &str) -> S,
     pub value: fn(&S, &str) -> f64,
-    pub propose: Option<Propose<S, O>>,
-    /// False where random play makes choices a few futures cannot weigh:
-    /// a roll whose rare outcome ends the game (Braccio's Sudden End, one
-    /// chance in twelve) is missed by most sets of futures, and the search
-    /// keeps the candidates whose futures were lucky. Such a game's
-    /// proposals make those choices by its rules instead.
-    pub random: bool,
+    pub draw: Draw<S, O>,
 }
 
 impl<S, O> Mind<S, O> {
@@ -81,8 +88,7 @@ impl<S, O> Mind<S, O> {
 
 /// The submission `role` makes in `believed`, the state as that role may
 /// know it: the best of the submissions weighed by the mind's `value`.
-/// Half the submissions weighed come from its `propose` where it has one,
-/// all of them where the mind weighs no random ones.
+/// The submissions weighed are drawn as the mind's `draw` says.
 fn choose<R: Rules>(
     rules: &R,
     believed: &R::State,
@@ -107,8 +113,9 @@ fn choose<R: Rules>(
         if candidates.len() >= effort.candidates.max(1) {
             break;
         }
-        let orders = match mind.propose {
-            Some(p) if i % 2 == 0 || !mind.random => p(believed, role, &mut |n| pick.below(n)),
+        let orders = match &mind.draw {
+            Draw::Proposed(p) => p(believed, role, &mut |n| pick.below(n)),
+            Draw::Mixed(p) if i % 2 == 0 => p(believed, role, &mut |n| pick.below(n)),
             _ => rules.random_orders(believed, role, &mut |n| pick.below(n)),
         };
         offer(orders, &mut candidates);

@@ -2,10 +2,10 @@
 //! army may know it, and how good a position is for it.
 
 use super::{Goal, State};
-use crate::rules::shared::player::Mind;
+use crate::rules::shared::player::{Draw, Mind};
 
 /// This game's computer player (`rules::shared::player`).
-pub const MIND: Mind<State, super::Order> = Mind { believed, value, propose: Some(propose), random: true };
+pub const MIND: Mind<State, super::Order> = Mind { believed, value, draw: Draw::Mixed(propose) };
 
 /// The state as `role` may know it. Tacticum hides one thing: an enemy's
 /// set-up in X before every army stands (S10-2), so while armies set up
