@@ -2,6 +2,7 @@
 //! side may know it, and how good a position is for it.
 
 use super::flow::{can_activate, eligible, general_problem};
+use super::random::plan_with;
 use super::{Order, OrderKind, Pending, State};
 use crate::rules::shared::player::{Draw, Mind};
 
@@ -25,7 +26,8 @@ pub fn believed(s: &State, role: &str) -> State {
 /// A submission with a purpose random play lacks: a Basic Activation
 /// that gives the Recovery General Order (5.4.7), which alone raises a
 /// CC again, so the best released CCs stay high and the Sudden End far
-/// (15.3); else the random decision without a pre-committed NEXT, whose
+/// (15.3); or one under a General Order, where the Battle may give one
+/// (5.2); else the random decision without a pre-committed NEXT, whose
 /// roll comes after this activation has lowered a CC; no Continuum; an
 /// Interruptio only where no roll can end the battle.
 ///
@@ -51,10 +53,38 @@ pub fn propose(s: &State, role: &str, pick: &mut dyn FnMut(usize) -> usize) -> V
             }
             calm(s, role, pick)
         }
+        Pending::Activation { role: r } if r == role && s.first.is_empty() && pick(2) == 0 => {
+            let can = eligible(s, role, can_activate);
+            match can.get(pick(can.len().max(1))).and_then(|b| general(s, b, pick)) {
+                Some(v) => v,
+                None => calm(s, role, pick),
+            }
+        }
         Pending::Continuum { role: r } if r == role => vec![Order::Pass],
         Pending::Interruptio { role: r, .. } if r == role && sudden_end(s) > 0.0 => vec![Order::NoInterrupt],
         _ => calm(s, role, pick),
     }
+}
+
+/// A Basic Activation of `battle` under its General Order (5.2), the
+/// double one where it has it (5.2.2): every unit in command may then act
+/// whatever the CC, where Individual Orders reach one unit an OP, and a
+/// CC falls an activation (4.0 s2). Random play never gives one. Each
+/// unit closes, fires, attacks or charges as random play would; a unit
+/// whose order the General Order does not give stands (5.2.1).
+fn general(s: &State, battle: &str, pick: &mut dyn FnMut(usize) -> usize) -> Option<Vec<Order>> {
+    let b = s.battle(battle).filter(|b| !b.off_map)?;
+    let kinds: Vec<OrderKind> = if b.double_general.is_empty() {
+        vec![OrderKind::Move]
+    } else {
+        b.double_general.iter().filter_map(|w| OrderKind::from_word(&w.to_uppercase())).collect()
+    };
+    general_problem(s, b, &kinds).ok()?;
+    let lines = plan_with(s, battle, i32::MAX / 2, true, pick)
+        .into_iter()
+        .filter(|o| o.kind().is_none_or(|k| kinds.contains(&k)));
+    let head = Order::Activate { battle: battle.to_string(), general: kinds.clone(), at: None, face: None };
+    Some(std::iter::once(head).chain(lines).collect())
 }
 
 /// The chance that a Continuum or Interruptio roll now ends the battle:
@@ -128,13 +158,13 @@ mod tests {
 
     /// A random Sant'Egidio game played until `at` holds, then every
     /// Captain released at `cc`.
-    fn until(at: impl Fn(&Pending) -> bool, cc: i32) -> State {
+    fn until(at: impl Fn(&State) -> bool, cc: i32) -> State {
         let rules = Braccio;
         let mut pick = Pick::new(5);
         let mut dice = crate::dice::Imagined::new([9; 32]);
         let mut s = rules.setup("sant-egidio").expect("scenario");
         for _ in 0..2000 {
-            if at(&s.pending) {
+            if at(&s) {
                 for b in s.battles.iter_mut() {
                     b.cc = cc;
                     b.cc0 = b.cc0.max(cc);
@@ -152,7 +182,7 @@ mod tests {
 
     /// `braccio`'s Continuum awaited, every Captain released at `cc`.
     fn at_continuum(cc: i32) -> State {
-        until(|p| matches!(p, Pending::Continuum { role } if role == BRACCIO), cc)
+        until(|s| matches!(&s.pending, Pending::Continuum { role } if role == BRACCIO), cc)
     }
 
     #[test]
@@ -187,7 +217,7 @@ mod tests {
     /// battle, and then it is.
     #[test]
     fn adjutant_interrupts_only_where_no_roll_ends_the_battle() {
-        let at = |p: &Pending| matches!(p, Pending::Interruptio { role, .. } if role == MALATESTA);
+        let at = |s: &State| matches!(&s.pending, Pending::Interruptio { role, .. } if role == MALATESTA);
         let mut pick = Pick::new(3);
         let proposed = |s: &State, pick: &mut Pick| {
             (0..20)
@@ -198,6 +228,39 @@ mod tests {
         };
         assert_eq!(proposed(&until(at, 5), &mut pick), 0, "5 + 5: a roll of 11 ends the battle");
         assert!(proposed(&until(at, 6), &mut pick) > 0, "6 + 6: no roll ends it");
+    }
+
+    /// Malatesta's Captains give General Orders, the double ones where
+    /// the scenario grants them (S2.3), with only their orders beneath;
+    /// the Braccesca School gives none (14.0.1) but Recovery, whose
+    /// activation has no other line.
+    #[test]
+    fn adjutant_gives_the_general_orders_its_captains_may() {
+        let rules = Braccio;
+        let mut pick = Pick::new(8);
+        for role in [MALATESTA, BRACCIO] {
+            let s =
+                until(|s| s.first.is_empty() && matches!(&s.pending, Pending::Activation { role: r } if r == role), 6);
+            let mut doubles = 0;
+            let mut generals = 0;
+            for _ in 0..60 {
+                let o = propose(&s, role, &mut |n| pick.below(n));
+                assert!(rules.validate(&s, role, &o).is_empty(), "{role}: {o:?}");
+                let Some(Order::Activate { battle, general, .. }) = o.first() else { panic!("{o:?}") };
+                if general.is_empty() || general == &[OrderKind::Recover] {
+                    continue;
+                }
+                assert_eq!(role, MALATESTA, "the Braccesca School gives no General Order: {o:?}");
+                generals += 1;
+                doubles += usize::from(general.len() == 2);
+                let b = s.battle(battle).expect("battle");
+                assert_eq!(general.len(), b.double_general.len().max(1), "{battle}: {general:?}");
+                assert!(o[1..].iter().all(|x| x.kind().is_some_and(|k| general.contains(&k))), "{o:?}");
+            }
+            if role == MALATESTA {
+                assert!(generals > 10 && doubles > 0, "{generals} General Orders, {doubles} double");
+            }
+        }
     }
 
     #[test]
