@@ -16,8 +16,10 @@ BRACCIO_MAILS_GAMES=40 BRACCIO_GAMES=200 cargo test --release --test it braccio:
 # verifiers: 20 games of each, up to 200 passes (the suite plays 2 of 30).
 WITNESS_GAMES=20 cargo test --release --test it witness::the_mailboxes_of_random_games -- --nocapture
 # The computer player against random legal play: 40 games of each game it
-# plays, sides alternating, with the time per decision (docs/performance.md).
+# plays, sides alternating, with the time per decision, beside the baseline
+# of random play on the same sides (docs/performance.md).
 cargo build --release
 for game in mantua ducs braccio tacticum; do
     target/release/adjutant selfplay "$game" --games 40 --seed 1 2>/dev/null
+    target/release/adjutant selfplay "$game" --games 40 --seed 1 --baseline 2>/dev/null
 done

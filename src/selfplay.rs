@@ -1,6 +1,8 @@
 //! `adjutant selfplay`: the computer player against random legal play (or
 //! against itself) through the real engine on committed dice, with no
-//! mail. What the bench measures the player by, and what its test checks:
+//! mail, and the baseline its rate is read against: random play on the
+//! same sides. What the bench measures the player by, and what its test
+//! checks:
 //! every submission it makes is accepted as a player's mail would be, and
 //! names nothing the ruleset's leak probes say its side may not know.
 
@@ -9,14 +11,15 @@ use crate::engine::{Effort, Game, Ruleset};
 use crate::rules::shared::player::Pick;
 use std::collections::BTreeMap;
 
-/// Who plays the sides adjutant does not.
+/// Who plays a side: random legal play (the conformance test's player)
+/// or adjutant's computer player.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Against {
+pub enum Player {
     Random,
     Adjutant,
 }
 
-/// How one game ended for adjutant's side.
+/// How one game ended for the side measured.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Result {
     Won,
@@ -27,7 +30,7 @@ pub enum Result {
 /// One game played.
 #[derive(Debug, Clone)]
 pub struct Played {
-    /// The role adjutant played.
+    /// The role measured (adjutant's, but in a baseline).
     pub role: String,
     pub result: Result,
     pub steps: u32,
@@ -37,29 +40,37 @@ pub struct Played {
     /// nor the steps' resolution): what a player waits on.
     pub thinking: std::time::Duration,
     pub reason: String,
-    /// Whether the last step was decided by adjutant's side (the game
+    /// Whether the last step was decided by the side measured (the game
     /// ended on its orders) or by another.
-    pub ended_on_adjutant: bool,
+    pub ended_on_mine: bool,
 }
 
 /// Games past this many steps are drawn (every ruleset ends well before).
 const MAX_STEPS: u32 = 3000;
 
-/// Play game number `n` of `scenario`, adjutant on its `n`-th role (sides
-/// alternate from game to game), the dice committed from `seed` and `n`.
-/// `Err` if adjutant ever made a submission the game refuses: a bug.
+/// Play game number `n` of `scenario`, the side measured on its `n`-th
+/// role (sides alternate from game to game) played by `mine`, the others
+/// by `against`, the dice committed from `seed` and `n`. With random play
+/// on the side measured, the baseline: what random play wins on the same
+/// sides, dice and scenario. `Err` if adjutant ever made a submission the
+/// game refuses: a bug.
 pub fn play(
     rules: &'static dyn Ruleset,
     scenario: &str,
     seed: u64,
     n: usize,
-    against: Against,
+    mine: Player,
+    against: Player,
     effort: Effort,
 ) -> std::result::Result<Played, String> {
     let id = format!("selfplay-{seed}-{n}");
     let mut game = Game::new(&id, rules, scenario)?;
     let role = game.roles[n % game.roles.len()].clone();
     let mut pick = Pick::new(seed ^ (n as u64).wrapping_mul(0x9e37_79b9));
+    // The side measured, when random, draws from a stream of its own: the
+    // others' random orders stay those they play against adjutant, as far
+    // as the play allows.
+    let mut own = Pick::new(!(seed ^ (n as u64).wrapping_mul(0x9e37_79b9)));
     let streams = dice::stream_names(&game.roles);
     let mut decisions = 0;
     let mut thinking = std::time::Duration::ZERO;
@@ -71,7 +82,7 @@ pub fn play(
         }
         last_mine = a.roles.contains(&role);
         for r in &a.roles {
-            let by_adjutant = *r == role || against == Against::Adjutant;
+            let by_adjutant = if *r == role { mine == Player::Adjutant } else { against == Player::Adjutant };
             let lines = if by_adjutant {
                 decisions += u32::from(*r == role);
                 let started = std::time::Instant::now();
@@ -91,6 +102,8 @@ pub fn play(
                     ));
                 }
                 lines
+            } else if *r == role {
+                rules.random_orders(game.state(), r, &mut |k| own.below(k))
             } else {
                 rules.random_orders(game.state(), r, &mut |k| pick.below(k))
             };
@@ -114,5 +127,5 @@ pub fn play(
         _ => Result::Drawn,
     };
     let reason = outcome.map(|o| o.reason).unwrap_or_else(|| format!("no end after {MAX_STEPS} steps"));
-    Ok(Played { role, result, steps: game.step - 1, decisions, thinking, reason, ended_on_adjutant: last_mine })
+    Ok(Played { role, result, steps: game.step - 1, decisions, thinking, reason, ended_on_mine: last_mine })
 }

@@ -183,6 +183,11 @@ enum Cmd {
         /// random or adjutant: who plays the other sides.
         #[arg(long, default_value = "random")]
         against: String,
+        /// Random legal play takes adjutant's side too: what random play
+        /// wins on the same sides, seeds and scenario, the baseline that
+        /// adjutant's rate is read against.
+        #[arg(long)]
+        baseline: bool,
     },
     /// Play a scripted game through the real pipeline on the embedded default.
     Demo {
@@ -238,8 +243,8 @@ fn now() -> chrono::DateTime<chrono::Utc> {
 fn run(cli: Cli) -> Result<i32> {
     let cfg = config(&cli.config)?;
     match cli.cmd {
-        Cmd::Selfplay { ruleset, scenario, games, seed, against } => {
-            selfplay(&cfg, &ruleset, scenario, games, seed, &against)
+        Cmd::Selfplay { ruleset, scenario, games, seed, against, baseline } => {
+            selfplay(&cfg, &ruleset, scenario, games, seed, &against, baseline)
         }
         Cmd::Rulesets => {
             for r in crate::rules::ALL {
@@ -810,24 +815,26 @@ fn selfplay(
     games: usize,
     seed: u64,
     against: &str,
+    baseline: bool,
 ) -> Result<i32> {
-    use crate::selfplay::{Against, Result as R};
+    use crate::selfplay::{Player, Result as R};
     let rules = crate::rules::find(ruleset).ok_or_else(|| {
         let known: Vec<_> = crate::rules::ALL.iter().map(|r| r.info().name).collect();
         anyhow!("unknown ruleset {ruleset:?}; known: {}", known.join(", "))
     })?;
     let against = match against {
-        "random" => Against::Random,
-        "adjutant" => Against::Adjutant,
+        "random" => Player::Random,
+        "adjutant" => Player::Adjutant,
         other => bail!("--against {other:?}: write random or adjutant"),
     };
+    let (mine, who) = if baseline { (Player::Random, "random play") } else { (Player::Adjutant, "adjutant") };
     let scenario = scenario.unwrap_or_else(|| rules.info().scenarios[0].name.clone());
     let (mut won, mut lost, mut drawn, mut decisions) = (0, 0, 0, 0u64);
     let mut thinking = std::time::Duration::ZERO;
     let started = std::time::Instant::now();
     for n in 0..games {
-        let p = crate::selfplay::play(rules, &scenario, seed, n, against, crate::desk::core::computer::effort(cfg))
-            .map_err(|e| anyhow!(e))?;
+        let effort = crate::desk::core::computer::effort(cfg);
+        let p = crate::selfplay::play(rules, &scenario, seed, n, mine, against, effort).map_err(|e| anyhow!(e))?;
         decisions += u64::from(p.decisions);
         thinking += p.thinking;
         let r = match p.result {
@@ -844,8 +851,12 @@ fn selfplay(
                 "drawn"
             }
         };
-        let on = if p.ended_on_adjutant { "adjutant's" } else { "the other side's" };
-        eprintln!("game {}: adjutant as {} {r} in {} steps on {on} orders ({})", n + 1, p.role, p.steps, p.reason);
+        let on = if p.ended_on_mine { "its own" } else { "the other side's" };
+        eprintln!("game {}: {who} as {} {r} in {} steps on {on} orders ({})", n + 1, p.role, p.steps, p.reason);
+    }
+    if baseline {
+        println!("random play won {won} of {games} ({lost} lost, {drawn} drawn) on the sides adjutant plays");
+        return Ok(0);
     }
     // Per decision: the whole run (random play and resolution included),
     // and the thinking alone, what a player waits on.

@@ -8,7 +8,7 @@ use adjutant::config::{Config, Deadlines};
 use adjutant::desk::{Desk, NewGame};
 use adjutant::engine::Effort;
 use adjutant::rules::shared::player::Pick;
-use adjutant::selfplay::{self, Against};
+use adjutant::selfplay::{self, Player};
 
 fn journal(t: &Table) -> std::path::PathBuf {
     t.dir.join("games").join(&t.game).join("journal.toml")
@@ -134,10 +134,48 @@ fn selfplay_orders_are_legal_and_free_of_hidden_facts() {
             .name
             .clone();
         for n in 0..2 {
-            for against in [Against::Random, Against::Adjutant] {
-                let p = selfplay::play(rules, &scenario, 3, n, against, effort).unwrap_or_else(|e| panic!("{e}"));
+            for against in [Player::Random, Player::Adjutant] {
+                let p = selfplay::play(rules, &scenario, 3, n, Player::Adjutant, against, effort)
+                    .unwrap_or_else(|e| panic!("{e}"));
                 assert!(p.decisions > 0, "{ruleset}: adjutant made no decision");
             }
         }
     }
+}
+
+/// `adjutant selfplay` as the checks and the bench call it: the
+/// rate of adjutant's side, the baseline of random play on the same sides
+/// (no decision thought out, so none timed), and a clear refusal of an
+/// opponent it does not know.
+#[test]
+fn selfplay_prints_adjutants_rate_and_the_baseline_of_random_play() {
+    use std::process::Command;
+    let run = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_adjutant")).arg("selfplay").args(args).output().unwrap();
+        (
+            out.status.success(),
+            String::from_utf8_lossy(&out.stdout).to_string(),
+            String::from_utf8_lossy(&out.stderr).to_string(),
+        )
+    };
+    let (ok, out, err) = run(&["mantua", "--games", "2", "--seed", "7"]);
+    assert!(ok && out.starts_with("adjutant won ") && out.contains(" of 2 "), "{out}{err}");
+    assert!(err.contains("game 1: adjutant as ") && err.contains("game 2: adjutant as "), "{err}");
+    let (ok, out, err) = run(&["mantua", "--games", "2", "--seed", "7", "--baseline"]);
+    assert!(ok && out.starts_with("random play won ") && out.contains(" of 2 "), "{out}{err}");
+    assert!(!out.contains("decisions"), "the baseline thinks nothing out: {out}");
+    assert!(err.contains("game 1: random play as "), "{err}");
+    let (ok, _, err) = run(&["mantua", "--games", "1", "--against", "nobody"]);
+    assert!(!ok && err.contains("write random or adjutant"), "{err}");
+}
+
+/// A baseline game is random play on both sides, the same from its seed.
+#[test]
+fn a_baseline_game_makes_no_decision_and_repeats_from_its_seed() {
+    let rules = adjutant::rules::find("braccio").unwrap();
+    let effort = Effort { candidates: 3, playouts: 1, horizon: 2 };
+    let game = || selfplay::play(rules, "sant-egidio", 5, 1, Player::Random, Player::Random, effort).unwrap();
+    let (a, b) = (game(), game());
+    assert_eq!(a.decisions, 0);
+    assert_eq!((a.result, a.steps, &a.reason), (b.result, b.steps, &b.reason));
 }
