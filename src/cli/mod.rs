@@ -831,9 +831,9 @@ fn selfplay(
     let scenario = scenario.unwrap_or_else(|| rules.info().scenarios[0].name.clone());
     let (mut won, mut lost, mut drawn, mut decisions) = (0, 0, 0, 0u64);
     let mut thinking = std::time::Duration::ZERO;
+    let effort = crate::desk::core::computer::effort(cfg);
     let started = std::time::Instant::now();
     for n in 0..games {
-        let effort = crate::desk::core::computer::effort(cfg);
         let p = crate::selfplay::play(rules, &scenario, seed, n, mine, against, effort).map_err(|e| anyhow!(e))?;
         decisions += u64::from(p.decisions);
         thinking += p.thinking;

@@ -80,6 +80,8 @@ fn general(s: &State, battle: &str, pick: &mut dyn FnMut(usize) -> usize) -> Opt
         b.double_general.iter().filter_map(|w| OrderKind::from_word(&w.to_uppercase())).collect()
     };
     general_problem(s, b, &kinds).ok()?;
+    // Under a General Order the units' orders cost no OP (5.2): the plan
+    // is bounded by the units in command, not by the CC.
     let lines = plan_with(s, battle, i32::MAX / 2, true, pick)
         .into_iter()
         .filter(|o| o.kind().is_none_or(|k| kinds.contains(&k)));
