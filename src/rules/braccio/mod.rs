@@ -906,6 +906,12 @@ impl State {
     }
 }
 
+/// In how many of the 36 throws of two dice the total is `n` or less: a
+/// roll's chance against a CC (4.1, 4.2) or the best released CCs (15.3).
+pub fn throws_at_most(n: i32) -> i32 {
+    (1..=6).flat_map(|a| (1..=6).map(move |b| a + b)).filter(|&t| t <= n).count() as i32
+}
+
 pub struct Braccio;
 
 impl Rules for Braccio {

@@ -3,7 +3,7 @@
 
 use super::flow::{can_activate, eligible, general_problem};
 use super::random::plan_with;
-use super::{Order, OrderKind, Pending, State};
+use super::{throws_at_most, Order, OrderKind, Pending, State};
 use crate::rules::shared::player::{Draw, Mind};
 
 /// This game's computer player (`rules::shared::player`).
@@ -24,46 +24,52 @@ pub fn believed(s: &State, role: &str) -> State {
 }
 
 /// A submission with a purpose random play lacks: a Basic Activation
-/// that gives the Recovery General Order (5.4.7), which alone raises a
-/// CC again, so the best released CCs stay high and the Sudden End far
+/// that gives the Recovery General Order (5.4.7; Malatesta's, 14.0.1),
+/// which alone raises a CC again, so the best released CCs stay high and the Sudden End far
 /// (15.3); or one under a General Order, where the Battle may give one
 /// (5.2); else the random decision without a pre-committed NEXT, whose
 /// roll comes after this activation has lowered a CC; no Continuum; an
 /// Interruptio only where no roll can end the battle.
 ///
 /// No Continuum, not even where no roll can end the battle: against
-/// random play the Braccesca won 20 of 60 games making those and 26 of 60
-/// making none (each attempt costs a CC, 4.1, and at Sant'Egidio may
-/// raise the Heat, S2.7.1; neither shows within a few steps), and no
-/// fewer at L'Aquila. An Interruptio takes the enemy's activation.
+/// random play the Braccesca won 31 of 100 games making those (by its best
+/// Captain at CC 7 or more) and 45 of 100 making none (each attempt costs
+/// a CC, 4.1, and at Sant'Egidio may raise the Heat, S2.7.1; neither shows
+/// within a few steps). An Interruptio takes the enemy's activation.
 pub fn propose(s: &State, role: &str, pick: &mut dyn FnMut(usize) -> usize) -> Vec<Order> {
     match &s.pending {
-        Pending::Activation { role: r } if r == role && s.first.is_empty() && pick(2) == 0 => {
-            let can: Vec<String> = eligible(s, role, can_activate)
-                .into_iter()
-                .filter(|b| {
-                    s.battle(b).is_some_and(|x| {
-                        !x.off_map && general_problem(s, x, &[OrderKind::Recover]).is_ok() && x.cc < x.cc0
-                    })
-                })
-                .collect();
-            if !can.is_empty() {
-                let battle = can[pick(can.len())].clone();
-                return vec![Order::Activate { battle, general: vec![OrderKind::Recover], at: None, face: None }];
-            }
-            calm(s, role, pick)
-        }
-        Pending::Activation { role: r } if r == role && s.first.is_empty() && pick(2) == 0 => {
-            let can = eligible(s, role, can_activate);
-            match can.get(pick(can.len().max(1))).and_then(|b| general(s, b, pick)) {
-                Some(v) => v,
-                None => calm(s, role, pick),
-            }
+        // Recovery half the time, a General Order a quarter, where the
+        // Battle drawn may give it; else the random decision.
+        Pending::Activation { role: r } if r == role && s.first.is_empty() => {
+            let drawn = match pick(4) {
+                0 | 1 => recovery(s, role, pick),
+                2 => {
+                    let can = eligible(s, role, can_activate);
+                    can.get(pick(can.len().max(1))).and_then(|b| general(s, b, pick))
+                }
+                _ => None,
+            };
+            drawn.unwrap_or_else(|| calm(s, role, pick))
         }
         Pending::Continuum { role: r } if r == role => vec![Order::Pass],
         Pending::Interruptio { role: r, .. } if r == role && sudden_end(s) > 0.0 => vec![Order::NoInterrupt],
         _ => calm(s, role, pick),
     }
+}
+
+/// A Basic Activation that gives the Recovery General Order (5.4.7), by
+/// a Battle drawn among those that may and whose CC is down: Malatesta's
+/// only, for the Braccesca School gives no General Order (14.0.1).
+fn recovery(s: &State, role: &str, pick: &mut dyn FnMut(usize) -> usize) -> Option<Vec<Order>> {
+    let can: Vec<String> = eligible(s, role, can_activate)
+        .into_iter()
+        .filter(|b| {
+            s.battle(b)
+                .is_some_and(|x| !x.off_map && general_problem(s, x, &[OrderKind::Recover]).is_ok() && x.cc < x.cc0)
+        })
+        .collect();
+    let battle = can.get(pick(can.len().max(1)))?.clone();
+    Some(vec![Order::Activate { battle, general: vec![OrderKind::Recover], at: None, face: None }])
 }
 
 /// A Basic Activation of `battle` under its General Order (5.2), the
@@ -93,7 +99,7 @@ fn general(s: &State, battle: &str, pick: &mut dyn FnMut(usize) -> usize) -> Opt
 /// two dice above the best released CCs of the two sides; none where
 /// those make 12 or more, or a side has no released Captain (15.3, A02).
 fn sudden_end(s: &State) -> f64 {
-    s.sudden_end_ccs().map_or(0.0, |(x, y)| 1.0 - below(x + y))
+    s.sudden_end_ccs().map_or(0.0, |(x, y)| 1.0 - f64::from(throws_at_most(x + y)) / 36.0)
 }
 
 /// The random decision, cut before any NEXT.
@@ -131,12 +137,6 @@ pub fn value(s: &State, role: &str) -> f64 {
             .sum::<f64>()
     };
     points(role) - points(o) + 0.5 * (field(role) - field(o)) - SUDDEN * sudden_end(s)
-}
-
-/// The chance that two dice show `n` or less.
-fn below(n: i32) -> f64 {
-    let ways = (1..=6).flat_map(|a| (1..=6).map(move |b| a + b)).filter(|&t| t <= n).count();
-    ways as f64 / 36.0
 }
 
 #[cfg(test)]
@@ -234,10 +234,11 @@ mod tests {
 
     /// Malatesta's Captains give General Orders, the double ones where
     /// the scenario grants them (S2.3), with only their orders beneath;
-    /// the Braccesca School gives none (14.0.1) but Recovery, whose
-    /// activation has no other line.
+    /// Recovery, a General Order too, alone and by a Battle whose CC is
+    /// down (5.4.7); the Braccesca School gives none, Recovery included
+    /// (14.0.1).
     #[test]
-    fn adjutant_gives_the_general_orders_its_captains_may() {
+    fn adjutant_gives_the_general_orders_and_recoveries_its_captains_may() {
         let rules = Braccio;
         let mut pick = Pick::new(8);
         for role in [MALATESTA, BRACCIO] {
@@ -245,14 +246,21 @@ mod tests {
                 until(|s| s.first.is_empty() && matches!(&s.pending, Pending::Activation { role: r } if r == role), 6);
             let mut doubles = 0;
             let mut generals = 0;
+            let mut recoveries = 0;
             for _ in 0..60 {
                 let o = propose(&s, role, &mut |n| pick.below(n));
                 assert!(rules.validate(&s, role, &o).is_empty(), "{role}: {o:?}");
                 let Some(Order::Activate { battle, general, .. }) = o.first() else { panic!("{o:?}") };
-                if general.is_empty() || general == &[OrderKind::Recover] {
+                if general.is_empty() {
                     continue;
                 }
-                assert_eq!(role, MALATESTA, "the Braccesca School gives no General Order: {o:?}");
+                assert_eq!(role, MALATESTA, "the Braccesca School gives no General Order, Recovery included: {o:?}");
+                if general == &[OrderKind::Recover] {
+                    let b = s.battle(battle).expect("battle");
+                    assert!(o.len() == 1 && b.cc < b.cc0, "Recovery alone, by a Battle whose CC is down: {o:?}");
+                    recoveries += 1;
+                    continue;
+                }
                 generals += 1;
                 doubles += usize::from(general.len() == 2);
                 let b = s.battle(battle).expect("battle");
@@ -261,6 +269,7 @@ mod tests {
             }
             if role == MALATESTA {
                 assert!(generals > 10 && doubles > 0, "{generals} General Orders, {doubles} double");
+                assert!(recoveries > 10, "{recoveries} Recoveries of 60");
             }
         }
     }

@@ -42,7 +42,7 @@ fn sees(viewer: &Viewer, role: &str) -> bool {
 
 /// Chances of 2d6 at or under `n`, never a 12 (4.1, 4.2), in 36ths.
 pub fn chance(n: i32) -> i32 {
-    (1..=6).flat_map(|a| (1..=6).map(move |b| (a, b))).filter(|&(a, b)| a + b <= n && a + b != 12).count() as i32
+    super::throws_at_most(n.min(11))
 }
 
 fn step_line(s: &State) -> String {
