@@ -95,7 +95,25 @@ pub fn value(s: &State, role: &str) -> f64 {
             Some(-sign(a) * MARCH * f64::from(left))
         })
         .sum();
-    units + marches
+    // A Commander hemmed in to one or two ways out is a Trap the enemy's
+    // next action may close: the search's few futures seldom hold the
+    // random move that closes it, so the position itself must say so.
+    let hemmed: f64 =
+        (0..s.armies.len()).filter_map(|a| Some(sign(a) * HEMMED * hemmed(super::moves::liberties(s, a)?))).sum();
+    units + marches - hemmed
+}
+
+/// What a Commander with few ways out costs its side, in units.
+const HEMMED: f64 = 1.5;
+
+/// How near a Trap a Commander with `ways` legal actions that move it
+/// stands: one way out is one enemy action from a Trap, two nearly so.
+fn hemmed(ways: usize) -> f64 {
+    match ways {
+        1 => 1.0,
+        2 => 0.4,
+        _ => 0.0,
+    }
 }
 
 /// What a cube set in the wall is worth, in units (SO1-1: the wall is
@@ -170,6 +188,53 @@ mod tests {
         Tacticum.resolve(&mut s, &orders, &mut crate::dice::Imagined::new([3; 32]));
         assert_eq!(s.phase, "turn");
         s
+    }
+
+    /// Force-on-Force as set up (S1), Black to act.
+    fn force_on_force() -> State {
+        use crate::engine::Rules;
+        let mut s = Tacticum.setup("force-on-force").expect("the scenario");
+        let mut dice = crate::dice::Imagined::new([3; 32]);
+        while s.phase != "turn" {
+            let a = Tacticum.awaited(&s);
+            let orders = a.roles.iter().map(|r| (r.clone(), Tacticum.default_orders(&s, r))).collect();
+            Tacticum.resolve(&mut s, &orders, &mut dice);
+        }
+        s
+    }
+
+    /// `army`'s piece on `from` set on `to`.
+    fn shift(s: &State, army: &str, from: &str, to: &str) -> State {
+        let mut t = s.clone();
+        let a = t.army_index(army).expect("army");
+        let army = &mut t.armies[a];
+        for q in army.infantry.iter_mut().chain(std::iter::once(&mut army.commander)) {
+            if q == from {
+                *q = to.to_string();
+            }
+        }
+        t
+    }
+
+    /// Black's Commander as set up (f2, its line behind and beside it) has
+    /// one way out, north; a piece stepping off its side opens more, and
+    /// its side is worth a Commander one enemy piece short of a Trap more;
+    /// in the open each of the four directions is one way out, however
+    /// far its line runs; a White piece on f3 Traps it (BT-31).
+    #[test]
+    fn a_hemmed_in_commander_costs_its_side_and_a_line_is_one_way_out() {
+        use crate::rules::tacticum::moves::{liberties, trapped};
+        let s = force_on_force();
+        let b = s.army_index("black").expect("black");
+        assert_eq!(liberties(&s, b), Some(1));
+        let open = shift(&s, "black", "e2", "e4");
+        assert!(liberties(&open, b) > Some(2), "{:?}", liberties(&open, b));
+        let gained = value(&open, "black") - value(&s, "black");
+        assert!((gained - HEMMED).abs() < 1e-9, "{gained}");
+        assert!((value(&s, "white") - value(&open, "white") - HEMMED).abs() < 1e-9);
+        assert_eq!(liberties(&shift(&s, "black", "f2", "f5"), b), Some(4));
+        let shut = shift(&s, "white", "a8", "f3");
+        assert!(liberties(&shut, b) == Some(0) && trapped(&shut, b));
     }
 
     #[test]

@@ -5,6 +5,7 @@ use super::capture::apply;
 use super::{check, engaged, Pos, Sq, STEPS};
 use crate::rules::tacticum::orders::{Block, Shape};
 use crate::rules::tacticum::{Order, State, Who};
+use std::collections::BTreeSet;
 
 /// Every legal action of `role`'s army at a turn, in a stable order.
 pub fn legal(s: &State, role: &str) -> Vec<Order> {
@@ -199,15 +200,35 @@ fn rallies(p: &Pos, a: usize, g: Sq, out: &mut Vec<Order>) {
 /// Whether army `a`'s Commander can change square in no legal action of
 /// its army (BT-31, A-12).
 pub fn trapped(s: &State, a: usize) -> bool {
-    let Some(c) = s.sq(&s.armies[a].commander) else { return false };
+    liberties(s, a) == Some(0)
+}
+
+/// In how many ways army `a`'s Commander can change square: the first
+/// steps of its moves and rallies, and each kind of formation action
+/// that carries it (a line of squares is one way, which one enemy piece
+/// closes). None is Trapped (BT-31, A-12); no figure for an army without
+/// a Commander on the board.
+pub fn liberties(s: &State, a: usize) -> Option<usize> {
+    let c = s.sq(&s.armies[a].commander)?;
     let role = s.armies[a].name.clone();
-    !actions(s, &role, Some(c)).iter().any(|o| match o {
-        Order::Rally { movers, .. } => movers.iter().any(|m| m.0 == c),
-        Order::Extend(square) => square.cells().contains(&c),
-        Order::Move { from, .. } | Order::Turn { square: from, .. } => from.cells().contains(&c),
-        Order::Charge { column, .. } => column.cells().contains(&c),
-        _ => false,
-    })
+    let toward = |from: Sq, to: Sq| {
+        let d = |a: u8, b: u8| (i16::from(b) - i16::from(a)).signum();
+        (d(from.col, to.col), d(from.row, to.row))
+    };
+    // A way: the kind of action (a step, Extend, Turn, Charge) and the
+    // direction of a step.
+    let ways: BTreeSet<(u8, (i16, i16))> = actions(s, &role, Some(c))
+        .iter()
+        .filter_map(|o| match o {
+            Order::Rally { movers, .. } => movers.iter().find(|m| m.0 == c).map(|m| (0, toward(m.0, m.1))),
+            Order::Move { from, to, .. } if from.cells().contains(&c) => Some((0, toward(from.lo, to.lo))),
+            Order::Extend(square) if square.cells().contains(&c) => Some((1, (0, 0))),
+            Order::Turn { square, .. } if square.cells().contains(&c) => Some((2, (0, 0))),
+            Order::Charge { column, .. } if column.cells().contains(&c) => Some((3, (0, 0))),
+            _ => None,
+        })
+        .collect();
+    Some(ways.len())
 }
 
 /// The position after an order of `role` (its captures made), if legal.

@@ -12,7 +12,7 @@ mod manoeuvres;
 mod setup;
 
 pub use capture::{play, respond};
-pub use legal::{after, can_act, captures, legal, trapped};
+pub use legal::{after, can_act, captures, legal, liberties, trapped};
 pub use setup::{check_place, default_place, on_hill, place_units};
 
 use formation::{charge, formation_move};
