@@ -123,7 +123,7 @@ pub fn play(
     let outcome = game.outcome();
     let result = match &outcome {
         Some(o) if o.winner.as_deref() == Some(&role) || o.also.contains(&role) => Result::Won,
-        Some(o) if o.winner.is_some() => Result::Lost,
+        Some(o) if o.winner.is_some() || o.lost.contains(&role) => Result::Lost,
         _ => Result::Drawn,
     };
     let reason = outcome.map(|o| o.reason).unwrap_or_else(|| format!("no end after {MAX_STEPS} steps"));

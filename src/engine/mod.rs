@@ -141,6 +141,27 @@ pub struct Outcome {
     /// Further winners, where a game has several (a side of allies).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub also: Vec<String>,
+    /// The roles that lost where no role won: a solo game's failure, the
+    /// army that won being played by adjutant and nobody's role.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub lost: Vec<String>,
+}
+
+impl Outcome {
+    /// `winner` won.
+    pub fn won(winner: impl Into<String>, reason: String) -> Outcome {
+        Outcome { winner: Some(winner.into()), reason, also: Vec::new(), lost: Vec::new() }
+    }
+
+    /// Nobody won and nobody lost.
+    pub fn drawn(reason: String) -> Outcome {
+        Outcome { winner: None, reason, also: Vec::new(), lost: Vec::new() }
+    }
+
+    /// The players' roles `lost` failed, and no role won.
+    pub fn failed(lost: Vec<String>, reason: String) -> Outcome {
+        Outcome { winner: None, reason, also: Vec::new(), lost }
+    }
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -797,11 +818,7 @@ impl Game {
     pub fn outcome(&self) -> Option<Outcome> {
         self.rules.outcome(&self.state).or_else(|| {
             let limit = self.rules.info().step_limit?;
-            (self.step > limit).then(|| Outcome {
-                winner: None,
-                reason: format!("the game reached its limit of {limit} steps: a draw"),
-                also: Vec::new(),
-            })
+            (self.step > limit).then(|| Outcome::drawn(format!("the game reached its limit of {limit} steps: a draw")))
         })
     }
 

@@ -179,3 +179,28 @@ fn a_baseline_game_makes_no_decision_and_repeats_from_its_seed() {
     assert_eq!(a.decisions, 0);
     assert_eq!((a.result, a.steps, &a.reason), (b.result, b.steps, &b.reason));
 }
+
+/// A solo game's failure is the Legion's loss, not a draw: the Raiders
+/// who win it are nobody's role (SO1-2..4, SO2-2..4); only the step limit
+/// draws.
+#[test]
+fn a_solo_failure_counts_as_the_legions_loss() {
+    let rules = adjutant::rules::find("tacticum").unwrap();
+    let effort = Effort { candidates: 3, playouts: 1, horizon: 2 };
+    let played: Vec<selfplay::Played> = (0..4)
+        .map(|n| selfplay::play(rules, "escort", 1, n, Player::Random, Player::Random, effort).unwrap())
+        .collect();
+    for p in &played {
+        assert_eq!(p.role, "legion");
+        if p.reason.contains("its limit of") {
+            assert_eq!(p.result, selfplay::Result::Drawn, "{}", p.reason);
+        } else {
+            assert_ne!(p.result, selfplay::Result::Drawn, "{}", p.reason);
+        }
+    }
+    assert!(
+        played.iter().any(|p| p.result == selfplay::Result::Lost),
+        "{:?}",
+        played.iter().map(|p| &p.reason).collect::<Vec<_>>()
+    );
+}

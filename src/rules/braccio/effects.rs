@@ -492,7 +492,7 @@ pub fn win_on_vl(s: &mut State, role: &str, ev: &mut Vec<Event>) {
     if s.vl.get(role).copied().unwrap_or(0) >= s.tables.victory.vl_win && s.outcome.is_none() {
         let why = format!("{} Victory Level reached {} (15.2.2)", side_name(role), s.tables.victory.vl_win);
         ev.push(Event::all(format!("{why}: {} wins.", side_name(role))));
-        s.outcome = Some(Outcome { winner: Some(role.to_string()), reason: why, also: Vec::new() });
+        s.outcome = Some(Outcome::won(role, why));
         s.pending = Pending::Over;
     }
 }
@@ -645,7 +645,7 @@ pub fn fall(s: &mut State, battle: &str, name: &str, squad: bool, dice: &mut dyn
     if s.automatic_defeat.iter().any(|x| x == name) && s.outcome.is_none() {
         let why = format!("{name} is eliminated ({})", s.rule("S2.9", "S4.8"));
         ev.push(Event::all(format!("{why}: {} wins.", side_name(enemy))));
-        s.outcome = Some(Outcome { winner: Some(enemy.to_string()), reason: why, also: Vec::new() });
+        s.outcome = Some(Outcome::won(enemy, why));
         s.pending = Pending::Over;
         return;
     }

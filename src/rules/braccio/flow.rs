@@ -586,7 +586,7 @@ fn end_activation(s: &mut State, role: &str, dice: &mut dyn Dice, ev: &mut Vec<E
                 format!("the Heat is in its last box and the VL Acceleration roll is {}: the day ends (S2.7.3)", a + b);
             let foe = s.other(BRACCIO);
             ev.push(Event::all(format!("{why}: {} victory.", side_name(foe))));
-            s.outcome = Some(Outcome { winner: Some(foe.into()), reason: why, also: Vec::new() });
+            s.outcome = Some(Outcome::won(foe, why));
             s.pending = Pending::Over;
             return;
         }
@@ -629,7 +629,7 @@ fn ends(s: &mut State, ev: &mut Vec<Event>) {
         if !s.units.iter().any(|u| u.side == side && u.alive()) {
             let why = format!("{} has no combat unit left on the field (A64)", side_name(side));
             ev.push(Event::all(format!("{why}: {} wins.", side_name(s.other(side)))));
-            s.outcome = Some(Outcome { winner: Some(s.other(side).to_string()), reason: why, also: Vec::new() });
+            s.outcome = Some(Outcome::won(s.other(side), why));
             return;
         }
     }
@@ -679,7 +679,7 @@ fn pass_turn(s: &mut State, role: &str, ev: &mut Vec<Event>) {
         if eligible(s, role, can_activate).is_empty() {
             let why = "neither side has a Captain left to activate (A64)".to_string();
             ev.push(Event::all(format!("{why}: the battle is a draw.")));
-            s.outcome = Some(Outcome { winner: None, reason: why, also: Vec::new() });
+            s.outcome = Some(Outcome::drawn(why));
             s.pending = Pending::Over;
             return;
         }
@@ -710,7 +710,7 @@ fn roll_for(
         if roll > x + y {
             let why = format!("Sudden End (15.3): the {what} roll {roll} exceeds {x} + {y}, the best released CCs");
             ev.push(Event::all(format!("{why}: the battle is a draw.")));
-            s.outcome = Some(Outcome { winner: None, reason: why, also: Vec::new() });
+            s.outcome = Some(Outcome::drawn(why));
             s.pending = Pending::Over;
             return (false, roll);
         }

@@ -609,7 +609,7 @@ impl Rules for Ducs {
 /// End the game now.
 fn finish(s: &mut State, winner: &str, reason: String, ev: &mut Vec<Event>) {
     ev.push(Event::all(format!("{} wins: {reason}.", side_name(winner))));
-    s.outcome = Some(Outcome { winner: Some(winner.to_string()), reason, also: Vec::new() });
+    s.outcome = Some(Outcome::won(winner, reason));
     s.phase = Phase::Over;
     s.queue.clear();
     s.fight = None;

@@ -452,7 +452,10 @@ impl State {
     }
     pub fn end(&mut self, winner: Option<String>, reason: String) {
         self.phase = Phase::Over;
-        self.outcome = Some(Outcome { winner, reason, also: Vec::new() });
+        self.outcome = Some(match winner {
+            Some(w) => Outcome::won(w, reason),
+            None => Outcome::drawn(reason),
+        });
     }
 }
 

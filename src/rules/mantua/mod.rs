@@ -825,15 +825,14 @@ impl Mantua {
         let left = s.alive(opp).count();
         if left <= 5 {
             s.phase = Phase::Over;
-            s.outcome = Some(Outcome {
-                winner: Some(me.clone()),
-                reason: format!(
+            s.outcome = Some(Outcome::won(
+                &me,
+                format!(
                     "{} has {left} blocks left (five or fewer) at the end of {}'s turn",
                     side_name(opp),
                     side_name(&me)
                 ),
-                also: Vec::new(),
-            });
+            ));
             return vec![Event::all(format!(
                 "{} wins: {} has only {left} blocks left.",
                 side_name(&me),

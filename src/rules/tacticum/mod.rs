@@ -731,7 +731,7 @@ impl Rules for Tacticum {
         }
         let reason = "no army has a legal move".to_string();
         ev.push(Event::all(format!("The game is drawn: {reason}.")));
-        s.outcome = Some(Outcome { winner: None, reason, also: Vec::new() });
+        s.outcome = Some(Outcome::drawn(reason));
         ev
     }
 
@@ -820,11 +820,8 @@ fn end_checks(s: &mut State, mover: &str, ev: &mut Vec<Event>) -> bool {
                         players.join(" and "),
                         army_title(&army)
                     )));
-                    s.outcome = Some(Outcome {
-                        winner: None,
-                        reason: format!("the {} win: {reason}", army_title(&army)),
-                        also: Vec::new(),
-                    });
+                    let reason = format!("the {} win: {reason}", army_title(&army));
+                    s.outcome = Some(Outcome::failed(s.turn_order.clone(), reason));
                     return true;
                 }
                 let names: Vec<String> = winners.iter().map(|w| army_title(w)).collect();
@@ -834,7 +831,7 @@ fn end_checks(s: &mut State, mover: &str, ev: &mut Vec<Event>) -> bool {
                     if names.len() > 1 { "win" } else { "wins" }
                 )));
                 let mut winners = winners.into_iter();
-                s.outcome = Some(Outcome { winner: winners.next(), reason, also: winners.collect() });
+                s.outcome = Some(Outcome { winner: winners.next(), reason, also: winners.collect(), lost: Vec::new() });
                 return true;
             }
         }

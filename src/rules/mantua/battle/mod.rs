@@ -416,7 +416,7 @@ fn reveal(s: &mut State, side: &str, name: &str, dice: &mut dyn Dice) -> Vec<Eve
 /// Consequences of Defeat).
 fn lose_game(s: &mut State, side: &str, reason: String, what: String) -> Event {
     s.phase = Phase::Over;
-    s.outcome = Some(crate::engine::Outcome { winner: Some(other(side).to_string()), reason, also: Vec::new() });
+    s.outcome = Some(crate::engine::Outcome::won(other(side), reason));
     Event::all(format!("{what}: {} loses the game.", side_name(side)))
 }
 

@@ -254,7 +254,7 @@ pub fn fail(s: &mut State, reason: String, ev: &mut Vec<Event>) {
 /// The game ends with no winner: the Legion failed; the event comes with
 /// the Raiders' report.
 fn lost(s: &mut State, reason: String) {
-    s.outcome = Some(crate::engine::Outcome { winner: None, reason, also: Vec::new() });
+    s.outcome = Some(crate::engine::Outcome::failed(s.turn_order.clone(), reason));
 }
 
 /// The one action among a turn's lines (the rest are `extra`: supplies,
