@@ -142,8 +142,12 @@ pub struct Outcome {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub also: Vec<String>,
     /// The roles that lost where no role won: a solo game's failure, the
-    /// army that won being played by adjutant and nobody's role.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    /// army that won being played by adjutant and nobody's role. Not
+    /// saved with the state: the state's digest, which replay compares,
+    /// stays what journals written before it recorded (an old journal
+    /// replays forever), and only selfplay, which never reloads a game,
+    /// reads it.
+    #[serde(skip)]
     pub lost: Vec<String>,
 }
 
@@ -862,6 +866,21 @@ impl Clone for Game {
             state: self.rules.clone_state(&self.state),
             loaded: self.loaded.clone(),
         }
+    }
+}
+
+#[cfg(test)]
+mod outcome_tests {
+    use super::Outcome;
+
+    /// A solo failure saves as the journals written before `lost` recorded
+    /// it, so their digests still match on replay.
+    #[test]
+    fn a_failure_saves_as_a_game_with_no_winner_did() {
+        let reason = "the Raiders win: the Prisoner is silenced".to_string();
+        let failed = toml::to_string(&Outcome::failed(vec!["legion".into()], reason.clone())).unwrap();
+        assert_eq!(failed, toml::to_string(&Outcome::drawn(reason)).unwrap());
+        assert!(!failed.contains("lost"), "{failed}");
     }
 }
 
