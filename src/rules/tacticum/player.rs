@@ -65,7 +65,9 @@ const MARCH: f64 = 0.25;
 /// scenarios' goals), with a Commander worth three units, since losing one
 /// loses most scenarios and a Trapped one ends the game; and for the goals
 /// won by a march (a Commander on a hilltop or a square, S4; the Prisoner
-/// to the valley's end, SO2-1), how far each side's piece still has to go.
+/// to the valley's end, SO2-1), how far each side's piece still has to go;
+/// less what each side's Commander hemmed in to one or two ways out costs
+/// it (BT-31).
 pub fn value(s: &State, role: &str) -> f64 {
     let Some(me) = s.army_index(role) else { return 0.0 };
     let sign = |a: usize| if s.friends(a, me) { 1.0 } else { -1.0 };
@@ -98,15 +100,15 @@ pub fn value(s: &State, role: &str) -> f64 {
     // A Commander hemmed in to one or two ways out is a Trap the enemy's
     // next action may close: the search's few futures seldom hold the
     // random move that closes it, so the position itself must say so.
-    let hemmed: f64 =
+    let cornered: f64 =
         (0..s.armies.len()).filter_map(|a| Some(sign(a) * HEMMED * hemmed(super::moves::liberties(s, a)?))).sum();
-    units + marches - hemmed
+    units + marches - cornered
 }
 
 /// What a Commander with few ways out costs its side, in units.
 const HEMMED: f64 = 1.5;
 
-/// How near a Trap a Commander with `ways` legal actions that move it
+/// How near a Trap a Commander with `ways` ways out (`moves::liberties`)
 /// stands: one way out is one enemy action from a Trap, two nearly so.
 fn hemmed(ways: usize) -> f64 {
     match ways {
