@@ -25,9 +25,9 @@ pub fn believed(s: &State, role: &str) -> State {
 
 /// A submission with a purpose random play lacks: a Basic Activation
 /// that gives the Recovery General Order (5.4.7; Malatesta's, 14.0.1),
-/// which alone raises a CC again, so the best released CCs stay high and the Sudden End far
-/// (15.3); or one under a General Order, where the Battle may give one
-/// (5.2); else the random decision without a pre-committed NEXT, whose
+/// which alone raises a CC again, so the best released CCs stay high
+/// and the Sudden End far (15.3); or one under a General Order, where
+/// the Battle may give one (5.2); else the random decision without a pre-committed NEXT, whose
 /// roll comes after this activation has lowered a CC; no Continuum; an
 /// Interruptio only where no roll can end the battle.
 ///

@@ -13,6 +13,21 @@ pub struct Sq {
     pub row: u8,
 }
 
+impl Sq {
+    /// The (columns, rows) step from this square towards `to`: each part
+    /// -1, 0 or 1, so a diagonal (a rally's step) is a step too.
+    pub fn toward(self, to: Sq) -> (i32, i32) {
+        let d = |a: u8, b: u8| (i32::from(b) - i32::from(a)).signum();
+        (d(self.col, to.col), d(self.row, to.row))
+    }
+
+    /// How many king's steps apart: the length of a straight or diagonal
+    /// line between the two.
+    pub fn distance(self, to: Sq) -> u8 {
+        self.col.abs_diff(to.col).max(self.row.abs_diff(to.row))
+    }
+}
+
 /// How a game writes a square.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Naming {
@@ -189,5 +204,10 @@ mod tests {
         assert_eq!(Dir4::N.turn(false), Dir4::W);
         assert_eq!(Dir4::E.opposite(), Dir4::W);
         assert_eq!(Dir4::S.arrow(), 'v');
+        let a1 = Sq { col: 0, row: 0 };
+        assert_eq!(b3.toward(a1), (-1, -1), "a diagonal is a step");
+        assert_eq!(a1.toward(Sq { col: 4, row: 0 }), (1, 0));
+        assert_eq!(a1.toward(a1), (0, 0));
+        assert_eq!(a1.distance(Sq { col: 4, row: 1 }), 4, "a king's steps, not a rook's");
     }
 }

@@ -155,11 +155,8 @@ fn after_effects(s: &mut State, mover: &str, eff: &Effect, ev: &mut Vec<Event>) 
             let Some(w) = p.get(q).filter(|w| matches!(w, Who::Skirmisher(x, _) if !p.s.friends(*x, a))) else {
                 continue;
             };
-            let away: Vec<Sq> = STEPS
-                .iter()
-                .filter_map(|&d| p.step(q, d, 1))
-                .filter(|&t| p.open(t) && t.col.abs_diff(cav.col).max(t.row.abs_diff(cav.row)) == 2)
-                .collect();
+            let away: Vec<Sq> =
+                STEPS.iter().filter_map(|&d| p.step(q, d, 1)).filter(|&t| p.open(t) && t.distance(cav) == 2).collect();
             match away.len() {
                 0 => rout(s, w, q, ev),
                 1 => forced(s, &Order::Disperse { from: q, to: away[0] }, ev),

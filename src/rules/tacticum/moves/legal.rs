@@ -39,7 +39,7 @@ pub fn can_act(s: &State, role: &str) -> bool {
 /// holding it, or rallies to a Guide within one square).
 fn actions(s: &State, role: &str, near: Option<Sq>) -> Vec<Order> {
     let Some(a) = s.army_index(role) else { return Vec::new() };
-    let close = |q: Sq, d: u8| near.is_none_or(|c| c.col.abs_diff(q.col) <= d && c.row.abs_diff(q.row) <= d);
+    let close = |q: Sq, d: u8| near.is_none_or(|c| c.distance(q) <= d);
     let p = Pos::new(s);
     let mut out = Vec::new();
     let mut units: Vec<Sq> = Vec::new();
@@ -211,17 +211,13 @@ pub fn trapped(s: &State, a: usize) -> bool {
 pub fn liberties(s: &State, a: usize) -> Option<usize> {
     let c = s.sq(&s.armies[a].commander)?;
     let role = s.armies[a].name.clone();
-    let toward = |from: Sq, to: Sq| {
-        let d = |a: u8, b: u8| (i16::from(b) - i16::from(a)).signum();
-        (d(from.col, to.col), d(from.row, to.row))
-    };
     // A way: the kind of action (a step, Extend, Turn, Charge) and the
     // direction of a step.
-    let ways: BTreeSet<(u8, (i16, i16))> = actions(s, &role, Some(c))
+    let ways: BTreeSet<(u8, (i32, i32))> = actions(s, &role, Some(c))
         .iter()
         .filter_map(|o| match o {
-            Order::Rally { movers, .. } => movers.iter().find(|m| m.0 == c).map(|m| (0, toward(m.0, m.1))),
-            Order::Move { from, to, .. } if from.cells().contains(&c) => Some((0, toward(from.lo, to.lo))),
+            Order::Rally { movers, .. } => movers.iter().find(|m| m.0 == c).map(|m| (0, m.0.toward(m.1))),
+            Order::Move { from, to, .. } if from.cells().contains(&c) => Some((0, from.lo.toward(to.lo))),
             Order::Extend(square) if square.cells().contains(&c) => Some((1, (0, 0))),
             Order::Turn { square, .. } if square.cells().contains(&c) => Some((2, (0, 0))),
             Order::Charge { column, .. } if column.cells().contains(&c) => Some((3, (0, 0))),

@@ -101,7 +101,7 @@ pub(super) fn rally(p: &Pos, a: usize, guide: Sq, movers: &[(Sq, Sq)]) -> Result
     let mut moves = Vec::new();
     let mut after: Vec<Sq> = Vec::new();
     for &(from, to) in movers {
-        let near = from != guide && from.col.abs_diff(guide.col) <= 1 && from.row.abs_diff(guide.row) <= 1;
+        let near = from != guide && from.distance(guide) <= 1;
         if !near {
             return Err(Problem::new(format!(
                 "{} is not within one space of the Guide {} (S9-5)",

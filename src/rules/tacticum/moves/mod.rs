@@ -190,8 +190,7 @@ fn swamp(s: &State, o: &Order, eff: &Effect) -> Result<(), Problem> {
     };
     let p = Pos::new(s);
     let path = if straight(from, to) && via.is_none() {
-        let d = ((to.col as i32 - from.col as i32).signum(), (to.row as i32 - from.row as i32).signum());
-        let n = from.col.abs_diff(to.col).max(from.row.abs_diff(to.row)) as i32;
+        let (d, n) = (from.toward(to), i32::from(from.distance(to)));
         (1..=n).filter_map(|k| p.step(from, d, k)).collect()
     } else {
         cavalry_path(&p, from, to, via).unwrap_or_default()
@@ -343,8 +342,7 @@ fn turning_path(p: &Pos, from: Sq, to: Sq, via: Option<&Block>, max: u32, what: 
         if a == b || (a.col != b.col && a.row != b.row) {
             return None;
         }
-        let d = ((b.col as i32 - a.col as i32).signum(), (b.row as i32 - a.row as i32).signum());
-        let n = a.col.abs_diff(b.col).max(a.row.abs_diff(b.row)) as i32;
+        let (d, n) = (a.toward(b), i32::from(a.distance(b)));
         (1..=n).map(|k| p.step(a, d, k)).collect()
     };
     if via.is_none() {
@@ -530,9 +528,9 @@ fn unit_move(p: &Pos, a: usize, from: Sq, to: &Block) -> Result<Effect, Problem>
             f = s.name(from)
         )));
     }
-    let d = ((to.col as i32 - from.col as i32).signum(), (to.row as i32 - from.row as i32).signum());
+    let d = from.toward(to);
     let who = p.get(from).expect("own unit");
-    let n = from.col.abs_diff(to.col).max(from.row.abs_diff(to.row)) as u32;
+    let n = u32::from(from.distance(to));
     hilltops_kept(p, &[(who, to)])?;
     if matches!(who, Who::Skirmisher(..)) && n > 5 {
         return Err(Problem::new(format!("a Skirmisher moves at most 5 spaces (S8-5); this is {n}")).hint(format!(
