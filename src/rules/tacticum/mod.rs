@@ -352,10 +352,15 @@ impl State {
     pub fn side_armies(&self, a: usize) -> Vec<usize> {
         std::iter::once(a).chain((0..self.armies.len()).filter(|&b| b != a && self.friends(a, b))).collect()
     }
-    /// Who stands on each square, by index `row * columns + col`.
+    /// A square's place in the vectors that hold something for every
+    /// square (`occupancy`, `moves::steps_to`): `row * columns + col`.
+    pub fn index(&self, q: Sq) -> usize {
+        q.row as usize * self.columns as usize + q.col as usize
+    }
+    /// Who stands on each square, by `index`.
     pub fn occupancy(&self) -> Vec<Option<Who>> {
         let mut at = vec![None; self.columns as usize * self.rows as usize];
-        let idx = |s: &State, c: &str| s.sq(c).map(|q| q.row as usize * s.columns as usize + q.col as usize);
+        let idx = |s: &State, c: &str| s.sq(c).map(|q| s.index(q));
         for c in &self.terrain.obstacles {
             if let Some(i) = idx(self, c) {
                 at[i] = Some(Who::Obstacle);
@@ -364,7 +369,7 @@ impl State {
         for row in (0..self.rows).filter(|_| !self.terrain.water.is_empty()) {
             for col in 0..self.columns {
                 if self.in_blocks(&self.terrain.water, Sq { col, row }) {
-                    at[row as usize * self.columns as usize + col as usize] = Some(Who::Obstacle);
+                    at[self.index(Sq { col, row })] = Some(Who::Obstacle);
                 }
             }
         }
@@ -431,7 +436,7 @@ impl State {
     /// Who stands on a square, looked up in one occupancy taken now.
     pub fn who_at(&self) -> impl Fn(Sq) -> Option<Who> + '_ {
         let at = self.occupancy();
-        move |q: Sq| at[q.row as usize * self.columns as usize + q.col as usize]
+        move |q: Sq| at[self.index(q)]
     }
     /// A piece's printed name: army letter and slot (`B3`), `C` for the
     /// Commander (`BC`).
@@ -468,6 +473,13 @@ impl State {
     /// Whether a square (by name) is inside V's Fort.
     pub fn in_fort(&self, cell: &str) -> bool {
         self.sq(cell).is_some_and(|q| self.in_blocks(&self.terrain.fort, q))
+    }
+    /// V's Fort, its squares.
+    pub fn fort(&self) -> Vec<Sq> {
+        (0..self.rows)
+            .flat_map(|row| (0..self.columns).map(move |col| Sq { col, row }))
+            .filter(|&q| self.in_blocks(&self.terrain.fort, q))
+            .collect()
     }
     /// Whether a square lies in one of the blocks (`a3:h8`) of a terrain list.
     pub fn in_blocks(&self, blocks: &[String], q: Sq) -> bool {
@@ -912,7 +924,7 @@ fn met(s: &State, o: &Objective, mover: &str) -> Option<String> {
             let at = s.occupancy();
             let own = |col: i32, row: i32| {
                 s.board().contains(col, row)
-                    && matches!(at[row as usize * s.columns as usize + col as usize], Some(Who::Infantry(x, _) | Who::Commander(x) | Who::Eagle(x)) if x == me)
+                    && matches!(at[s.index(Sq { col: col as u8, row: row as u8 })], Some(Who::Infantry(x, _) | Who::Commander(x) | Who::Eagle(x)) if x == me)
             };
             let inward = if back == 0 { 1 } else { -1 };
             let (col, row) = (c.col as i32, c.row as i32);

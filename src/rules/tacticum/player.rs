@@ -3,6 +3,7 @@
 
 use super::{Goal, State};
 use crate::rules::shared::player::{Draw, Mind};
+use crate::rules::shared::squares::Sq;
 
 /// This game's computer player (`rules::shared::player`).
 pub const MIND: Mind<State, super::Order> = Mind { believed, value, draw: Draw::Mixed(propose) };
@@ -85,13 +86,19 @@ pub fn value(s: &State, role: &str) -> f64 {
             let army = &s.armies[a];
             let to_cells = |from: &str, cells: &[String]| {
                 let f = s.sq(from)?;
-                cells.iter().filter_map(|c| s.sq(c)).map(|c| f.col.abs_diff(c.col) + f.row.abs_diff(c.row)).min()
+                cells
+                    .iter()
+                    .filter_map(|c| s.sq(c))
+                    .map(|c| u32::from(f.col.abs_diff(c.col) + f.row.abs_diff(c.row)))
+                    .min()
             };
             let left = match o.kind {
                 Goal::Hilltop => to_cells(&army.commander, &s.terrain.hilltops)?,
                 Goal::Reach => to_cells(&army.commander, &o.cells)?,
-                Goal::PrisonerRow => (o.count as u8).saturating_sub(1).abs_diff(s.sq(&army.prisoner)?.row),
+                Goal::PrisonerRow => u32::from((o.count as u8).saturating_sub(1).abs_diff(s.sq(&army.prisoner)?.row)),
                 Goal::Wall => return Some(sign(a) * wall(s, a)),
+                Goal::Deliver => to_fort(s, &army.grain, o.count)?,
+                Goal::EnterFort => to_fort(s, army.infantry.iter().chain(&army.grain), o.count)?,
                 _ => return None,
             };
             Some(-sign(a) * MARCH * f64::from(left))
@@ -103,6 +110,19 @@ pub fn value(s: &State, role: &str) -> f64 {
     let cornered: f64 =
         (0..s.armies.len()).filter_map(|a| Some(sign(a) * HEMMED * hemmed(super::moves::liberties(s, a)?))).sum();
     units + marches - cornered
+}
+
+/// How far the pieces still to bring into V's Fort (`count` of them in:
+/// Grain wagons delivered, Rebels entered, S5-12) have to go, through its
+/// gate: the nearest ones not yet in; none where too few are left.
+fn to_fort<'a>(s: &State, pieces: impl IntoIterator<Item = &'a String>, count: u32) -> Option<u32> {
+    let fort = s.fort();
+    let (inside, out): (Vec<Sq>, Vec<Sq>) = pieces.into_iter().filter_map(|c| s.sq(c)).partition(|q| fort.contains(q));
+    let far = super::moves::steps_to(s, &fort);
+    let mut out: Vec<u32> = out.iter().map(|&q| far[s.index(q)]).filter(|&d| d != u32::MAX).collect();
+    out.sort_unstable();
+    let wanted = (count as usize).checked_sub(inside.len())?;
+    (out.len() >= wanted).then(|| out[..wanted].iter().sum())
 }
 
 /// What a Commander with few ways out costs its side, in units.
@@ -194,8 +214,13 @@ mod tests {
 
     /// Force-on-Force as set up (S1), Black to act.
     fn force_on_force() -> State {
+        set_up("force-on-force")
+    }
+
+    /// A scenario as set up, its first turn to play.
+    fn set_up(scenario: &str) -> State {
         use crate::engine::Rules;
-        let mut s = Tacticum.setup("force-on-force").expect("the scenario");
+        let mut s = Tacticum.setup(scenario).expect("the scenario");
         let mut dice = crate::dice::Imagined::new([3; 32]);
         while s.phase != "turn" {
             let a = Tacticum.awaited(&s);
@@ -210,7 +235,7 @@ mod tests {
         let mut t = s.clone();
         let a = t.army_index(army).expect("army");
         let army = &mut t.armies[a];
-        for q in army.infantry.iter_mut().chain(std::iter::once(&mut army.commander)) {
+        for q in army.infantry.iter_mut().chain(&mut army.grain).chain(std::iter::once(&mut army.commander)) {
             if q == from {
                 *q = to.to_string();
             }
@@ -237,6 +262,29 @@ mod tests {
         assert_eq!(liberties(&shift(&s, "black", "f2", "f5"), b), Some(4));
         let shut = shift(&s, "white", "a8", "f3");
         assert!(liberties(&shut, b) == Some(0) && trapped(&shut, b));
+    }
+
+    /// V: a Grain wagon's way into the Fort runs through its gate (k2-l2),
+    /// so k3, beside its wall, is two steps out; each step the two nearest
+    /// wagons take towards it is worth `MARCH` to the Legion, and so is
+    /// each step a Rebel takes towards it to the Rebels (S5-12).
+    #[test]
+    fn a_march_into_the_fort_is_counted_through_its_gate() {
+        use crate::rules::tacticum::moves::steps_to;
+        // The Commander out of the column the wagons stand in, so that
+        // moving them does not change its ways out.
+        let s = shift(&set_up("resupply"), "black", "a2", "a4");
+        let far = steps_to(&s, &s.fort());
+        let at = |c: &str| far[s.index(s.sq(c).expect("a square"))];
+        assert_eq!((at("k2"), at("k3"), at("l3")), (1, 2, 0));
+        let on = shift(&s, "black", "d2", "h2");
+        let gained = value(&on, "black") - value(&s, "black");
+        assert!((gained - 4.0 * MARCH).abs() < 1e-9, "{gained}");
+        // The third wagon, farther back, is not one of the two to deliver.
+        assert_eq!(value(&shift(&s, "black", "b2", "c5"), "black"), value(&s, "black"));
+        let rebel = shift(&s, "white", "j6", "k3");
+        let lost = value(&s, "black") - value(&rebel, "black");
+        assert!(lost > 0.0 && (value(&rebel, "white") - value(&s, "white") - lost).abs() < 1e-9, "{lost}");
     }
 
     #[test]

@@ -34,7 +34,7 @@ pub fn view(s: &State, viewer: &Viewer) -> View {
         for col in 0..s.columns {
             // Row 1 (Black's edge) is drawn at the bottom.
             let shown = s.rows - 1 - row;
-            match at[row as usize * s.columns as usize + col as usize] {
+            match at[s.index(Sq { col, row })] {
                 Some(Who::Phantom(_)) => terrain.push((col, shown, '+')),
                 Some(Who::Obstacle) if s.in_blocks(&s.terrain.water, Sq { col, row }) => {
                     terrain.push((col, shown, '~'))

@@ -64,7 +64,7 @@ impl<'a> Pos<'a> {
         self.walls.iter().any(|&(x, y)| (x, y) == (a, b) || (x, y) == (b, a))
     }
     fn get(&self, q: Sq) -> Option<Who> {
-        self.at[q.row as usize * self.s.columns as usize + q.col as usize]
+        self.at[self.s.index(q)]
     }
     /// `n` steps of (dc, dr) from `q`, on the board and through no wall
     /// (walls stand only between orthogonal neighbours).
@@ -144,6 +144,29 @@ pub fn place_all(s: &mut State, eff: &Effect) {
         let name = s.name(*q);
         capture::place(s, *w, name);
     }
+}
+
+/// How many orthogonal steps each square (by `State::index`) lies
+/// from the nearest of `to`, round trees, the Rock and walls (units move,
+/// so they do not count); `u32::MAX` where no way leads. How far a march
+/// through V's Fort gate still has to go.
+pub fn steps_to(s: &State, to: &[Sq]) -> Vec<u32> {
+    let p = Pos::new(s);
+    let mut far = vec![u32::MAX; s.columns as usize * s.rows as usize];
+    let mut next: std::collections::VecDeque<Sq> = to.iter().copied().collect();
+    for &q in to {
+        far[s.index(q)] = 0;
+    }
+    while let Some(q) = next.pop_front() {
+        for d in STEPS {
+            let Some(n) = p.step(q, d, 1) else { continue };
+            if far[s.index(n)] == u32::MAX && !matches!(p.get(n), Some(Who::Obstacle)) {
+                far[s.index(n)] = far[s.index(q)] + 1;
+                next.push_back(n);
+            }
+        }
+    }
+    far
 }
 
 /// A piece its enemy took off the board (an Archer's shot, a Surprise
