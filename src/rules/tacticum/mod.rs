@@ -474,12 +474,14 @@ impl State {
     pub fn in_fort(&self, cell: &str) -> bool {
         self.sq(cell).is_some_and(|q| self.in_blocks(&self.terrain.fort, q))
     }
+    /// Every square of the board, row by row (in `index` order).
+    pub fn squares(&self) -> impl Iterator<Item = Sq> {
+        let columns = self.columns;
+        (0..self.rows).flat_map(move |row| (0..columns).map(move |col| Sq { col, row }))
+    }
     /// V's Fort, its squares.
     pub fn fort(&self) -> Vec<Sq> {
-        (0..self.rows)
-            .flat_map(|row| (0..self.columns).map(move |col| Sq { col, row }))
-            .filter(|&q| self.in_blocks(&self.terrain.fort, q))
-            .collect()
+        self.squares().filter(|&q| self.in_blocks(&self.terrain.fort, q)).collect()
     }
     /// Whether a square lies in one of the blocks (`a3:h8`) of a terrain list.
     pub fn in_blocks(&self, blocks: &[String], q: Sq) -> bool {
@@ -765,10 +767,7 @@ impl Rules for Tacticum {
             return s.army_index(role).map(|a| deploy::example(s, a)).unwrap_or_default();
         }
         if s.phase == "scout" {
-            let free: Vec<Sq> = (0..s.rows)
-                .flat_map(|row| (0..s.columns).map(move |col| Sq { col, row }))
-                .filter(|&q| solo::check_scout(s, q).is_ok())
-                .collect();
+            let free: Vec<Sq> = s.squares().filter(|&q| solo::check_scout(s, q).is_ok()).collect();
             return free.get(pick(free.len().max(1))).map(|&q| vec![Order::Scout(q)]).unwrap_or_default();
         }
         if s.phase != "turn" {

@@ -17,17 +17,14 @@ pub fn legal(s: &State, role: &str) -> Vec<Order> {
 pub fn can_act(s: &State, role: &str) -> bool {
     let Some(a) = s.army_index(role) else { return false };
     let p = Pos::new(s);
-    for row in 0..s.rows {
-        for col in 0..s.columns {
-            let q = Sq { col, row };
-            if !matches!(p.get(q), Some(w) if w.is_unit() && p.s.friends(w.army(), a)) {
-                continue;
-            }
-            for d in STEPS {
-                let Some(t) = p.step(q, d, 1) else { continue };
-                if check(s, role, &Order::Move { from: Block::one(q), to: Block::one(t), via: None }).is_ok() {
-                    return true;
-                }
+    for q in s.squares() {
+        if !matches!(p.get(q), Some(w) if w.is_unit() && p.s.friends(w.army(), a)) {
+            continue;
+        }
+        for d in STEPS {
+            let Some(t) = p.step(q, d, 1) else { continue };
+            if check(s, role, &Order::Move { from: Block::one(q), to: Block::one(t), via: None }).is_ok() {
+                return true;
             }
         }
     }
@@ -42,15 +39,8 @@ fn actions(s: &State, role: &str, near: Option<Sq>) -> Vec<Order> {
     let close = |q: Sq, d: u8| near.is_none_or(|c| c.distance(q) <= d);
     let p = Pos::new(s);
     let mut out = Vec::new();
-    let mut units: Vec<Sq> = Vec::new();
-    for row in 0..s.rows {
-        for col in 0..s.columns {
-            let q = Sq { col, row };
-            if matches!(p.get(q), Some(w) if w.is_unit() && p.s.friends(w.army(), a)) {
-                units.push(q);
-            }
-        }
-    }
+    let units: Vec<Sq> =
+        s.squares().filter(|&q| matches!(p.get(q), Some(w) if w.is_unit() && p.s.friends(w.army(), a))).collect();
     let try_order = |o: Order, out: &mut Vec<Order>| {
         if check(s, role, &o).is_ok() && !out.contains(&o) {
             out.push(o);
@@ -62,23 +52,20 @@ fn actions(s: &State, role: &str, near: Option<Sq>) -> Vec<Order> {
                 // Every square within a turning move's reach, and on the
                 // straight lines beyond; charges at every enemy in reach.
                 let reach = if matches!(w, Who::Cavalry(..)) { s.cavalry_turn_max } else { s.armies[a].move_limit };
-                for row in 0..s.rows {
-                    for col in 0..s.columns {
-                        let t = Sq { col, row };
-                        let straight = t.col == q.col || t.row == q.row;
-                        let near = (q.col.abs_diff(t.col) + q.row.abs_diff(t.row)) as u32 <= reach;
-                        if t == q || !(straight || near) {
-                            continue;
-                        }
-                        let o = match p.get(t) {
-                            None => Order::Move { from: Block::one(q), to: Block::one(t), via: None },
-                            Some(w) if w.is_unit() && !p.s.friends(w.army(), a) => {
-                                Order::Charge { column: Block::one(q), at: t, via: None }
-                            }
-                            _ => continue,
-                        };
-                        try_order(o, &mut out);
+                for t in s.squares() {
+                    let straight = t.col == q.col || t.row == q.row;
+                    let near = (q.col.abs_diff(t.col) + q.row.abs_diff(t.row)) as u32 <= reach;
+                    if t == q || !(straight || near) {
+                        continue;
                     }
+                    let o = match p.get(t) {
+                        None => Order::Move { from: Block::one(q), to: Block::one(t), via: None },
+                        Some(w) if w.is_unit() && !p.s.friends(w.army(), a) => {
+                            Order::Charge { column: Block::one(q), at: t, via: None }
+                        }
+                        _ => continue,
+                    };
+                    try_order(o, &mut out);
                 }
             }
             Some(Who::Eagle(_)) => {}
