@@ -4,12 +4,12 @@
 use super::flow::{can_activate, eligible, general_problem};
 use super::random::plan_with;
 use super::{throws_at_most, Order, OrderKind, Pending, State};
-use crate::rules::shared::player::{Draw, Mind};
+use crate::rules::shared::player::{anytime, Draw, Mind};
 
 /// This game's computer player (`rules::shared::player`).
 /// Random submissions are not weighed: random play rolls a Continuum or
 /// an Interruptio whatever the Sudden End's chance, which few futures show.
-pub const MIND: Mind<State, Order> = Mind { believed, value, draw: Draw::Proposed(propose) };
+pub const MIND: Mind<State, Order> = Mind { believed, value, draw: Draw::Proposed(propose), may_stay: anytime };
 
 /// The state as `role` may know it: the enemy's standing policies (3.4),
 /// its secret plans and its NEXT pre-commitment are its own; the enemy

@@ -5,11 +5,11 @@ use super::movement::Position;
 use super::random::{after_moves, random_attacks};
 use super::{orders, other, Order, Phase, State, ORF, WULF};
 use crate::rules::shared::hex::Hex;
-use crate::rules::shared::player::{Draw, Mind};
+use crate::rules::shared::player::{anytime, Draw, Mind};
 use std::collections::BTreeSet;
 
 /// This game's computer player (`rules::shared::player`).
-pub const MIND: Mind<State, Order> = Mind { believed, value, draw: Draw::Mixed(propose) };
+pub const MIND: Mind<State, Order> = Mind { believed, value, draw: Draw::Mixed(propose), may_stay: anytime };
 
 /// The state as `role` may know it: the phasing side's queued attacks are
 /// its own secret (3.3), so the other side's search never reads them.

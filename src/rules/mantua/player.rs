@@ -2,11 +2,11 @@
 //! side may know it, and how good a position is for it.
 
 use super::{other, State};
-use crate::rules::shared::player::{Draw, Mind};
+use crate::rules::shared::player::{anytime, Draw, Mind};
 use std::collections::BTreeMap;
 
 /// This game's computer player (`rules::shared::player`).
-pub const MIND: Mind<State, super::Order> = Mind { believed, value, draw: Draw::Random };
+pub const MIND: Mind<State, super::Order> = Mind { believed, value, draw: Draw::Random, may_stay: anytime };
 
 /// The state as `role` may know it. The enemy's blocks stand upright:
 /// where each stands is seen, not which block it is nor its strength

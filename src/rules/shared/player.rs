@@ -69,6 +69,16 @@ pub struct Mind<S, O> {
     pub believed: fn(&S, &str) -> S,
     pub value: fn(&S, &str) -> f64,
     pub draw: Draw<S, O>,
+    /// Whether the no-moves orders are one of the role's choices here
+    /// (`anytime` in most games: holding is a choice); where the rules
+    /// require a move while one exists (Tacticum, BT-4), silence is only
+    /// what a missed deadline does, and the player does not choose it.
+    pub may_stay: fn(&S, &str) -> bool,
+}
+
+/// The no-moves orders are always a choice.
+pub fn anytime<S>(_: &S, _: &str) -> bool {
+    true
 }
 
 impl<S, O> Mind<S, O> {
@@ -106,7 +116,9 @@ fn choose<R: Rules>(
             candidates.push(orders);
         }
     };
-    offer(rules.default_orders(believed, role), &mut candidates);
+    if (mind.may_stay)(believed, role) {
+        offer(rules.default_orders(believed, role), &mut candidates);
+    }
     // Draws repeat where a step allows few submissions: a few more tries
     // than the candidates wanted, then the search goes with what it has.
     for i in 0..effort.candidates.max(1) * 3 {

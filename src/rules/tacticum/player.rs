@@ -6,7 +6,15 @@ use crate::rules::shared::player::{Draw, Mind};
 use crate::rules::shared::squares::Sq;
 
 /// This game's computer player (`rules::shared::player`).
-pub const MIND: Mind<State, super::Order> = Mind { believed, value, draw: Draw::Mixed(propose) };
+pub const MIND: Mind<State, super::Order> = Mind { believed, value, draw: Draw::Mixed(propose), may_stay };
+
+/// A turn's move is required while the army has one (BT-4, A-8): no
+/// order at all is what a silent player's deadline does, not a
+/// choice adjutant makes. Elsewhere (a dodge, a placement) the no-moves
+/// orders are one answer among the others.
+fn may_stay(s: &State, role: &str) -> bool {
+    s.phase != "turn" || !super::moves::can_act(s, role)
+}
 
 /// The state as `role` may know it. Tacticum hides one thing: an enemy's
 /// set-up in X before every army stands (S10-2), so while armies set up
@@ -262,6 +270,28 @@ mod tests {
         assert_eq!(liberties(&shift(&s, "black", "f2", "f5"), b), Some(4));
         let shut = shift(&s, "white", "a8", "f3");
         assert!(liberties(&shut, b) == Some(0) && trapped(&shut, b));
+    }
+
+    /// Where every position is worth the same, the search keeps the first
+    /// submission it weighed: the no-moves orders, were they offered. In a
+    /// turn with a move to make they are not (BT-4, A-8), so adjutant
+    /// moves; where staying is a choice it stays.
+    #[test]
+    fn adjutant_moves_when_a_move_is_required() {
+        use crate::engine::Effort;
+        use crate::rules::shared::player::anytime;
+        fn flat(_: &State, _: &str) -> f64 {
+            0.0
+        }
+        let s = force_on_force();
+        let effort = Effort { candidates: 6, playouts: 2, horizon: 4 };
+        let required = Mind { believed, value: flat, draw: Draw::Random, may_stay };
+        let free = Mind { believed, value: flat, draw: Draw::Random, may_stay: anytime };
+        for seed in 0..4 {
+            let o = required.think(&Tacticum, &s, "black", effort, seed);
+            assert!(o.len() == 1 && !matches!(o[0], super::super::Order::Pass), "seed {seed}: {o:?}");
+            assert_eq!(free.think(&Tacticum, &s, "black", effort, seed), [], "seed {seed}");
+        }
     }
 
     /// V: a Grain wagon's way into the Fort runs through its gate (k2-l2),
