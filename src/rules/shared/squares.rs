@@ -26,6 +26,12 @@ impl Sq {
     pub fn distance(self, to: Sq) -> u8 {
         self.col.abs_diff(to.col).max(self.row.abs_diff(to.row))
     }
+
+    /// How many orthogonal steps apart, with nothing in the way: 1 for
+    /// squares side by side.
+    pub fn steps(self, to: Sq) -> u32 {
+        u32::from(self.col.abs_diff(to.col)) + u32::from(self.row.abs_diff(to.row))
+    }
 }
 
 /// How a game writes a square.
@@ -209,5 +215,6 @@ mod tests {
         assert_eq!(a1.toward(Sq { col: 4, row: 0 }), (1, 0));
         assert_eq!(a1.toward(a1), (0, 0));
         assert_eq!(a1.distance(Sq { col: 4, row: 1 }), 4, "a king's steps, not a rook's");
+        assert_eq!(a1.steps(Sq { col: 4, row: 1 }), 5, "orthogonal steps");
     }
 }

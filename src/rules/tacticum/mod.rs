@@ -898,7 +898,7 @@ fn met(s: &State, o: &Objective, mover: &str) -> Option<String> {
             let eagle = s.sq(&s.armies[e].eagle)?;
             s.armies[me].cavalry.iter().find_map(|c| {
                 let q = s.sq(c)?;
-                (q.col.abs_diff(eagle.col) + q.row.abs_diff(eagle.row) == 1).then(|| {
+                (q.steps(eagle) == 1).then(|| {
                     format!(
                         "{} Cavalry at {c} stands beside the {} Eagle",
                         army_title(&o.army),

@@ -94,11 +94,7 @@ pub fn value(s: &State, role: &str) -> f64 {
             let army = &s.armies[a];
             let to_cells = |from: &str, cells: &[String]| {
                 let f = s.sq(from)?;
-                cells
-                    .iter()
-                    .filter_map(|c| s.sq(c))
-                    .map(|c| u32::from(f.col.abs_diff(c.col) + f.row.abs_diff(c.row)))
-                    .min()
+                cells.iter().filter_map(|c| s.sq(c)).map(|c| f.steps(c)).min()
             };
             let left = match o.kind {
                 Goal::Hilltop => to_cells(&army.commander, &s.terrain.hilltops)?,

@@ -204,7 +204,7 @@ fn after_effects(s: &mut State, mover: &str, eff: &Effect, ev: &mut Vec<Event>) 
                 options = cells
                     .iter()
                     .filter(|&&u| !matches!(p.get(u), Some(Who::Commander(_) | Who::Eagle(_))))
-                    .filter(|&&u| by.iter().any(|&k| k.col.abs_diff(u.col) + k.row.abs_diff(u.row) == 1))
+                    .filter(|&&u| by.iter().any(|&k| k.steps(u) == 1))
                     .map(|&u| Order::Rout(u))
                     .collect();
             }

@@ -54,7 +54,7 @@ fn actions(s: &State, role: &str, near: Option<Sq>) -> Vec<Order> {
                 let reach = if matches!(w, Who::Cavalry(..)) { s.cavalry_turn_max } else { s.armies[a].move_limit };
                 for t in s.squares() {
                     let straight = t.col == q.col || t.row == q.row;
-                    let near = (q.col.abs_diff(t.col) + q.row.abs_diff(t.row)) as u32 <= reach;
+                    let near = q.steps(t) <= reach;
                     if t == q || !(straight || near) {
                         continue;
                     }

@@ -219,7 +219,7 @@ fn candidates(s: &State, r: usize, d: u32) -> Vec<Cand> {
     let l = army(s, &x.legion);
     let get = s.who_at();
     let prisoner = s.sq(&s.armies[l].prisoner);
-    let dist = |q: Sq| prisoner.map(|p| (p.col.abs_diff(q.col) + p.row.abs_diff(q.row)) as i32).unwrap_or(99);
+    let dist = |q: Sq| prisoner.map(|p| p.steps(q) as i32).unwrap_or(99);
     let mut out = Vec::new();
     let mut add = |from: Option<Sq>, to: Sq, kind: &'static str, sub: i32| {
         let mut t = s.clone();
@@ -232,7 +232,7 @@ fn candidates(s: &State, r: usize, d: u32) -> Vec<Cand> {
             // enters (SO2-31).
             None => (matches!(get(to), Some(Who::Infantry(a, _)) if a == l) as usize, false),
         };
-        let beside = prisoner.is_some_and(|p| p.col.abs_diff(to.col) + p.row.abs_diff(to.row) == 1);
+        let beside = prisoner.is_some_and(|p| p.steps(to) == 1);
         let tier = match kind {
             _ if silence => "win",
             _ if captures > 0 => "capture",
