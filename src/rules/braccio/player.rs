@@ -27,9 +27,10 @@ pub fn believed(s: &State, role: &str) -> State {
 /// that gives the Recovery General Order (5.4.7; Malatesta's, 14.0.1),
 /// which alone raises a CC again, so the best released CCs stay high
 /// and the Sudden End far (15.3); or one under a General Order, where
-/// the Battle may give one (5.2); else the random decision without a pre-committed NEXT, whose
-/// roll comes after this activation has lowered a CC; no Continuum; an
-/// Interruptio only where no roll can end the battle.
+/// the Battle may give one (5.2); else the random decision without a
+/// pre-committed NEXT, whose roll comes after this activation has
+/// lowered a CC; no Continuum; an Interruptio only where no roll can end
+/// the battle.
 ///
 /// No Continuum, not even where no roll can end the battle: against
 /// random play the Braccesca won 31 of 100 games making those (by its best

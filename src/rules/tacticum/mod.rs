@@ -366,11 +366,9 @@ impl State {
                 at[i] = Some(Who::Obstacle);
             }
         }
-        for row in (0..self.rows).filter(|_| !self.terrain.water.is_empty()) {
-            for col in 0..self.columns {
-                if self.in_blocks(&self.terrain.water, Sq { col, row }) {
-                    at[self.index(Sq { col, row })] = Some(Who::Obstacle);
-                }
+        if !self.terrain.water.is_empty() {
+            for q in self.squares().filter(|&q| self.in_blocks(&self.terrain.water, q)) {
+                at[self.index(q)] = Some(Who::Obstacle);
             }
         }
         if let Some(solo) = &self.solo {

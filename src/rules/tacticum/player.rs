@@ -121,12 +121,13 @@ pub fn value(s: &State, role: &str) -> f64 {
 /// gate: the nearest ones not yet in; none where too few are left.
 fn to_fort<'a>(s: &State, pieces: impl IntoIterator<Item = &'a String>, count: u32) -> Option<u32> {
     let fort = s.fort();
-    let (inside, out): (Vec<Sq>, Vec<Sq>) = pieces.into_iter().filter_map(|c| s.sq(c)).partition(|q| fort.contains(q));
+    let (inside, outside): (Vec<Sq>, Vec<Sq>) =
+        pieces.into_iter().filter_map(|c| s.sq(c)).partition(|q| fort.contains(q));
     let far = super::moves::steps_to(s, &fort);
-    let mut out: Vec<u32> = out.iter().map(|&q| far[s.index(q)]).filter(|&d| d != u32::MAX).collect();
-    out.sort_unstable();
+    let mut ways: Vec<u32> = outside.iter().map(|&q| far[s.index(q)]).filter(|&d| d != u32::MAX).collect();
+    ways.sort_unstable();
     let wanted = (count as usize).checked_sub(inside.len())?;
-    (out.len() >= wanted).then(|| out[..wanted].iter().sum())
+    (ways.len() >= wanted).then(|| ways[..wanted].iter().sum())
 }
 
 /// What a Commander with few ways out costs its side, in units.
