@@ -39,6 +39,9 @@ pub struct Played {
     /// The time those took, thinking alone (not the random side's orders
     /// nor the steps' resolution): what a player waits on.
     pub thinking: std::time::Duration,
+    /// The longest of those decisions: the bound on effort is a bound on
+    /// each decision, not on their mean.
+    pub longest: std::time::Duration,
     pub reason: String,
     /// Whether the last step was decided by the side measured (the game
     /// ended on its orders) or by another.
@@ -74,6 +77,7 @@ pub fn play(
     let streams = dice::stream_names(&game.roles);
     let mut decisions = 0;
     let mut thinking = std::time::Duration::ZERO;
+    let mut longest = std::time::Duration::ZERO;
     let mut last_mine = false;
     while game.step <= MAX_STEPS && game.outcome().is_none() {
         let a = game.awaited();
@@ -90,7 +94,9 @@ pub fn play(
                     .think(r, effort)
                     .ok_or_else(|| format!("{} has no computer player for {r}", rules.info().name))?;
                 if *r == role {
-                    thinking += started.elapsed();
+                    let took = started.elapsed();
+                    thinking += took;
+                    longest = longest.max(took);
                 }
                 // Its orders name nothing the side may not know: the same
                 // probes the conformance test reads every view with.
@@ -127,5 +133,5 @@ pub fn play(
         _ => Result::Drawn,
     };
     let reason = outcome.map(|o| o.reason).unwrap_or_else(|| format!("no end after {MAX_STEPS} steps"));
-    Ok(Played { role, result, steps: game.step - 1, decisions, thinking, reason, ended_on_mine: last_mine })
+    Ok(Played { role, result, steps: game.step - 1, decisions, thinking, longest, reason, ended_on_mine: last_mine })
 }

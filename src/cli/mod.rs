@@ -831,12 +831,14 @@ fn selfplay(
     let scenario = scenario.unwrap_or_else(|| rules.info().scenarios[0].name.clone());
     let (mut won, mut lost, mut drawn, mut decisions) = (0, 0, 0, 0u64);
     let mut thinking = std::time::Duration::ZERO;
+    let mut longest = std::time::Duration::ZERO;
     let effort = crate::desk::core::computer::effort(cfg);
     let started = std::time::Instant::now();
     for n in 0..games {
         let p = crate::selfplay::play(rules, &scenario, seed, n, mine, against, effort).map_err(|e| anyhow!(e))?;
         decisions += u64::from(p.decisions);
         thinking += p.thinking;
+        longest = longest.max(p.longest);
         let r = match p.result {
             R::Won => {
                 won += 1;
@@ -862,8 +864,10 @@ fn selfplay(
     // and the thinking alone, what a player waits on.
     let per = started.elapsed().as_secs_f64() * 1000.0 / decisions.max(1) as f64;
     let think = thinking.as_secs_f64() * 1000.0 / decisions.max(1) as f64;
+    let most = longest.as_secs_f64() * 1000.0;
     println!(
-        "adjutant won {won} of {games} ({lost} lost, {drawn} drawn); {decisions} decisions, {per:.1} ms each, {think:.1} ms of it thinking"
+        "adjutant won {won} of {games} ({lost} lost, {drawn} drawn); {decisions} decisions, {per:.1} ms each, \
+         {think:.1} ms of it thinking, the longest {most:.0} ms"
     );
     Ok(0)
 }
