@@ -778,7 +778,7 @@ impl Rules for Tacticum {
         // Captures are what make a game end: a random player that takes
         // one when it can finishes games the step limit would otherwise
         // cut short.
-        let captures: Vec<&Order> = all.iter().filter(|o| moves::captures(s, role, o) > 0).collect();
+        let captures = moves::capturing(s, role, &all);
         let action = if !captures.is_empty() && pick(3) > 0 {
             captures[pick(captures.len())].clone()
         } else {

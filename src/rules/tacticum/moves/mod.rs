@@ -12,7 +12,7 @@ mod manoeuvres;
 mod setup;
 
 pub use capture::{play, respond};
-pub use legal::{after, can_act, captures, legal, liberties, trapped};
+pub use legal::{after, can_act, capturing, legal, liberties, trapped};
 pub use setup::{check_place, default_place, on_hill, place_units};
 
 use formation::{charge, formation_move};
@@ -178,7 +178,15 @@ pub fn remove(s: &mut State, w: Who) {
 
 /// Check an order of `role` against the position; what it does if legal.
 pub fn check(s: &State, role: &str, o: &Order) -> Result<Effect, Problem> {
-    let eff = check_order(s, role, o)?;
+    check_in(&Pos::new(s), role, o)
+}
+
+/// `check` against a position already read: the legal-action generator
+/// checks hundreds of orders against one position, and reading it (who
+/// stands where, from the state's square names) is most of a check.
+fn check_in(p: &Pos, role: &str, o: &Order) -> Result<Effect, Problem> {
+    let s = p.s;
+    let eff = check_order(p, role, o)?;
     swamp(s, o, &eff)?;
     if let (Some(solo), Some(a)) = (&s.solo, s.army_index(role)) {
         // SO1-12: Legion units never stand on the Raiders' home row; the
@@ -229,9 +237,9 @@ fn swamp(s: &State, o: &Order, eff: &Effect) -> Result<(), Problem> {
     }
 }
 
-fn check_order(s: &State, role: &str, o: &Order) -> Result<Effect, Problem> {
+fn check_order(p: &Pos, role: &str, o: &Order) -> Result<Effect, Problem> {
+    let s = p.s;
     let a = s.army_index(role).ok_or_else(|| Problem::new(format!("{role} commands no army here")))?;
-    let p = Pos::new(s);
     match o {
         Order::Pass if !can_act(s, role) => Ok(Effect::default()),
         Order::Pass => match legal(s, role).first() {
@@ -240,12 +248,12 @@ fn check_order(s: &State, role: &str, o: &Order) -> Result<Effect, Problem> {
                 .hint(format!("for instance {x}"))),
         },
         Order::Move { from, to, via } => {
-            own(&p, a, from)?;
+            own(p, a, from)?;
             match (from.shape(), p.get(from.lo)) {
                 (Shape::Unit, Some(Who::Cavalry(..))) => {
                     let to = single(s, to)?;
-                    let path = cavalry_path(&p, from.lo, to, via.as_ref())?;
-                    blocked_on(&p, from.lo, &path, to)?;
+                    let path = cavalry_path(p, from.lo, to, via.as_ref())?;
+                    blocked_on(p, from.lo, &path, to)?;
                     Ok(Effect { moves: vec![(p.get(from.lo).expect("own"), to)], ..Default::default() })
                 }
                 (Shape::Unit, Some(Who::Eagle(_))) => {
@@ -255,8 +263,8 @@ fn check_order(s: &State, role: &str, o: &Order) -> Result<Effect, Problem> {
                 (Shape::Unit, _) if s.armies[a].turns && (via.is_some() || !straight(from.lo, to.lo)) => {
                     // V's Rebels turn once within their move (S5-4, A-19).
                     let to = single(s, to)?;
-                    let path = turning_path(&p, from.lo, to, via.as_ref(), s.armies[a].move_limit, "a Rebel")?;
-                    blocked_on(&p, from.lo, &path, to)?;
+                    let path = turning_path(p, from.lo, to, via.as_ref(), s.armies[a].move_limit, "a Rebel")?;
+                    blocked_on(p, from.lo, &path, to)?;
                     Ok(Effect { moves: vec![(p.get(from.lo).expect("own"), to)], ..Default::default() })
                 }
                 (Shape::Unit, _) => {
@@ -264,21 +272,21 @@ fn check_order(s: &State, role: &str, o: &Order) -> Result<Effect, Problem> {
                         return Err(Problem::new("a unit moves in a straight line, without a turn (BT-6)")
                             .hint(format!("MOVE {} TO {}", from.name(s), to.name(s))));
                     }
-                    unit_move(&p, a, from.lo, to)
+                    unit_move(p, a, from.lo, to)
                 }
                 (shape, _) => {
-                    formation(&p, a, from, shape)?;
-                    formation_move(&p, shape, from, to, via.as_ref())
+                    formation(p, a, from, shape)?;
+                    formation_move(p, shape, from, to, via.as_ref())
                 }
             }
         }
         Order::Charge { column, at, via } => {
-            own(&p, a, column)?;
+            own(p, a, column)?;
             match (column.shape(), p.get(column.lo)) {
-                (Shape::Unit, Some(Who::Cavalry(..))) => cavalry_charge(&p, a, column.lo, *at, via.as_ref()),
+                (Shape::Unit, Some(Who::Cavalry(..))) => cavalry_charge(p, a, column.lo, *at, via.as_ref()),
                 (Shape::Column, _) if via.is_none() => {
-                    formation(&p, a, column, Shape::Column)?;
-                    charge(&p, a, column, *at)
+                    formation(p, a, column, Shape::Column)?;
+                    charge(p, a, column, *at)
                 }
                 (Shape::Column, _) => Err(Problem::new("a Column charges straight ahead, without a turn")
                     .hint(format!("CHARGE {} AT {}", column.name(s), s.name(*at)))),
@@ -286,9 +294,9 @@ fn check_order(s: &State, role: &str, o: &Order) -> Result<Effect, Problem> {
                     .hint("name the Column by its ends, e.g. CHARGE e6:e8 AT e4, or the Cavalry's square")),
             }
         }
-        Order::Turn { square, right } => facing(&p, a, square, *right),
-        Order::Extend(square) => extend(&p, a, square),
-        Order::Rally { guide, movers } => rally(&p, a, *guide, movers),
+        Order::Turn { square, right } => facing(p, a, square, *right),
+        Order::Extend(square) => extend(p, a, square),
+        Order::Rally { guide, movers } => rally(p, a, *guide, movers),
         Order::Ready
         | Order::Dodge(_)
         | Order::Place(_)
