@@ -315,7 +315,7 @@ impl<'a> Map<'a> {
             m.terrain[c] = s.terrain.iter().position(|t| t.name == h.terrain).unwrap_or(plain);
         }
         let mark = |bits: &mut Vec<u8>, a: Hex, b: Hex, grid: &Grid| {
-            if let (Some(d), Some(ca), Some(cb)) = (grid.direction(a, b), cell_of(grid, a), cell_of(grid, b)) {
+            if let (Some(d), Some(ca), Some(cb)) = (grid.direction(a, b), grid.cell(a), grid.cell(b)) {
                 bits[ca] |= 1 << d.index();
                 bits[cb] |= 1 << d.turn(3).index();
             }
@@ -339,7 +339,7 @@ impl<'a> Map<'a> {
     }
 
     fn cell(&self, h: Hex) -> Option<usize> {
-        cell_of(&self.s.grid, h)
+        self.s.grid.cell(h)
     }
 
     fn side_bit(&self, bits: &[u8], a: Hex, b: Hex) -> bool {
@@ -399,11 +399,6 @@ impl<'a> Map<'a> {
             None => h.to_string(),
         }
     }
-}
-
-/// A hex's slot in a grid's column-major table.
-pub fn cell_of(grid: &Grid, h: Hex) -> Option<usize> {
-    grid.contains(h).then(|| ((h.col - 1) * grid.rows + (h.row - 1)) as usize)
 }
 
 impl State {

@@ -2,7 +2,7 @@
 //! stacking, and zones of control that stop a move and may not be crossed
 //! from one to the next (A7). Moves of a phase are checked as a set (A6).
 
-use super::{cell_of, Map, Order, State, Unit};
+use super::{Map, Order, State, Unit};
 use crate::engine::Problem;
 use crate::rules::shared::hex::{path, Hex, Reached};
 use std::collections::{BTreeMap, HashSet};
@@ -31,14 +31,14 @@ impl<'a> Position<'a> {
         let mut zoc_of: [Vec<Option<usize>>; 2] = [vec![None; n], vec![None; n]];
         for (i, u) in s.units.iter().enumerate() {
             let Some(h) = u.at() else { continue };
-            let Some(c) = cell_of(&s.grid, h) else { continue };
+            let Some(c) = s.grid.cell(h) else { continue };
             occupants[c].push(i);
             if u.duke() {
                 continue;
             }
             for nb in s.grid.neighbours(h) {
                 if !map.river_between(h, nb) {
-                    let slot = &mut zoc_of[side_index(&u.side)][cell_of(&s.grid, nb).expect("a neighbour on the map")];
+                    let slot = &mut zoc_of[side_index(&u.side)][s.grid.cell(nb).expect("a neighbour on the map")];
                     slot.get_or_insert(i);
                 }
             }
@@ -47,21 +47,19 @@ impl<'a> Position<'a> {
     }
 
     pub fn occupants(&self, h: Hex) -> Vec<&'a Unit> {
-        match cell_of(&self.s.grid, h) {
+        match self.s.grid.cell(h) {
             Some(c) => self.occupants[c].iter().map(|&i| &self.s.units[i]).collect(),
             None => Vec::new(),
         }
     }
 
     pub fn enemy_at(&self, side: &str, h: Hex) -> bool {
-        cell_of(&self.s.grid, h)
-            .map(|c| self.occupants[c].iter().any(|&i| self.s.units[i].side != side))
-            .unwrap_or(false)
+        self.s.grid.cell(h).map(|c| self.occupants[c].iter().any(|&i| self.s.units[i].side != side)).unwrap_or(false)
     }
 
     /// The enemy unit whose zone of control covers `h` for `side`.
     pub fn zoc(&self, side: &str, h: Hex) -> Option<&'a Unit> {
-        let c = cell_of(&self.s.grid, h)?;
+        let c = self.s.grid.cell(h)?;
         self.zoc_of[side_index(super::other(side))][c].map(|i| &self.s.units[i])
     }
 

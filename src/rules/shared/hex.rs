@@ -197,6 +197,12 @@ impl Grid {
         (1..=self.columns).contains(&h.col) && (1..=self.rows).contains(&h.row)
     }
 
+    /// A hex's slot in a per-hex vector of `columns * rows`, column by
+    /// column (the order of `hexes`); `None` off the map.
+    pub fn cell(&self, h: Hex) -> Option<usize> {
+        self.contains(h).then(|| ((h.col - 1) * self.rows + (h.row - 1)) as usize)
+    }
+
     /// Every hex, column by column.
     pub fn hexes(&self) -> impl Iterator<Item = Hex> + '_ {
         (1..=self.columns).flat_map(move |c| (1..=self.rows).map(move |r| Hex::new(c, r)))
@@ -361,27 +367,33 @@ impl Grid {
         enter: impl Fn(Hex, Hex) -> Option<u32>,
         must_stop: impl Fn(Hex) -> bool,
     ) -> BTreeMap<Hex, Reached> {
-        let mut best: BTreeMap<Hex, Reached> = BTreeMap::new();
-        best.insert(from, Reached { cost: 0, via: None });
+        let Some(start) = self.cell(from) else {
+            return BTreeMap::from([(from, Reached { cost: 0, via: None })]);
+        };
+        // The search keeps its best costs by cell, read at every step; the
+        // map is made once, at the end.
+        let mut best: Vec<Option<(Hex, Reached)>> = vec![None; (self.columns * self.rows).max(0) as usize];
+        best[start] = Some((from, Reached { cost: 0, via: None }));
         let mut queue = BinaryHeap::new();
         queue.push(std::cmp::Reverse((0u32, from)));
         while let Some(std::cmp::Reverse((cost, h))) = queue.pop() {
-            if best.get(&h).map(|r| r.cost < cost).unwrap_or(false) {
+            if self.cell(h).and_then(|c| best[c]).is_some_and(|(_, r)| r.cost < cost) {
                 continue;
             }
             if h != from && must_stop(h) {
                 continue;
             }
-            for n in self.neighbours(h) {
+            for n in Dir::ALL.iter().filter_map(|&d| self.neighbour(h, d)) {
                 let Some(c) = enter(h, n).and_then(|step| cost.checked_add(step)) else { continue };
-                if c > budget || best.get(&n).map(|r| r.cost <= c).unwrap_or(false) {
+                let Some(slot) = self.cell(n) else { continue };
+                if c > budget || best[slot].is_some_and(|(_, r)| r.cost <= c) {
                     continue;
                 }
-                best.insert(n, Reached { cost: c, via: Some(h) });
+                best[slot] = Some((n, Reached { cost: c, via: Some(h) }));
                 queue.push(std::cmp::Reverse((c, n)));
             }
         }
-        best
+        best.into_iter().flatten().collect()
     }
 }
 
