@@ -9,7 +9,8 @@ use crate::rules::shared::player::{anytime, Draw, Mind};
 /// This game's computer player (`rules::shared::player`).
 /// Random submissions are not weighed: random play rolls a Continuum or
 /// an Interruptio whatever the Sudden End's chance, which few futures show.
-pub const MIND: Mind<State, Order> = Mind { believed, value, draw: Draw::Proposed(propose), may_stay: anytime };
+pub const MIND: Mind<State, Order> =
+    Mind { believed, value, draw: Draw::Proposed(propose), may_stay: anytime, breadth: 1 };
 
 /// The state as `role` may know it: the enemy's standing policies (3.4),
 /// its secret plans and its NEXT pre-commitment are its own; the enemy

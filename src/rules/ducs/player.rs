@@ -9,7 +9,8 @@ use crate::rules::shared::player::{anytime, Draw, Mind};
 use std::collections::BTreeSet;
 
 /// This game's computer player (`rules::shared::player`).
-pub const MIND: Mind<State, Order> = Mind { believed, value, draw: Draw::Mixed(propose), may_stay: anytime };
+pub const MIND: Mind<State, Order> =
+    Mind { believed, value, draw: Draw::Mixed(propose), may_stay: anytime, breadth: 1 };
 
 /// The state as `role` may know it: the phasing side's queued attacks are
 /// its own secret (3.3), so the other side's search never reads them.

@@ -6,7 +6,7 @@ use crate::rules::shared::player::{anytime, Draw, Mind};
 use std::collections::BTreeMap;
 
 /// This game's computer player (`rules::shared::player`).
-pub const MIND: Mind<State, super::Order> = Mind { believed, value, draw: Draw::Random, may_stay: anytime };
+pub const MIND: Mind<State, super::Order> = Mind { believed, value, draw: Draw::Random, may_stay: anytime, breadth: 1 };
 
 /// The state as `role` may know it. The enemy's blocks stand upright:
 /// where each stands is seen, not which block it is nor its strength

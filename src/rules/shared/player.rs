@@ -74,6 +74,11 @@ pub struct Mind<S, O> {
     /// require a move while one exists (Tacticum, BT-4), silence is only
     /// what a missed deadline does, and the player does not choose it.
     pub may_stay: fn(&S, &str) -> bool,
+    /// How many times the configured candidates this game weighs (1 in
+    /// most games). Where a submission is one action among hundreds
+    /// (Tacticum), a dozen drawn at random seldom hold the one that closes
+    /// a Trap; the configured effort stays every game's measure.
+    pub breadth: usize,
 }
 
 /// The no-moves orders are always a choice.
@@ -121,8 +126,9 @@ fn choose<R: Rules>(
     }
     // Draws repeat where a step allows few submissions: a few more tries
     // than the candidates wanted, then the search goes with what it has.
-    for i in 0..effort.candidates.max(1) * 3 {
-        if candidates.len() >= effort.candidates.max(1) {
+    let wanted = effort.candidates.max(1) * mind.breadth.max(1);
+    for i in 0..wanted * 3 {
+        if candidates.len() >= wanted {
             break;
         }
         let orders = match &mind.draw {

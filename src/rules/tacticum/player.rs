@@ -5,8 +5,11 @@ use super::{Goal, State};
 use crate::rules::shared::player::{Draw, Mind};
 use crate::rules::shared::squares::Sq;
 
-/// This game's computer player (`rules::shared::player`).
-pub const MIND: Mind<State, super::Order> = Mind { believed, value, draw: Draw::Mixed(propose), may_stay };
+/// This game's computer player (`rules::shared::player`). It weighs twice
+/// the configured candidates: in All Units, where a Trap or a Command
+/// Square ends the game and nothing else does, that won 36 and 37 of 40
+/// games against random play where a dozen won 28 and 29.
+pub const MIND: Mind<State, super::Order> = Mind { believed, value, draw: Draw::Mixed(propose), may_stay, breadth: 2 };
 
 /// A turn's move is required while the army has one (BT-4, A-8): no
 /// order at all is what a silent player's deadline does, not a
@@ -282,8 +285,8 @@ mod tests {
         }
         let s = force_on_force();
         let effort = Effort { candidates: 6, playouts: 2, horizon: 4 };
-        let required = Mind { believed, value: flat, draw: Draw::Random, may_stay };
-        let free = Mind { believed, value: flat, draw: Draw::Random, may_stay: anytime };
+        let required = Mind { believed, value: flat, draw: Draw::Random, may_stay, breadth: 1 };
+        let free = Mind { believed, value: flat, draw: Draw::Random, may_stay: anytime, breadth: 1 };
         for seed in 0..4 {
             let o = required.think(&Tacticum, &s, "black", effort, seed);
             assert!(o.len() == 1 && !matches!(o[0], super::super::Order::Pass), "seed {seed}: {o:?}");
