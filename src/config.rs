@@ -24,7 +24,8 @@ pub struct Config {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Player {
-    /// Submissions weighed.
+    /// Submissions weighed (twice as many in Tacticum, whose submission
+    /// is one action among hundreds: `Mind::breadth`).
     pub candidates: usize,
     /// Futures played for each.
     pub playouts: usize,
