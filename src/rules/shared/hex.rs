@@ -359,7 +359,8 @@ impl Grid {
     /// the hex it comes from. `enter(from, to)` is the cost of a step, or
     /// `None` where it may not go (a river, an enemy, a move from one zone
     /// of control into another); a move stops in a hex where `must_stop`
-    /// holds (an enemy zone of control), though it may start in one.
+    /// holds (an enemy zone of control), though it may start in one. A
+    /// piece off the map reaches only where it is.
     pub fn reach(
         &self,
         from: Hex,
