@@ -294,6 +294,29 @@ mod tests {
         }
     }
 
+    /// Tacticum weighs twice the configured candidates, each in the same
+    /// number of futures: the evaluation is read twice as often (a future
+    /// of force-on-force's first turn never ends the game).
+    #[test]
+    fn tacticum_weighs_twice_the_configured_candidates() {
+        use crate::engine::Effort;
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        static READ: AtomicUsize = AtomicUsize::new(0);
+        fn counted(_: &State, _: &str) -> f64 {
+            READ.fetch_add(1, Ordering::Relaxed);
+            0.0
+        }
+        let s = force_on_force();
+        let effort = Effort { candidates: 5, playouts: 3, horizon: 2 };
+        let reads = |breadth: usize| {
+            READ.store(0, Ordering::Relaxed);
+            Mind { believed, value: counted, draw: Draw::Random, may_stay, breadth }
+                .think(&Tacticum, &s, "black", effort, 1);
+            READ.load(Ordering::Relaxed)
+        };
+        assert_eq!((reads(1), reads(MIND.breadth)), (5 * 3, 10 * 3));
+    }
+
     /// V: a Grain wagon's way into the Fort runs through its gate (k2-l2),
     /// so k3, beside its wall, is two steps out; each step the two nearest
     /// wagons take towards it is worth `MARCH` to the Legion, and so is
