@@ -227,7 +227,7 @@ pub fn can_continuum(s: &State, role: &str, battle: &str) -> Result<(), String> 
     if b.side != role {
         return Err(format!("{battle} is a {} Captain", side_name(&b.side)));
     }
-    if s.no_continuum.iter().any(|x| x == role) {
+    if !s.may_continuum(role) {
         return Err(format!("{} Captains can never make a Continuum (S2.6.1)", side_name(role)));
     }
     if b.removed || !b.released {

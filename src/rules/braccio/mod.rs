@@ -897,6 +897,11 @@ impl State {
     pub fn captains<'a>(&'a self, side: &'a str) -> impl Iterator<Item = &'a Battle> + 'a {
         self.battles.iter().filter(move |b| b.side == side && !b.removed)
     }
+    /// Whether `role`'s Captains may ever make a Continuum: not where the
+    /// scenario forbids it (Malatesta at Sant'Egidio, S2.6.1).
+    pub fn may_continuum(&self, role: &str) -> bool {
+        !self.no_continuum.iter().any(|x| x == role)
+    }
     /// The best CCs of the two sides' released Captains, the Braccesca's
     /// first, which a Continuum or Interruptio roll must not exceed (15.3);
     /// none while a side has released none (A02).

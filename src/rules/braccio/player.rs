@@ -154,10 +154,10 @@ const SUDDEN: f64 = 100.0;
 /// Continuums, and its Interruptios, which answer only Continuums. An
 /// enemy that may never make a Continuum (Malatesta, S2.6.1) makes none.
 fn threat(s: &State, role: &str) -> f64 {
-    if s.no_continuum.iter().any(|r| r == s.other(role)) {
-        0.0
-    } else {
+    if s.may_continuum(s.other(role)) {
         sudden_end(s)
+    } else {
+        0.0
     }
 }
 
@@ -252,6 +252,24 @@ mod tests {
         assert!(sudden_end(&near) > 0.0 && sudden_end(&far) == 0.0, "3 + 3: a roll of 7 ends the battle");
         assert!(value(&near, MALATESTA) < value(&far, MALATESTA) - 10.0, "Malatesta fears the Braccesca's rolls");
         assert_eq!(value(&near, BRACCIO), value(&far, BRACCIO), "Malatesta rolls no Continuum");
+    }
+
+    /// The ban `threat` reads is the one the rules enforce: a Malatestan
+    /// NEXT CONTINUUM is refused for it (S2.6.1), a Braccesca one is not.
+    #[test]
+    fn malatesta_may_not_precommit_a_continuum() {
+        let rules = Braccio;
+        for (role, other) in [(MALATESTA, "Pergola"), (BRACCIO, "Piccinino")] {
+            let s =
+                until(|s| s.first.is_empty() && matches!(&s.pending, Pending::Activation { role: r } if r == role), 6);
+            let battle = eligible(&s, role, can_activate).into_iter().find(|b| b != other).expect("a Battle");
+            let orders = vec![
+                Order::Activate { battle, general: vec![], at: None, face: None },
+                Order::Next { what: other.into() },
+            ];
+            let refused = rules.validate(&s, role, &orders).iter().any(|(_, p)| p.reason.contains("S2.6.1"));
+            assert_eq!(refused, role == MALATESTA, "{role}: {:?}", rules.validate(&s, role, &orders));
+        }
     }
 
     /// Random play would attempt the Continuum three times in four; the

@@ -613,7 +613,7 @@ fn next_problem(s: &State, role: &str, battle: &str, n: &str, ccs: &BTreeMap<Str
     if b.side != role {
         return Err(format!("{n} is not your Captain"));
     }
-    if s.no_continuum.iter().any(|x| x == role) {
+    if !s.may_continuum(role) {
         return Err(format!("{} Captains can never make a Continuum (S2.6.1)", side_name(role)));
     }
     if n == battle && b.school {
