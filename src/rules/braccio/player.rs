@@ -84,9 +84,10 @@ fn activation(s: &State, role: &str, pick: &mut dyn FnMut(usize) -> usize) -> Ve
 /// about half its games to about a quarter. At L'Aquila, where both
 /// sides may roll and a sixth of adjutant's games as the League were
 /// drawn, holding Caldora (CC 8, the League's best in the field) lost the
-/// League 17 of 100 games and the Braccesca won 7 more holding Braccio;
-/// holding the best CC only once a roll could end the battle lost all of
-/// Sant'Egidio's gain. So a side that may roll holds none.
+/// League 17 of 100 games, and the Braccesca won 7 more holding Braccio,
+/// within the spread of 100 games; holding the best CC only once a roll
+/// could end the battle lost all of Sant'Egidio's gain. So a side that
+/// may roll holds none.
 fn anchor(s: &State, role: &str) -> Option<String> {
     if s.may_continuum(role) || !s.may_continuum(s.other(role)) {
         return None;
