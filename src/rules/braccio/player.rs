@@ -116,8 +116,8 @@ fn held(s: &State, role: &str, anchor: &str, pick: &mut dyn FnMut(usize) -> usiz
         }
     }
     let others = |v: &Vec<Order>| !matches!(v.first(), Some(Order::Activate { battle, .. }) if battle == anchor);
-    // Drawn again while the draw names the anchor; with no other Battle
-    // that may act, the anchor acts after all.
+    // Drawn again, up to eight times, while the draw names the anchor:
+    // where no other Battle may act, the anchor acts after all.
     let mut v = activation(s, role, pick);
     for _ in 0..8 {
         if others(&v) {
