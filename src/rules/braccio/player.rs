@@ -32,10 +32,10 @@ pub fn believed(s: &State, role: &str) -> State {
 /// pre-committed NEXT, whose roll comes after this activation has
 /// lowered a CC, a Braccesca School Battle's fought where it stands; a
 /// Continuum only where the enemy may never roll one and no roll can end
-/// the battle (`continuum`); an Interruptio, which takes the enemy's
-/// activation, only where no roll can end the battle. Where the side may
-/// never roll and its enemy may, one Captain holds the side's best CC up
-/// instead of fighting (`anchor`).
+/// the battle (`continuum`); an Interruptio only where no roll can end
+/// the battle. Where the side may never roll and its enemy may, one
+/// Captain holds the side's best CC up instead of fighting (`anchor`).
+/// An Interruptio takes the enemy's activation.
 pub fn propose(s: &State, role: &str, pick: &mut dyn FnMut(usize) -> usize) -> Vec<Order> {
     match &s.pending {
         Pending::Activation { role: r } if r == role && s.first.is_empty() => match anchor(s, role) {
